@@ -1,0 +1,50 @@
+import type { Metadata } from "next";
+import { listAgents } from "@/lib/agents/agents";
+import { requireWorkspacePage } from "@/lib/http/page";
+import { getServer } from "@/lib/server";
+import { countMembers } from "@/lib/workspaces/members";
+import { AgentCard } from "@/components/agents/agent-card";
+
+export const metadata: Metadata = { title: "Overview" };
+
+export default async function OverviewPage({ params }: { params: Promise<{ workspace: string }> }) {
+  const { workspace } = await requireWorkspacePage((await params).workspace);
+  const { db } = await getServer();
+  const [agents, members] = await Promise.all([listAgents(db, workspace.id), countMembers(db, workspace.id)]);
+  return (
+    <div className="mx-auto max-w-5xl space-y-8">
+      <header>
+        <h1 className="text-2xl font-semibold tracking-tight">{workspace.name}</h1>
+        <p className="mt-1 text-sm text-slate-600">
+          {agents.length} {agents.length === 1 ? "agent" : "agents"} · {members} {members === 1 ? "member" : "members"}
+        </p>
+      </header>
+
+      <section aria-labelledby="agents-heading" className="space-y-3">
+        <h2 id="agents-heading" className="text-sm font-semibold uppercase tracking-wide text-slate-500">
+          Agents
+        </h2>
+        {agents.length === 0 ? (
+          <p className="card p-6 text-sm text-slate-600">This workspace has no agents yet.</p>
+        ) : (
+          <ul className="grid gap-4 sm:grid-cols-2 lg:grid-cols-3">
+            {agents.map((agent) => (
+              <li key={agent.id}>
+                <AgentCard agent={agent} />
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+
+      <section aria-labelledby="activity-heading" className="space-y-3">
+        <h2 id="activity-heading" className="text-sm font-semibold uppercase tracking-wide text-slate-500">
+          Activity
+        </h2>
+        <div className="card p-6 text-sm text-slate-600">
+          No agent has run in this workspace yet. Runs, approvals and spend will show here as your agents work.
+        </div>
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,23 @@
+import type { Metadata } from "next";
+import { requireWorkspacePage } from "@/lib/http/page";
+import { hasRole } from "@/lib/workspaces/roles";
+import { AccessDenied } from "@/components/shell/access-denied";
+import { MembersPanel } from "@/components/members/members-panel";
+
+export const metadata: Metadata = { title: "Members" };
+
+export default async function MembersPage({ params }: { params: Promise<{ workspace: string }> }) {
+  const { workspace, user } = await requireWorkspacePage((await params).workspace);
+  if (!hasRole(workspace.role, "manager")) {
+    return <AccessDenied code="forbidden:members" message="Only owners and managers of this workspace manage its members." />;
+  }
+  return (
+    <div className="mx-auto max-w-4xl space-y-6">
+      <header>
+        <h1 className="text-2xl font-semibold tracking-tight">Members</h1>
+        <p className="mt-1 text-sm text-slate-600">People in {workspace.name} and what each may do.</p>
+      </header>
+      <MembersPanel currentUserId={user.id} />
+    </div>
+  );
+}

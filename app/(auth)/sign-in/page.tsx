@@ -1,0 +1,28 @@
+import type { Metadata } from "next";
+import { redirect } from "next/navigation";
+import { currentUser } from "@/lib/http/auth";
+import { SignInForm } from "./sign-in-form";
+
+export const metadata: Metadata = { title: "Sign in" };
+export const dynamic = "force-dynamic";
+
+export default async function SignInPage() {
+  if (await currentUser()) redirect("/");
+  return (
+    <main className="flex min-h-screen items-center justify-center bg-slate-900 p-6">
+      <div className="w-full max-w-sm">
+        <div className="mb-6 text-center text-white">
+          <div className="text-2xl font-semibold tracking-tight">Clawdeck</div>
+          <p className="mt-1 text-sm text-slate-400">The command centre for your team of AI agents</p>
+        </div>
+        <div className="card p-6">
+          <h1 className="mb-4 text-lg font-semibold">Sign in</h1>
+          <SignInForm />
+        </div>
+        <p className="mt-4 text-center text-xs text-slate-500">
+          First start? The owner&apos;s email and password were printed in the server&apos;s console.
+        </p>
+      </div>
+    </main>
+  );
+}

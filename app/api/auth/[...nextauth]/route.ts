@@ -1,0 +1,3 @@
+import { handlers } from "@/lib/http/auth";
+
+export const { GET, POST } = handlers;

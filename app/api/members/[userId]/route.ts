@@ -1,0 +1,13 @@
+import { z } from "zod";
+import { route } from "@/lib/http/route";
+import { changeMemberRole, changeRoleSchema, removeMember } from "@/lib/workspaces/members";
+
+const params = z.object({ userId: z.string() });
+
+export const PATCH = route({ role: "manager", params, body: changeRoleSchema }, async ({ db, workspace, user, params, body }) => ({
+  member: await changeMemberRole(db, workspace.id, { userId: user.id, role: workspace.role }, params.userId, body.role),
+}));
+
+export const DELETE = route({ role: "manager", params }, async ({ db, workspace, user, params }) => {
+  await removeMember(db, workspace.id, { userId: user.id, role: workspace.role }, params.userId);
+});

@@ -1,0 +1,42 @@
+"use client";
+
+import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import { createContext, useContext, useEffect, useState } from "react";
+import { apiFetch, type ApiOptions } from "@/lib/client/api";
+import type { Role } from "@/lib/db/schema";
+
+export interface WorkspaceInfo {
+  id: string;
+  slug: string;
+  name: string;
+  role: Role;
+}
+
+const WorkspaceContext = createContext<WorkspaceInfo | null>(null);
+
+export function Providers({ workspace, children }: { workspace: WorkspaceInfo; children: React.ReactNode }) {
+  const [client] = useState(
+    () => new QueryClient({ defaultOptions: { queries: { staleTime: 5_000, retry: 1, refetchOnWindowFocus: true } } }),
+  );
+  useEffect(() => {
+    // API calls made outside this tab (scripts, curl with the browser's cookies) act in the last workspace opened.
+    document.cookie = `clawdeck-workspace=${encodeURIComponent(workspace.slug)}; path=/; samesite=lax; max-age=31536000`;
+  }, [workspace.slug]);
+  return (
+    <WorkspaceContext.Provider value={workspace}>
+      <QueryClientProvider client={client}>{children}</QueryClientProvider>
+    </WorkspaceContext.Provider>
+  );
+}
+
+export function useWorkspace(): WorkspaceInfo {
+  const workspace = useContext(WorkspaceContext);
+  if (!workspace) throw new Error("useWorkspace needs <Providers>");
+  return workspace;
+}
+
+/** apiFetch bound to the workspace of this page, so two tabs in two workspaces never cross. */
+export function useApi() {
+  const workspace = useWorkspace();
+  return <T,>(path: string, options: Omit<ApiOptions, "workspace"> = {}) => apiFetch<T>(path, { ...options, workspace: workspace.slug });
+}

@@ -1,0 +1,79 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useState } from "react";
+import { apiFetch } from "@/lib/client/api";
+import { AppError } from "@/lib/errors";
+import type { WorkspaceInfo } from "../providers";
+
+export function WorkspaceSwitcher({ current, workspaces }: { current: WorkspaceInfo; workspaces: WorkspaceInfo[] }) {
+  const router = useRouter();
+  const [creating, setCreating] = useState(false);
+  const [name, setName] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  async function create(event: React.FormEvent) {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const { workspace } = await apiFetch<{ workspace: WorkspaceInfo }>("/api/workspaces", { method: "POST", body: { name } });
+      setCreating(false);
+      setName("");
+      router.push(`/w/${workspace.slug}`);
+      router.refresh();
+    } catch (e) {
+      setError(e instanceof AppError ? e.message : "Could not create the workspace.");
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <div className="space-y-2">
+      <label htmlFor="workspace-switcher" className="block text-[11px] font-medium uppercase tracking-wide text-slate-500">
+        Workspace
+      </label>
+      <select
+        id="workspace-switcher"
+        className="w-full rounded-md border border-slate-700 bg-slate-800 px-2 py-1.5 text-sm text-white"
+        value={current.slug}
+        onChange={(e) => {
+          if (e.target.value === "__new") setCreating(true);
+          else router.push(`/w/${e.target.value}`);
+        }}
+      >
+        {workspaces.map((w) => (
+          <option key={w.slug} value={w.slug}>
+            {w.name}
+          </option>
+        ))}
+        <option value="__new">+ New workspace…</option>
+      </select>
+      {creating ? (
+        <form onSubmit={create} className="space-y-2 rounded-md bg-slate-800 p-2">
+          <input
+            autoFocus
+            aria-label="New workspace name"
+            className="w-full rounded border border-slate-600 bg-slate-900 px-2 py-1 text-sm text-white"
+            placeholder="Workspace name"
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            required
+            maxLength={80}
+          />
+          {error ? <p className="text-xs text-rose-300">{error}</p> : null}
+          <div className="flex gap-2">
+            <button className="btn bg-indigo-600 px-2 py-1 text-xs text-white" disabled={busy}>
+              Create
+            </button>
+            <button type="button" className="btn px-2 py-1 text-xs text-slate-300" onClick={() => setCreating(false)}>
+              Cancel
+            </button>
+          </div>
+        </form>
+      ) : null}
+    </div>
+  );
+}

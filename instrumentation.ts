@@ -1,0 +1,5 @@
+export async function register() {
+  if (process.env.NEXT_RUNTIME !== "nodejs") return;
+  const { startServerProcess } = await import("./lib/server-process");
+  await startServerProcess();
+}

@@ -1,0 +1,31 @@
+import { bigint, index, pgEnum, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { createdAt, id, updatedAt } from "./common";
+import { workspaces } from "./workspaces";
+
+export const agentStatusEnum = pgEnum("agent_status", ["active", "paused"]);
+
+export const agents = pgTable(
+  "agents",
+  {
+    id: id(),
+    workspaceId: uuid()
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    handle: text().notNull(),
+    name: text().notNull(),
+    description: text().notNull().default(""),
+    systemPrompt: text().notNull().default(""),
+    /** Model spec: `offline`, a Claude model id, or `<provider>:<model>`. */
+    model: text().notNull(),
+    tools: text().array().notNull().default([]),
+    color: text().notNull().default("#6366f1"),
+    status: agentStatusEnum().notNull().default("active"),
+    /** Monthly hard cap in credits; null means the workspace budget alone applies. */
+    monthlyBudgetCredits: bigint({ mode: "number" }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex("agents_workspace_handle_key").on(t.workspaceId, t.handle), index("agents_workspace_idx").on(t.workspaceId)],
+);
+
+export type Agent = typeof agents.$inferSelect;

@@ -1,0 +1,70 @@
+import { index, jsonb, pgEnum, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { at, createdAt, id } from "./common";
+import { agents } from "./agents";
+import { agentRuns, steps, type TaintSource } from "./runs";
+import { users, workspaces } from "./workspaces";
+
+export const approvalStatusEnum = pgEnum("approval_status", ["pending", "approved", "rejected", "expired"]);
+
+/** A gated tool call waiting for (or holding) a human decision. */
+export const approvals = pgTable(
+  "approvals",
+  {
+    id: id(),
+    workspaceId: uuid()
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    runId: uuid()
+      .notNull()
+      .references(() => agentRuns.id, { onDelete: "cascade" }),
+    stepId: uuid().references(() => steps.id, { onDelete: "set null" }),
+    agentId: uuid()
+      .notNull()
+      .references(() => agents.id, { onDelete: "cascade" }),
+    requestedByUserId: uuid().references(() => users.id, { onDelete: "set null" }),
+    category: text().notNull(),
+    tool: text().notNull(),
+    callId: text().notNull(),
+    input: jsonb().notNull(),
+    preview: jsonb().notNull(),
+    fingerprint: text().notNull(),
+    taintSources: jsonb().$type<TaintSource[]>().notNull().default([]),
+    status: approvalStatusEnum().notNull().default("pending"),
+    decidedByUserId: uuid().references(() => users.id, { onDelete: "set null" }),
+    decidedAt: at(),
+    reason: text(),
+    /** Input as edited by the reviewer before approving; its fingerprint replaces the original. */
+    editedInput: jsonb(),
+    expiresAt: at().notNull(),
+    resumedAt: at(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index("approvals_workspace_status_expiry_idx").on(t.workspaceId, t.status, t.expiresAt),
+    index("approvals_run_idx").on(t.runId),
+    index("approvals_status_expiry_idx").on(t.status, t.expiresAt),
+  ],
+);
+
+/** Permission to run one exact call once; consumed before the effect happens. */
+export const executionGrants = pgTable(
+  "execution_grants",
+  {
+    id: id(),
+    workspaceId: uuid()
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    approvalId: uuid()
+      .notNull()
+      .references(() => approvals.id, { onDelete: "cascade" }),
+    fingerprint: text().notNull(),
+    consumedAt: at(),
+    consumedBy: text(),
+    expiresAt: at().notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("execution_grants_approval_key").on(t.approvalId), index("execution_grants_fingerprint_idx").on(t.fingerprint)],
+);
+
+export type Approval = typeof approvals.$inferSelect;
+export type ExecutionGrant = typeof executionGrants.$inferSelect;

@@ -1,0 +1,120 @@
+import { bigint, bigserial, index, integer, jsonb, pgEnum, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { at, createdAt, id, updatedAt } from "./common";
+import { agents } from "./agents";
+import { messages, sessions } from "./chat";
+import { users, workspaces } from "./workspaces";
+
+export const runStateEnum = pgEnum("run_state", ["queued", "running", "suspended", "succeeded", "failed", "cancelled"]);
+export const runTriggerEnum = pgEnum("run_trigger", ["chat", "agent_message", "room_post", "mission", "door"]);
+
+/** An untrusted source that reached a run, and the step that brought it in. */
+export interface TaintSource {
+  source: string;
+  stepId: string | null;
+}
+
+/**
+ * One agent turn: from a trigger until the model ends its turn, fails, or is
+ * cancelled. `claimedBy` + `leaseExpiresAt` let exactly one process drive it,
+ * and let a sweeper reap it when that process dies.
+ */
+export const agentRuns = pgTable(
+  "agent_runs",
+  {
+    id: id(),
+    workspaceId: uuid()
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    agentId: uuid()
+      .notNull()
+      .references(() => agents.id, { onDelete: "cascade" }),
+    sessionId: uuid().references(() => sessions.id, { onDelete: "cascade" }),
+    userId: uuid().references(() => users.id, { onDelete: "set null" }),
+    trigger: runTriggerEnum().notNull().default("chat"),
+    userMessageId: uuid().references(() => messages.id, { onDelete: "set null" }),
+    replyMessageId: uuid().references(() => messages.id, { onDelete: "set null" }),
+    model: text().notNull(),
+    state: runStateEnum().notNull().default("queued"),
+    error: text(),
+    errorCode: text(),
+    lastSeq: integer().notNull().default(0),
+    /** The complete loop state at suspension, enough to resume in any process. */
+    checkpoint: jsonb(),
+    taint: jsonb().$type<TaintSource[]>().notNull().default([]),
+    claimedBy: text(),
+    leaseExpiresAt: at(),
+    inputTokens: bigint({ mode: "number" }).notNull().default(0),
+    outputTokens: bigint({ mode: "number" }).notNull().default(0),
+    credits: bigint({ mode: "number" }).notNull().default(0),
+    stepCount: integer().notNull().default(0),
+    firstTokenAt: at(),
+    startedAt: at(),
+    finishedAt: at(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index("agent_runs_workspace_created_idx").on(t.workspaceId, t.createdAt),
+    index("agent_runs_session_idx").on(t.sessionId, t.createdAt),
+    index("agent_runs_state_lease_idx").on(t.state, t.leaseExpiresAt),
+  ],
+);
+
+/** The run journal: every event is written here before anyone sees it. */
+export const runEvents = pgTable(
+  "run_events",
+  {
+    id: bigserial({ mode: "number" }).primaryKey(),
+    runId: uuid()
+      .notNull()
+      .references(() => agentRuns.id, { onDelete: "cascade" }),
+    seq: integer().notNull(),
+    type: text().notNull(),
+    payload: jsonb().notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("run_events_run_seq_key").on(t.runId, t.seq)],
+);
+
+export const stepStatusEnum = pgEnum("step_status", [
+  "pending",
+  "running",
+  "succeeded",
+  "failed",
+  "awaiting_approval",
+  "refused",
+  "unconfirmed",
+]);
+
+/** One tool call of a run, as the model asked for it and as it ended. */
+export const steps = pgTable(
+  "steps",
+  {
+    id: id(),
+    workspaceId: uuid()
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    runId: uuid()
+      .notNull()
+      .references(() => agentRuns.id, { onDelete: "cascade" }),
+    messageId: uuid().references(() => messages.id, { onDelete: "cascade" }),
+    position: integer().notNull(),
+    callId: text().notNull(),
+    tool: text().notNull(),
+    input: jsonb().notNull(),
+    output: jsonb(),
+    status: stepStatusEnum().notNull().default("pending"),
+    error: text(),
+    /** Sources of untrusted content this step's output carries (e.g. `web:example.com`). */
+    taint: text().array().notNull().default([]),
+    fingerprint: text(),
+    startedAt: at(),
+    finishedAt: at(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("steps_run_call_key").on(t.runId, t.callId), index("steps_message_idx").on(t.messageId, t.position)],
+);
+
+export type AgentRun = typeof agentRuns.$inferSelect;
+export type RunEvent = typeof runEvents.$inferSelect;
+export type Step = typeof steps.$inferSelect;

@@ -1,0 +1,62 @@
+import { bigint, index, jsonb, pgEnum, pgTable, primaryKey, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { sql } from "drizzle-orm";
+import { createdAt, id, updatedAt } from "./common";
+
+export const roleEnum = pgEnum("role", ["owner", "manager", "reviewer", "member"]);
+export type Role = (typeof roleEnum.enumValues)[number];
+
+/** Workspace-level settings; later features add keys with defaults instead of columns. */
+export interface WorkspaceSettings {
+  /** Categories whose approvals the requester may not decide themselves. */
+  fourEyesCategories?: string[];
+  approvalTtlSeconds?: number;
+  maxStepsPerRun?: number;
+  maxHopsPerThread?: number;
+}
+
+export const workspaces = pgTable(
+  "workspaces",
+  {
+    id: id(),
+    slug: text().notNull(),
+    name: text().notNull(),
+    settings: jsonb().$type<WorkspaceSettings>().notNull().default({}),
+    /** Last sequence number handed out to the workspace's feed journal. */
+    feedSeq: bigint({ mode: "number" }).notNull().default(0),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex("workspaces_slug_key").on(t.slug)],
+);
+
+export const users = pgTable(
+  "users",
+  {
+    id: id(),
+    email: text().notNull(),
+    name: text().notNull(),
+    passwordHash: text().notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex("users_email_key").on(sql`lower(${t.email})`)],
+);
+
+export const memberships = pgTable(
+  "memberships",
+  {
+    workspaceId: uuid()
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    userId: uuid()
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    role: roleEnum().notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.workspaceId, t.userId] }), index("memberships_user_idx").on(t.userId)],
+);
+
+export type Workspace = typeof workspaces.$inferSelect;
+export type User = typeof users.$inferSelect;
+export type Membership = typeof memberships.$inferSelect;

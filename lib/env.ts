@@ -1,0 +1,47 @@
+import path from "node:path";
+import { z } from "zod";
+
+const optionalString = z
+  .string()
+  .optional()
+  .transform((value) => (value && value.trim() !== "" ? value.trim() : undefined));
+
+export const envSchema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+  DATABASE_URL: optionalString.pipe(z.url({ protocol: /^postgres(ql)?$/ }).optional()),
+  CLAWDECK_DATA_DIR: z.string().default("./data"),
+  AUTH_SECRET: optionalString.pipe(z.string().min(32, "AUTH_SECRET must be at least 32 characters").optional()),
+  CLAWDECK_ENCRYPTION_KEY: optionalString.pipe(
+    z
+      .string()
+      .refine((v) => Buffer.from(v, "base64").length === 32, "CLAWDECK_ENCRYPTION_KEY must be 32 bytes, base64-encoded")
+      .optional(),
+  ),
+  CLAWDECK_OWNER_EMAIL: optionalString.pipe(z.email().optional()),
+  CLAWDECK_OWNER_PASSWORD: optionalString.pipe(z.string().min(8, "CLAWDECK_OWNER_PASSWORD must be at least 8 characters").optional()),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+let cached: Env | undefined;
+
+/** Parses the environment once; a bad value stops the process with the variable named. */
+export function getEnv(source: NodeJS.ProcessEnv = process.env): Env {
+  if (source !== process.env) return parseEnv(source);
+  cached ??= parseEnv(source);
+  return cached;
+}
+
+export function parseEnv(source: NodeJS.ProcessEnv): Env {
+  const result = envSchema.safeParse(source);
+  if (!result.success) {
+    const lines = result.error.issues.map((issue) => `  ${issue.path.join(".")}: ${issue.message}`);
+    throw new Error(`Invalid environment:\n${lines.join("\n")}`);
+  }
+  return result.data;
+}
+
+export function dataDir(env: Env = getEnv()): string {
+  return path.resolve(env.CLAWDECK_DATA_DIR);
+}

@@ -1,0 +1,20 @@
+import { AppError, pgErrorCode } from "../errors";
+import { DataFolderInUseError } from "../db/folder-lock";
+
+/** Turns anything thrown into an AppError without re-wrapping one that already has a code. */
+export function toAppError(error: unknown): AppError {
+  if (error instanceof AppError) return error;
+  if (error instanceof DataFolderInUseError) return new AppError("unavailable:database", "The database is in use by another process.");
+  const pgCode = pgErrorCode(error);
+  const sysCode = (error as { code?: unknown; cause?: { code?: unknown } })?.cause?.code ?? (error as { code?: unknown })?.code;
+  if ((pgCode && pgCode.startsWith("08")) || pgCode === "57P01" || sysCode === "ECONNREFUSED" || sysCode === "CONNECTION_CLOSED") {
+    return new AppError("unavailable:database", "The database cannot be reached. Try again shortly.");
+  }
+  console.error("Unhandled error", error);
+  return new AppError("internal:server");
+}
+
+export function errorResponse(error: unknown): Response {
+  const appError = toAppError(error);
+  return Response.json(appError.toJSON(), { status: appError.status, headers: { "Cache-Control": "no-store" } });
+}

@@ -1,0 +1,29 @@
+import { notFound, redirect } from "next/navigation";
+import { getServer } from "../server";
+import { getWorkspaceMembership, listWorkspacesForUser, type WorkspaceMembership } from "../workspaces/workspaces";
+import type { PublicUser } from "../workspaces/users";
+import { currentUser } from "./auth";
+
+export async function requireUser(): Promise<PublicUser> {
+  const user = await currentUser();
+  if (!user) redirect("/sign-in");
+  return user;
+}
+
+export interface WorkspacePage {
+  user: PublicUser;
+  workspace: WorkspaceMembership;
+  workspaces: WorkspaceMembership[];
+}
+
+/**
+ * The signed-in user inside the workspace named by the URL. A workspace the
+ * user does not belong to answers 404, the same as one that does not exist.
+ */
+export async function requireWorkspacePage(slug: string): Promise<WorkspacePage> {
+  const user = await requireUser();
+  const { db } = await getServer();
+  const workspace = await getWorkspaceMembership(db, user.id, { slug });
+  if (!workspace) notFound();
+  return { user, workspace, workspaces: await listWorkspacesForUser(db, user.id) };
+}

@@ -1,0 +1,168 @@
+import { z } from "zod";
+import type { Database } from "../db/client";
+import type { Role } from "../db/schema";
+import { AppError } from "../errors";
+import { getServer, type Server } from "../server";
+import { hasRole } from "../workspaces/roles";
+import type { PublicUser } from "../workspaces/users";
+import { getWorkspaceMembership, listWorkspacesForUser, type WorkspaceMembership } from "../workspaces/workspaces";
+import { userFromRequest } from "./auth";
+import { errorResponse } from "./errors";
+
+export const WORKSPACE_HEADER = "x-clawdeck-workspace";
+export const WORKSPACE_COOKIE = "clawdeck-workspace";
+
+type Schema = z.ZodType | undefined;
+type Out<S extends Schema> = S extends z.ZodType ? z.output<S> : undefined;
+
+interface RouteOptions<P extends Schema, Q extends Schema, B extends Schema> {
+  /** Least role needed in the current workspace; omit for any member. */
+  role?: Role;
+  /** `false` for routes that act on the user rather than on a workspace. */
+  workspace?: boolean;
+  params?: P;
+  query?: Q;
+  body?: B;
+}
+
+export interface RouteContext<P extends Schema, Q extends Schema, B extends Schema> {
+  req: Request;
+  server: Server;
+  db: Database;
+  user: PublicUser;
+  workspace: WorkspaceMembership;
+  params: Out<P>;
+  query: Out<Q>;
+  body: Out<B>;
+}
+
+export interface UserRouteContext<P extends Schema, Q extends Schema, B extends Schema>
+  extends Omit<RouteContext<P, Q, B>, "workspace"> {}
+
+type NextContext = { params: Promise<Record<string, string | string[] | undefined>> };
+
+function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, surface: string): z.output<S> {
+  const result = schema.safeParse(value);
+  if (!result.success) {
+    throw new AppError(`bad_request:${surface}`, `Invalid ${surface}: ${result.error.issues[0]?.message ?? "bad value"}`, {
+      details: result.error.issues.map((i) => ({ path: i.path.join("."), message: i.message })),
+    });
+  }
+  return result.data;
+}
+
+async function readBody(req: Request): Promise<unknown> {
+  const type = req.headers.get("content-type") ?? "";
+  if (!type.includes("application/json")) throw new AppError("bad_request:content_type", "Send the body as application/json.");
+  try {
+    return await req.json();
+  } catch {
+    throw new AppError("bad_request:json", "The body is not valid JSON.");
+  }
+}
+
+function readCookie(req: Request, name: string): string | undefined {
+  for (const part of (req.headers.get("cookie") ?? "").split(";")) {
+    const [key, ...rest] = part.trim().split("=");
+    if (key === name) return decodeURIComponent(rest.join("="));
+  }
+  return undefined;
+}
+
+/** Refuses state-changing requests sent by another site's page (cookies alone are not intent). */
+function assertSameOrigin(req: Request) {
+  if (req.method === "GET" || req.method === "HEAD") return;
+  const origin = req.headers.get("origin");
+  if (!origin) return;
+  const host = req.headers.get("x-forwarded-host") ?? req.headers.get("host");
+  let originHost: string;
+  try {
+    originHost = new URL(origin).host;
+  } catch {
+    throw new AppError("forbidden:origin", "Cross-site requests are not allowed.");
+  }
+  if (host && originHost !== host) throw new AppError("forbidden:origin", "Cross-site requests are not allowed.");
+}
+
+/**
+ * The current workspace of a request: the header a browser tab sends, else
+ * the cookie of the last workspace opened, else the user's first one. Naming
+ * a workspace the user does not belong to is refused, never silently replaced.
+ */
+export async function resolveWorkspace(db: Database, req: Request, userId: string): Promise<WorkspaceMembership> {
+  const named = req.headers.get(WORKSPACE_HEADER) ?? readCookie(req, WORKSPACE_COOKIE);
+  if (named) {
+    const membership = await getWorkspaceMembership(db, userId, { slug: named });
+    if (!membership) throw new AppError("forbidden:workspace", "You are not a member of that workspace.");
+    return membership;
+  }
+  const [first] = await listWorkspacesForUser(db, userId);
+  if (!first) throw new AppError("forbidden:workspace", "You are not a member of any workspace.");
+  return first;
+}
+
+async function prepare<P extends Schema, Q extends Schema, B extends Schema>(
+  options: RouteOptions<P, Q, B>,
+  req: Request,
+  nextContext: NextContext | undefined,
+) {
+  assertSameOrigin(req);
+  const server = await getServer();
+  const user = await userFromRequest(req);
+  if (!user) throw new AppError("unauthorized:session", "Sign in to continue.");
+  const rawParams = (await nextContext?.params) ?? {};
+  const params = (options.params ? parseOrThrow(options.params, rawParams, "params") : undefined) as Out<P>;
+  const query = (
+    options.query ? parseOrThrow(options.query, Object.fromEntries(new URL(req.url).searchParams), "query") : undefined
+  ) as Out<Q>;
+  const body = (options.body ? parseOrThrow(options.body, await readBody(req), "body") : undefined) as Out<B>;
+  return { req, server, db: server.db, user, params, query, body };
+}
+
+/**
+ * Wraps a route handler that acts in the current workspace: session,
+ * membership, role, then zod validation of params, query and body. The
+ * handler returns data (sent as JSON 200) or a Response; anything thrown
+ * becomes the JSON error shape with its status.
+ */
+export function route<P extends Schema = undefined, Q extends Schema = undefined, B extends Schema = undefined>(
+  options: RouteOptions<P, Q, B>,
+  handler: (ctx: RouteContext<P, Q, B>) => Promise<unknown>,
+) {
+  return async (req: Request, nextContext?: NextContext): Promise<Response> => {
+    try {
+      const ctx = await prepare(options, req, nextContext);
+      const workspace = await resolveWorkspace(ctx.db, req, ctx.user.id);
+      if (options.role && !hasRole(workspace.role, options.role)) {
+        throw new AppError(`forbidden:role`, `This needs the ${options.role} role or higher in ${workspace.name}.`);
+      }
+      return toResponse(await handler({ ...ctx, workspace }));
+    } catch (error) {
+      return errorResponse(error);
+    }
+  };
+}
+
+/** Like `route`, for handlers about the signed-in user that need no current workspace. */
+export function userRoute<P extends Schema = undefined, Q extends Schema = undefined, B extends Schema = undefined>(
+  options: Omit<RouteOptions<P, Q, B>, "role" | "workspace">,
+  handler: (ctx: UserRouteContext<P, Q, B>) => Promise<unknown>,
+) {
+  return async (req: Request, nextContext?: NextContext): Promise<Response> => {
+    try {
+      return toResponse(await handler(await prepare(options, req, nextContext)));
+    } catch (error) {
+      return errorResponse(error);
+    }
+  };
+}
+
+function toResponse(result: unknown): Response {
+  if (result instanceof Response) return result;
+  if (result === undefined) return new Response(null, { status: 204 });
+  return Response.json(result, { headers: { "Cache-Control": "no-store" } });
+}
+
+export function created(data: unknown): Response {
+  return Response.json(data, { status: 201, headers: { "Cache-Control": "no-store" } });
+}

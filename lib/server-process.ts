@@ -1,0 +1,20 @@
+import { getServer, stopServer } from "./server";
+
+/**
+ * Runs once when the Node.js server starts: opens and migrates the database
+ * (creating the demo workspace on an empty one) before the first request,
+ * and closes it cleanly on shutdown so PGlite flushes and releases its folder.
+ */
+export async function startServerProcess(): Promise<void> {
+  try {
+    await getServer();
+  } catch (error) {
+    console.error(`\n  Clawdeck cannot start: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  }
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    process.once(signal, () => {
+      void stopServer().finally(() => process.exit(0));
+    });
+  }
+}

@@ -1,0 +1,69 @@
+import { getEnv, parseEnv, type Env } from "./env";
+import { openDatabase, targetFromEnv, type Database, type DatabaseHandle } from "./db/client";
+import { loadSecrets, type ServerSecrets } from "./secrets";
+import { bootstrapIfEmpty } from "./workspaces/bootstrap";
+
+/**
+ * Everything a server process shares: one database handle (PGlite is a
+ * single connection per process), the secrets and the parsed environment.
+ * Kept on globalThis so that instrumentation and every route bundle see the
+ * same instance; nothing opens at import time.
+ */
+export interface Server {
+  env: Env;
+  db: Database;
+  handle: DatabaseHandle;
+  secrets: ServerSecrets;
+}
+
+const holder = globalThis as typeof globalThis & { __clawdeckServer?: Promise<Server> };
+
+export function getServer(): Promise<Server> {
+  holder.__clawdeckServer ??= startServer().catch((error: unknown) => {
+    // A failed start must not stay cached: the next call tries again.
+    holder.__clawdeckServer = undefined;
+    throw error;
+  });
+  return holder.__clawdeckServer;
+}
+
+/** Closes the shared instance (tests, graceful shutdown). */
+export async function stopServer(): Promise<void> {
+  const pending = holder.__clawdeckServer;
+  holder.__clawdeckServer = undefined;
+  if (pending) await (await pending).handle.close();
+}
+
+async function startServer(): Promise<Server> {
+  const env = process.env.NODE_ENV === "test" ? parseEnv(process.env) : getEnv();
+  const secrets = loadSecrets(env);
+  const handle = await openDatabase(targetFromEnv(env));
+  try {
+    await handle.migrate();
+    const created = await bootstrapIfEmpty(handle.db, {
+      ownerEmail: env.CLAWDECK_OWNER_EMAIL,
+      ownerPassword: env.CLAWDECK_OWNER_PASSWORD,
+    });
+    if (created) printWelcome(env, created.email, created.generatedPassword);
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+  return { env, db: handle.db, handle, secrets };
+}
+
+function printWelcome(env: Env, email: string, password: string | undefined) {
+  const url = `http://localhost:${env.PORT}/sign-in`;
+  const lines = [
+    "",
+    "  Clawdeck is ready. A demo workspace with three agents (scout, herald, atlas) was created.",
+    "",
+    `    Sign in at  ${url}`,
+    `    Email       ${email}`,
+    password ? `    Password    ${password}` : "    Password    (the one set in CLAWDECK_OWNER_PASSWORD)",
+    "",
+    password ? "  This password is shown only once: keep it somewhere safe. Add people under Settings → Members." : "",
+    "",
+  ];
+  console.log(lines.join("\n"));
+}

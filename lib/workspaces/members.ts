@@ -1,0 +1,137 @@
+import { and, asc, eq, sql } from "drizzle-orm";
+import { z } from "zod";
+import type { Db } from "../db/client";
+import { memberships, users, type Role } from "../db/schema";
+import { AppError } from "../errors";
+import { recordAudit } from "../audit";
+import { hasRole, roleSchema } from "./roles";
+import { createUser, emailSchema, getUserByEmail, passwordSchema, personNameSchema } from "./users";
+
+export interface Member {
+  userId: string;
+  email: string;
+  name: string;
+  role: Role;
+  joinedAt: Date;
+}
+
+export interface Actor {
+  userId: string;
+  role: Role;
+}
+
+export const addMemberSchema = z.object({
+  email: emailSchema,
+  name: personNameSchema,
+  password: passwordSchema,
+  role: roleSchema,
+});
+export type AddMemberInput = z.infer<typeof addMemberSchema>;
+
+export const changeRoleSchema = z.object({ role: roleSchema });
+
+export async function listMembers(db: Db, workspaceId: string): Promise<Member[]> {
+  return db
+    .select({ userId: users.id, email: users.email, name: users.name, role: memberships.role, joinedAt: memberships.createdAt })
+    .from(memberships)
+    .innerJoin(users, eq(users.id, memberships.userId))
+    .where(eq(memberships.workspaceId, workspaceId))
+    .orderBy(asc(users.name), asc(users.email));
+}
+
+async function getMember(db: Db, workspaceId: string, userId: string): Promise<Member> {
+  if (!z.uuid().safeParse(userId).success) throw new AppError("not_found:member");
+  const [row] = await db
+    .select({ userId: users.id, email: users.email, name: users.name, role: memberships.role, joinedAt: memberships.createdAt })
+    .from(memberships)
+    .innerJoin(users, eq(users.id, memberships.userId))
+    .where(and(eq(memberships.workspaceId, workspaceId), eq(memberships.userId, userId)))
+    .limit(1);
+  if (!row) throw new AppError("not_found:member");
+  return row;
+}
+
+function assertCanManage(actor: Actor, role: Role) {
+  if (!hasRole(actor.role, "manager")) throw new AppError("forbidden:members", "Only owners and managers manage members.");
+  if (role === "owner" && actor.role !== "owner") throw new AppError("forbidden:role", "Only an owner can grant, change or remove the owner role.");
+}
+
+/** Locks the owner rows, so two concurrent demotions cannot both pass the last-owner check. */
+async function countOwners(db: Db, workspaceId: string): Promise<number> {
+  const owners = await db
+    .select({ userId: memberships.userId })
+    .from(memberships)
+    .where(and(eq(memberships.workspaceId, workspaceId), eq(memberships.role, "owner")))
+    .for("update");
+  return owners.length;
+}
+
+/**
+ * Adds a person to the workspace. A new email creates the account with the
+ * given initial password; an existing account keeps its own password.
+ */
+export async function addMember(db: Db, workspaceId: string, actor: Actor, input: AddMemberInput): Promise<Member> {
+  assertCanManage(actor, input.role);
+  return db.transaction(async (tx) => {
+    const existing = await getUserByEmail(tx, input.email);
+    const user = existing ?? (await createUser(tx, input));
+    const inserted = await tx
+      .insert(memberships)
+      .values({ workspaceId, userId: user.id, role: input.role })
+      .onConflictDoNothing()
+      .returning();
+    if (inserted.length === 0) throw new AppError("conflict:member", `${input.email} is already a member of this workspace.`);
+    await recordAudit(tx, {
+      workspaceId,
+      actor: { kind: "user", id: actor.userId },
+      action: "member.added",
+      target: { type: "user", id: user.id },
+      detail: { email: user.email, role: input.role, newAccount: !existing },
+    });
+    return getMember(tx, workspaceId, user.id);
+  });
+}
+
+export async function changeMemberRole(db: Db, workspaceId: string, actor: Actor, userId: string, role: Role): Promise<Member> {
+  return db.transaction(async (tx) => {
+    const member = await getMember(tx, workspaceId, userId);
+    assertCanManage(actor, member.role);
+    assertCanManage(actor, role);
+    if (member.role === role) return member;
+    if (member.role === "owner" && (await countOwners(tx, workspaceId)) <= 1) {
+      throw new AppError("conflict:last_owner", "A workspace needs at least one owner. Make someone else an owner first.");
+    }
+    await tx.update(memberships).set({ role }).where(and(eq(memberships.workspaceId, workspaceId), eq(memberships.userId, userId)));
+    await recordAudit(tx, {
+      workspaceId,
+      actor: { kind: "user", id: actor.userId },
+      action: "member.role_changed",
+      target: { type: "user", id: userId },
+      detail: { from: member.role, to: role },
+    });
+    return { ...member, role };
+  });
+}
+
+export async function removeMember(db: Db, workspaceId: string, actor: Actor, userId: string): Promise<void> {
+  await db.transaction(async (tx) => {
+    const member = await getMember(tx, workspaceId, userId);
+    assertCanManage(actor, member.role);
+    if (member.role === "owner" && (await countOwners(tx, workspaceId)) <= 1) {
+      throw new AppError("conflict:last_owner", "A workspace needs at least one owner. Make someone else an owner first.");
+    }
+    await tx.delete(memberships).where(and(eq(memberships.workspaceId, workspaceId), eq(memberships.userId, userId)));
+    await recordAudit(tx, {
+      workspaceId,
+      actor: { kind: "user", id: actor.userId },
+      action: "member.removed",
+      target: { type: "user", id: userId },
+      detail: { email: member.email, role: member.role },
+    });
+  });
+}
+
+export async function countMembers(db: Db, workspaceId: string): Promise<number> {
+  const [row] = await db.select({ n: sql<number>`count(*)::int` }).from(memberships).where(eq(memberships.workspaceId, workspaceId));
+  return Number(row?.n ?? 0);
+}

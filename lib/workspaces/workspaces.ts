@@ -1,0 +1,84 @@
+import crypto from "node:crypto";
+import { and, asc, eq } from "drizzle-orm";
+import { z } from "zod";
+import type { Db } from "../db/client";
+import { memberships, workspaces, type Role } from "../db/schema";
+import { AppError, PG_UNIQUE_VIOLATION, pgErrorCode } from "../errors";
+import { recordAudit } from "../audit";
+
+export interface WorkspaceMembership {
+  id: string;
+  slug: string;
+  name: string;
+  role: Role;
+}
+
+export const workspaceNameSchema = z.string().trim().min(1, "Enter a name").max(80);
+
+export async function listWorkspacesForUser(db: Db, userId: string): Promise<WorkspaceMembership[]> {
+  return db
+    .select({ id: workspaces.id, slug: workspaces.slug, name: workspaces.name, role: memberships.role })
+    .from(memberships)
+    .innerJoin(workspaces, eq(workspaces.id, memberships.workspaceId))
+    .where(eq(memberships.userId, userId))
+    .orderBy(asc(workspaces.name));
+}
+
+/** The user's membership in a workspace named by id or slug, or undefined when they are not a member. */
+export async function getWorkspaceMembership(
+  db: Db,
+  userId: string,
+  workspace: { id?: string; slug?: string },
+): Promise<WorkspaceMembership | undefined> {
+  const match = workspace.id
+    ? z.uuid().safeParse(workspace.id).success
+      ? eq(workspaces.id, workspace.id)
+      : undefined
+    : workspace.slug
+      ? eq(workspaces.slug, workspace.slug)
+      : undefined;
+  if (!match) return undefined;
+  const [row] = await db
+    .select({ id: workspaces.id, slug: workspaces.slug, name: workspaces.name, role: memberships.role })
+    .from(memberships)
+    .innerJoin(workspaces, eq(workspaces.id, memberships.workspaceId))
+    .where(and(eq(memberships.userId, userId), match))
+    .limit(1);
+  return row;
+}
+
+export function slugify(name: string): string {
+  const base = name
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 40);
+  return base || "workspace";
+}
+
+/** Creates a workspace with its creator as owner; the slug gets a suffix if the name is taken. */
+export async function createWorkspace(db: Db, input: { name: string; ownerId: string; slug?: string }): Promise<WorkspaceMembership> {
+  const base = input.slug ?? slugify(input.name);
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const slug = attempt === 0 ? base : `${base}-${crypto.randomBytes(3).toString("hex")}`;
+    try {
+      return await db.transaction(async (tx) => {
+        const [ws] = await tx.insert(workspaces).values({ name: input.name.trim(), slug }).returning();
+        await tx.insert(memberships).values({ workspaceId: ws!.id, userId: input.ownerId, role: "owner" });
+        await recordAudit(tx, {
+          workspaceId: ws!.id,
+          actor: { kind: "user", id: input.ownerId },
+          action: "workspace.created",
+          target: { type: "workspace", id: ws!.id },
+          detail: { name: ws!.name, slug },
+        });
+        return { id: ws!.id, slug: ws!.slug, name: ws!.name, role: "owner" as const };
+      });
+    } catch (error) {
+      if (pgErrorCode(error) !== PG_UNIQUE_VIOLATION) throw error;
+    }
+  }
+  throw new AppError("conflict:workspace", "Could not find a free address for this workspace name.");
+}

@@ -1,0 +1,18 @@
+// Starts the production server, building first when there is no build of the current sources.
+import { spawnSync, spawn } from "node:child_process";
+import fs from "node:fs";
+
+const nextBin = "node_modules/next/dist/bin/next";
+if (!fs.existsSync(nextBin)) {
+  console.error("Dependencies are missing: run `npm install` first.");
+  process.exit(1);
+}
+if (!fs.existsSync(".next/BUILD_ID")) {
+  console.log("No production build found: building (this takes a little while the first time)…");
+  const build = spawnSync(process.execPath, [nextBin, "build"], { stdio: "inherit" });
+  if (build.status !== 0) process.exit(build.status ?? 1);
+}
+const port = process.env.PORT ?? "3000";
+const server = spawn(process.execPath, [nextBin, "start", "-p", port], { stdio: "inherit", env: { ...process.env, NODE_ENV: "production" } });
+for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => server.kill(signal));
+server.on("exit", (code) => process.exit(code ?? 0));
