@@ -44,7 +44,7 @@ async function startServer(): Promise<Server> {
       ownerEmail: env.CLAWDECK_OWNER_EMAIL,
       ownerPassword: env.CLAWDECK_OWNER_PASSWORD,
     });
-    if (created) printWelcome(env, created.email, created.generatedPassword);
+    if (created && env.NODE_ENV !== "test") printWelcome(env, created.email, created.generatedPassword);
   } catch (error) {
     await handle.close();
     throw error;

@@ -90,17 +90,14 @@ async function openPostgres(url: string, max = 10): Promise<DatabaseHandle> {
     driver: "postgres",
     location: redactUrl(url),
     async migrate() {
-      // Several app instances may start at once: one migrates, the others wait for it.
-      const reserved = await client.reserve();
+      // Several app instances may start at once: one migrates, the others wait for it. A
+      // one-connection client keeps the session-level advisory lock on the migrating session.
+      const single = postgres(url, { max: 1, onnotice: () => {} });
       try {
-        await reserved`select pg_advisory_lock(${SETUP_LOCK_KEY})`;
-        try {
-          await migrate(drizzle({ client: reserved, schema, casing: "snake_case" }), { migrationsFolder: migrationsFolder() });
-        } finally {
-          await reserved`select pg_advisory_unlock(${SETUP_LOCK_KEY})`;
-        }
+        await single`select pg_advisory_lock(${SETUP_LOCK_KEY})`;
+        await migrate(drizzle({ client: single, schema, casing: "snake_case" }), { migrationsFolder: migrationsFolder() });
       } finally {
-        reserved.release();
+        await single.end({ timeout: 5 });
       }
     },
     close: () => client.end({ timeout: 5 }),
