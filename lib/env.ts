@@ -27,13 +27,13 @@ export type Env = z.infer<typeof envSchema>;
 let cached: Env | undefined;
 
 /** Parses the environment once; a bad value stops the process with the variable named. */
-export function getEnv(source: NodeJS.ProcessEnv = process.env): Env {
+export function getEnv(source: Record<string, string | undefined> = process.env): Env {
   if (source !== process.env) return parseEnv(source);
   cached ??= parseEnv(source);
   return cached;
 }
 
-export function parseEnv(source: NodeJS.ProcessEnv): Env {
+export function parseEnv(source: Record<string, string | undefined>): Env {
   const result = envSchema.safeParse(source);
   if (!result.success) {
     const lines = result.error.issues.map((issue) => `  ${issue.path.join(".")}: ${issue.message}`);

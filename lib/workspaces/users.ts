@@ -4,10 +4,7 @@ import type { Db } from "../db/client";
 import { users, type User } from "../db/schema";
 import { hashPassword, verifyPassword } from "../auth/passwords";
 
-export const emailSchema = z
-  .email("Enter a valid email address")
-  .max(254)
-  .transform((v) => v.trim().toLowerCase());
+export const emailSchema = z.string().trim().toLowerCase().max(254).pipe(z.email("Enter a valid email address"));
 // bcrypt reads at most 72 bytes; a longer password would be silently truncated.
 export const passwordSchema = z
   .string()
