@@ -15,6 +15,13 @@ export const { handlers, auth, signIn, signOut } = NextAuth(async () => {
     trustHost: true,
     session: { strategy: "jwt", maxAge: SESSION_MAX_AGE },
     pages: { signIn: "/sign-in" },
+    logger: {
+      // A refused password is an answer, not a server error: keep it out of the error log.
+      error(error: Error) {
+        if (error.name === "CredentialsSignin" || (error as { type?: string }).type === "CredentialsSignin") return;
+        console.error("[auth]", error);
+      },
+    },
     providers: [
       Credentials({
         credentials: { email: { label: "Email", type: "email" }, password: { label: "Password", type: "password" } },

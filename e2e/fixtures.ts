@@ -1,0 +1,9 @@
+export const OWNER = { email: "owner@e2e.test", password: "owner-e2e-password", name: "Owner" };
+
+let n = 0;
+/** A person with a unique email for one test. */
+export function newPerson(role: string) {
+  n += 1;
+  const id = `${Date.now().toString(36)}${n}`;
+  return { email: `${role}-${id}@e2e.test`, name: `${role[0]!.toUpperCase()}${role.slice(1)} ${id}`, password: `pw-${id}-secret`, role };
+}

@@ -1,0 +1,27 @@
+import { expect, type Page } from "@playwright/test";
+
+export class SignInPage {
+  constructor(private readonly page: Page) {}
+
+  async goto() {
+    await this.page.goto("/sign-in");
+    await expect(this.page.getByRole("heading", { name: "Sign in" })).toBeVisible();
+  }
+
+  async signIn(email: string, password: string) {
+    await this.page.getByLabel("Email").fill(email);
+    await this.page.getByLabel("Password").fill(password);
+    await this.page.getByRole("button", { name: "Sign in" }).click();
+  }
+
+  /** Signs in and waits for the workspace overview. */
+  async signInAs(person: { email: string; password: string }) {
+    await this.goto();
+    await this.signIn(person.email, person.password);
+    await expect(this.page).toHaveURL(/\/w\/[a-z0-9-]+$/);
+  }
+
+  error() {
+    return this.page.locator("form").getByRole("alert");
+  }
+}

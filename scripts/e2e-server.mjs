@@ -1,0 +1,20 @@
+// Starts the app for the browser tests on a fresh, empty data folder with a known owner.
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+
+const dataDir = path.resolve(".test-data/e2e");
+fs.rmSync(dataDir, { recursive: true, force: true });
+const server = spawn(process.execPath, ["scripts/start.mjs"], {
+  stdio: "inherit",
+  env: {
+    ...process.env,
+    PORT: process.env.E2E_PORT ?? "3100",
+    CLAWDECK_DATA_DIR: dataDir,
+    CLAWDECK_OWNER_EMAIL: "owner@e2e.test",
+    CLAWDECK_OWNER_PASSWORD: "owner-e2e-password",
+    DATABASE_URL: "",
+  },
+});
+for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => server.kill(signal));
+server.on("exit", (code) => process.exit(code ?? 0));

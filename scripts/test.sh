@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Runs every test: typecheck, lint, unit, integration on PGlite (and on PostgreSQL
+# when TEST_DATABASE_URL is set), then the browser tests in Chromium against a
+# production build. Installs what the tests need when it is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n\033[1m== %s ==\033[0m\n' "$*"; }
+started=$SECONDS
+
+if [ ! -x node_modules/.bin/next ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  step "Installing dependencies (npm ci)"
+  npm ci --no-audit --no-fund
+fi
+
+CHROMIUM="${CHROMIUM_PATH:-/usr/bin/chromium}"
+if [ ! -x "$CHROMIUM" ]; then
+  step "Installing Chromium for the browser tests"
+  if [ "$(id -u)" = "0" ]; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  elif command -v sudo >/dev/null; then
+    sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  else
+    echo "Chromium is missing at $CHROMIUM: install Debian's 'chromium' package, or set CHROMIUM_PATH." >&2
+    exit 1
+  fi
+fi
+
+step "Typecheck"
+npx tsc --noEmit
+
+step "Lint"
+npx eslint --max-warnings 0 .
+
+step "Unit and integration tests (PGlite${TEST_DATABASE_URL:+ and PostgreSQL})"
+npx vitest run
+
+step "Production build"
+npx next build
+
+step "Browser tests (Chromium)"
+npx playwright test
+
+printf '\nAll tests passed in %ss.\n' "$((SECONDS - started))"
