@@ -20,6 +20,11 @@ export const envSchema = z.object({
   ),
   CLAWDECK_OWNER_EMAIL: optionalString.pipe(z.email().optional()),
   CLAWDECK_OWNER_PASSWORD: optionalString.pipe(z.string().min(8, "CLAWDECK_OWNER_PASSWORD must be at least 8 characters").optional()),
+  ANTHROPIC_API_KEY: optionalString,
+  ANTHROPIC_BASE_URL: optionalString.pipe(z.url().optional()),
+  CLAWDECK_DEFAULT_MODEL: optionalString,
+  CLAWDECK_OFFLINE_DELAY_MS: z.coerce.number().int().min(0).max(1000).default(25),
+  CLAWDECK_MAX_STEPS: z.coerce.number().int().min(1).max(100).default(12),
 });
 
 export type Env = z.infer<typeof envSchema>;

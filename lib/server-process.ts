@@ -7,7 +7,10 @@ import { getServer, stopServer } from "./server";
  */
 export async function startServerProcess(): Promise<void> {
   try {
-    await getServer();
+    const server = await getServer();
+    // Runs orphaned by a crash of this or another process are failed with a reason, never left "running".
+    await server.runtime.sweep();
+    server.runtime.startSweeper();
   } catch (error) {
     console.error(`\n  Clawdeck cannot start: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exit(1);

@@ -2,6 +2,12 @@ import { getEnv, parseEnv, type Env } from "./env";
 import { openDatabase, targetFromEnv, type Database, type DatabaseHandle } from "./db/client";
 import { loadSecrets, type ServerSecrets } from "./secrets";
 import { bootstrapIfEmpty } from "./workspaces/bootstrap";
+import os from "node:os";
+import crypto from "node:crypto";
+import { createLocalBus, createPostgresBus, type EventBus } from "./runtime/bus";
+import { createRuntime, type Runtime } from "./runtime/runtime";
+import { createModelResolver, modelConfigFromEnv, type ModelConfig } from "./models/registry";
+import { createToolRegistry } from "./tools/registry";
 
 /**
  * Everything a server process shares: one database handle (PGlite is a
@@ -14,6 +20,9 @@ export interface Server {
   db: Database;
   handle: DatabaseHandle;
   secrets: ServerSecrets;
+  bus: EventBus;
+  runtime: Runtime;
+  models: ModelConfig;
 }
 
 const holder = globalThis as typeof globalThis & { __clawdeckServer?: Promise<Server> };
@@ -31,25 +40,46 @@ export function getServer(): Promise<Server> {
 export async function stopServer(): Promise<void> {
   const pending = holder.__clawdeckServer;
   holder.__clawdeckServer = undefined;
-  if (pending) await (await pending).handle.close();
+  if (!pending) return;
+  const server = await pending;
+  await server.runtime.drain();
+  await server.bus.close();
+  await server.handle.close();
 }
 
 async function startServer(): Promise<Server> {
   const env = process.env.NODE_ENV === "test" ? parseEnv(process.env) : getEnv();
   const secrets = loadSecrets(env);
+  const models = modelConfigFromEnv(process.env);
   const handle = await openDatabase(targetFromEnv(env));
+  let bus: EventBus | undefined;
   try {
     await handle.migrate();
     const created = await bootstrapIfEmpty(handle.db, {
       ownerEmail: env.CLAWDECK_OWNER_EMAIL,
       ownerPassword: env.CLAWDECK_OWNER_PASSWORD,
+      model: models.defaultModel,
     });
     if (created && env.NODE_ENV !== "test") printWelcome(env, created.email, created.generatedPassword);
+    bus = env.DATABASE_URL ? await createPostgresBus(env.DATABASE_URL) : createLocalBus();
   } catch (error) {
+    await bus?.close();
     await handle.close();
     throw error;
   }
-  return { env, db: handle.db, handle, secrets };
+  const runtime = createRuntime({
+    db: handle.db,
+    bus,
+    models: createModelResolver(models),
+    tools: createToolRegistry(),
+    encryptionKey: secrets.encryptionKey,
+    instanceId: `${os.hostname()}:${process.pid}:${crypto.randomBytes(3).toString("hex")}`,
+    maxSteps: env.CLAWDECK_MAX_STEPS,
+    maxTokens: 4096,
+    coalesceMs: 40,
+    heartbeatMs: 10_000,
+  });
+  return { env, db: handle.db, handle, secrets, bus, runtime, models };
 }
 
 function printWelcome(env: Env, email: string, password: string | undefined) {

@@ -32,13 +32,30 @@ npx tsc --noEmit
 step "Lint"
 npx eslint --max-warnings 0 .
 
-step "Unit and integration tests (PGlite${TEST_DATABASE_URL:+ and PostgreSQL})"
-npx vitest run
+mkdir -p .test-data
+rm -f .test-data/report-*.json
+vitest_leg() {
+  npx vitest run --project "$1" --reporter=default --reporter=json --outputFile.json=".test-data/report-$1.json"
+}
+
+step "Unit tests"
+vitest_leg unit
+
+step "Integration tests on PGlite"
+vitest_leg integration-pglite
+
+if [ -n "${TEST_DATABASE_URL:-}" ]; then
+  step "Integration tests on PostgreSQL"
+  vitest_leg integration-postgres
+else
+  echo "(TEST_DATABASE_URL is not set: skipping the PostgreSQL leg)"
+fi
 
 step "Production build"
 npx next build
 
 step "Browser tests (Chromium)"
-npx playwright test
+PLAYWRIGHT_JSON_OUTPUT_NAME=.test-data/report-e2e.json npx playwright test --reporter=list,json
 
 printf '\nAll tests passed in %ss.\n' "$((SECONDS - started))"
+node scripts/test-summary.mjs

@@ -85,12 +85,14 @@ function assertSameOrigin(req: Request) {
 }
 
 /**
- * The current workspace of a request: the header a browser tab sends, else
- * the cookie of the last workspace opened, else the user's first one. Naming
- * a workspace the user does not belong to is refused, never silently replaced.
+ * The current workspace of a request: the header a browser tab sends (or the
+ * `workspace` query parameter, for EventSource, which cannot send headers),
+ * else the cookie of the last workspace opened, else the user's first one.
+ * Naming a workspace the user does not belong to is refused, never silently replaced.
  */
 export async function resolveWorkspace(db: Database, req: Request, userId: string): Promise<WorkspaceMembership> {
-  const named = req.headers.get(WORKSPACE_HEADER) ?? readCookie(req, WORKSPACE_COOKIE);
+  const named =
+    req.headers.get(WORKSPACE_HEADER) ?? new URL(req.url).searchParams.get("workspace") ?? readCookie(req, WORKSPACE_COOKIE);
   if (named) {
     const membership = await getWorkspaceMembership(db, userId, { slug: named });
     if (!membership) throw new AppError("forbidden:workspace", "You are not a member of that workspace.");

@@ -8,3 +8,4 @@ export * from "./together";
 export * from "./missions";
 export * from "./connections";
 export * from "./audit";
+export * from "./memory";

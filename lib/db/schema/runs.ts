@@ -47,7 +47,11 @@ export const agentRuns = pgTable(
     outputTokens: bigint({ mode: "number" }).notNull().default(0),
     credits: bigint({ mode: "number" }).notNull().default(0),
     stepCount: integer().notNull().default(0),
+    /** Model calls made so far; numbers each call's ledger row, so a resumed run never charges twice. */
+    modelCalls: integer().notNull().default(0),
     firstTokenAt: at(),
+    /** Set by a cancel request; the process driving the run stops at its next step. */
+    cancelRequestedAt: at(),
     startedAt: at(),
     finishedAt: at(),
     createdAt: createdAt(),

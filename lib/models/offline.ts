@@ -1,0 +1,194 @@
+import type { ContentBlock, ModelEvent, ModelMessage, ModelProvider, ModelRequest } from "./types";
+
+/**
+ * The offline model: no network, no key, deterministic. It follows a small
+ * grammar so that every tool can be used without a real model, and streams
+ * its reply in small pieces at a pace a person can watch.
+ */
+export const offlineGrammar = [
+  { command: "fetch <url>", tool: "http.fetch", example: "fetch https://example.com" },
+  { command: "tell @<handle> <text>", tool: "chat.send", example: "tell @scout find the release notes" },
+  { command: "post #<room> <text>", tool: "chat.send", example: "post #ops deploy is done" },
+  { command: "slack #<channel> <text>", tool: "slack.post", example: "slack #general hello" },
+  { command: "remember <text>", tool: "memory.remember", example: "remember the launch is on Friday" },
+  { command: "recall <query>", tool: "memory.recall", example: "recall launch" },
+] as const;
+
+export const OFFLINE_MODEL = "offline";
+/** Header of the memories section the runtime adds to a system prompt; the offline model reads it back. */
+export const MEMORIES_HEADING = "## What you remember";
+
+interface Call {
+  name: string;
+  input: Record<string, unknown>;
+}
+
+function parseCommand(line: string): Call | null {
+  const text = line.trim();
+  let m: RegExpMatchArray | null;
+  if ((m = text.match(/^fetch\s+(\S+)\s*$/i))) return { name: "http.fetch", input: { url: m[1]! } };
+  if ((m = text.match(/^tell\s+@([a-z0-9_-]+)\s+([\s\S]+)$/i))) return { name: "chat.send", input: { to: m[1]!.toLowerCase(), message: m[2]!.trim() } };
+  if ((m = text.match(/^post\s+#([a-z0-9_-]+)\s+([\s\S]+)$/i))) return { name: "chat.send", input: { room: m[1]!.toLowerCase(), message: m[2]!.trim() } };
+  if ((m = text.match(/^slack\s+#([a-z0-9_.-]+)\s+([\s\S]+)$/i))) return { name: "slack.post", input: { channel: `#${m[1]!.toLowerCase()}`, text: m[2]!.trim() } };
+  if ((m = text.match(/^remember\s+([\s\S]+)$/i))) return { name: "memory.remember", input: { text: m[1]!.trim() } };
+  if ((m = text.match(/^recall\s+([\s\S]+)$/i))) return { name: "memory.recall", input: { query: m[1]!.trim() } };
+  return null;
+}
+
+const textOf = (blocks: ContentBlock[]) =>
+  blocks
+    .filter((b): b is Extract<ContentBlock, { type: "text" }> => b.type === "text")
+    .map((b) => b.text)
+    .join("\n");
+
+export const estimateTokens = (text: string) => Math.max(1, Math.ceil(text.length / 4));
+
+function words(text: string): Set<string> {
+  return new Set(text.toLowerCase().match(/[a-z0-9]{3,}/g) ?? []);
+}
+
+function memoriesFrom(system: string): string[] {
+  const at = system.indexOf(MEMORIES_HEADING);
+  if (at < 0) return [];
+  return system
+    .slice(at + MEMORIES_HEADING.length)
+    .split("\n")
+    .map((l) => l.match(/^- (.+)$/)?.[1]?.trim())
+    .filter((l): l is string => !!l);
+}
+
+function plainAnswer(question: string, system: string): string {
+  const asked = words(question);
+  const relevant = memoriesFrom(system).filter((memory) => [...words(memory)].some((w) => asked.has(w)));
+  if (relevant.length > 0) {
+    return `From what I remember:\n\n${relevant.slice(0, 5).map((m) => `- ${m}`).join("\n")}`;
+  }
+  return [
+    "I'm the offline model: I run without a network or an API key, so I can't reason about that the way a real model would.",
+    "",
+    "I can use tools with these commands, one per line:",
+    "",
+    ...offlineGrammar.map((g) => `- \`${g.command}\``),
+  ].join("\n");
+}
+
+function parseResult(content: string): Record<string, unknown> {
+  try {
+    const parsed: unknown = JSON.parse(content);
+    return parsed && typeof parsed === "object" ? (parsed as Record<string, unknown>) : { value: parsed };
+  } catch {
+    return { value: content };
+  }
+}
+
+function describeResult(call: Call | undefined, block: Extract<ContentBlock, { type: "tool_result" }>): string {
+  const name = call?.name ?? "tool";
+  const result = parseResult(block.content);
+  if (block.isError) return `The \`${name}\` call did not work: ${String(result.error ?? result.value ?? block.content)}`;
+  if (typeof result.summary === "string") return result.summary;
+  if (name === "http.fetch") {
+    const text = String(result.text ?? "").replace(/\s+/g, " ").trim();
+    const title = result.title ? ` “${String(result.title)}”` : "";
+    return `I fetched ${String(result.url ?? call?.input.url)}${title} (HTTP ${String(result.status)}). It begins: “${text.slice(0, 240)}${text.length > 240 ? "…" : ""}”`;
+  }
+  return `The \`${name}\` call finished.`;
+}
+
+function answerAfterTools(messages: ModelMessage[]): string {
+  const last = messages[messages.length - 1]!;
+  const previous = messages[messages.length - 2];
+  const calls = new Map<string, Call>();
+  for (const block of previous?.content ?? []) {
+    if (block.type === "tool_use") calls.set(block.id, { name: block.name, input: block.input });
+  }
+  return last.content
+    .filter((b): b is Extract<ContentBlock, { type: "tool_result" }> => b.type === "tool_result")
+    .map((b) => describeResult(calls.get(b.toolUseId), b))
+    .join("\n\n");
+}
+
+function leadIn(calls: Call[]): string {
+  const names = [...new Set(calls.map((c) => c.name))];
+  if (names.length === 1 && names[0] === "memory.remember") return "Noting that down.";
+  if (names.length === 1 && names[0] === "memory.recall") return "Let me check what I remember.";
+  if (names.length === 1 && names[0] === "http.fetch") return "Fetching that page.";
+  return calls.length === 1 ? "On it." : `On it: ${calls.length} steps.`;
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(abortError());
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(abortError());
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+function abortError(): Error {
+  const error = new Error("The model call was aborted.");
+  error.name = "AbortError";
+  return error;
+}
+
+/** Pieces of 3 to 10 characters, cut the same way every time. */
+function pieces(text: string): string[] {
+  const out: string[] = [];
+  let i = 0;
+  while (i < text.length) {
+    const size = 3 + ((i * 7 + text.length) % 8);
+    out.push(text.slice(i, i + size));
+    i += size;
+  }
+  return out;
+}
+
+export function createOfflineProvider(options: { delayMs?: number } = {}): ModelProvider {
+  const delayMs = options.delayMs ?? 25;
+  return {
+    name: "offline",
+    async *stream(request: ModelRequest): AsyncIterable<ModelEvent> {
+      const last = request.messages[request.messages.length - 1];
+      if (!last || last.role !== "user") throw new Error("The offline model needs a user message last.");
+      const available = new Set(request.tools.map((t) => t.name));
+      const promptChars =
+        request.system.length + request.messages.reduce((n, m) => n + JSON.stringify(m.content).length, 0);
+      yield { type: "usage", usage: { inputTokens: estimateTokens(" ".repeat(promptChars)), outputTokens: 0 } };
+
+      let text: string;
+      let calls: Call[] = [];
+      if (last.content.some((b) => b.type === "tool_result")) {
+        text = answerAfterTools(request.messages);
+      } else {
+        const question = textOf(last.content);
+        const parsed = question.split("\n").map(parseCommand);
+        const commands = parsed.filter((c): c is Call => c !== null);
+        const missing = commands.filter((c) => !available.has(c.name));
+        if (missing.length > 0) {
+          text = `I can't do that here: this agent doesn't have the ${[...new Set(missing.map((c) => `\`${c.name}\``))].join(", ")} tool.`;
+        } else if (commands.length > 0) {
+          calls = commands;
+          text = leadIn(commands);
+        } else {
+          text = plainAnswer(question, request.system);
+        }
+      }
+
+      for (const piece of pieces(text)) {
+        await sleep(delayMs, request.signal);
+        yield { type: "text", delta: piece };
+      }
+      for (const [index, call] of calls.entries()) {
+        yield { type: "tool_call", id: `offline_${Date.now().toString(36)}_${index}`, name: call.name, input: call.input };
+      }
+      const outputChars = text.length + calls.reduce((n, c) => n + JSON.stringify(c.input).length + c.name.length, 0);
+      yield { type: "usage", usage: { outputTokens: estimateTokens(" ".repeat(outputChars)) } };
+      yield { type: "stop", reason: calls.length > 0 ? "tool_use" : "end_turn" };
+    },
+  };
+}

@@ -1,0 +1,562 @@
+import dns, { type LookupAddress } from "node:dns";
+import http, { type IncomingMessage } from "node:http";
+import https from "node:https";
+import net, { type LookupFunction } from "node:net";
+import { pipeline, type Readable } from "node:stream";
+import zlib from "node:zlib";
+
+/**
+ * Server-side fetch for URLs chosen by someone else (a model, a user). It refuses
+ * destinations inside the network the server runs in: every address is checked
+ * where the socket gets it (the `lookup` of node:http), so a name that resolves
+ * to a public address when asked once and to a private one when connected
+ * (DNS rebinding) is still refused, and so is every redirect hop.
+ */
+
+/** A resolver with the shape of `dns.lookup(hostname, { all: true }, callback)`. */
+export type SafeLookup = (
+  hostname: string,
+  options: { all: true },
+  callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+) => void;
+
+export interface SafeFetchOptions {
+  /** Destinations allowed even though private: `host`, `host:port`, `[v6]:port` or CIDR ranges (`10.0.0.0/8`). */
+  allow?: readonly string[];
+  /** Most body bytes kept (after decompression); the rest is dropped and `truncated` set. */
+  maxBytes?: number;
+  /** Budget for the whole fetch, redirects included. */
+  timeoutMs?: number;
+  maxRedirects?: number;
+  signal?: AbortSignal;
+  lookup?: SafeLookup;
+  userAgent?: string;
+}
+
+export interface SafeFetchResult {
+  /** The URL that answered, after redirects. */
+  url: string;
+  status: number;
+  contentType: string | null;
+  body: string;
+  /** Body bytes read (after decompression). */
+  bytes: number;
+  truncated: boolean;
+  /** Every URL a redirect led to, in order; the last one is `url`. */
+  redirects: string[];
+}
+
+export const SAFE_FETCH_DEFAULTS = {
+  maxBytes: 1024 * 1024,
+  timeoutMs: 10_000,
+  maxRedirects: 5,
+  userAgent: "Clawdeck/0.1 (+safe-fetch)",
+} as const;
+
+export type BlockedAddressReason =
+  | "loopback_address"
+  | "private_address"
+  | "link_local_address"
+  | "unspecified_address"
+  | "carrier_grade_nat_address"
+  | "multicast_address"
+  | "reserved_address"
+  | "invalid_address";
+
+export type FetchRefusalReason = BlockedAddressReason | "scheme" | "credentials" | "invalid_url" | "too_many_redirects";
+
+/** The destination is not allowed; the message is written for a model to read. */
+export class FetchRefusedError extends Error {
+  readonly reason: FetchRefusalReason;
+  /** The refused URL, without credentials. */
+  readonly url: string;
+  readonly host: string;
+  /** The resolved address that was refused, when the host is a name. */
+  readonly address?: string;
+
+  constructor(init: { reason: FetchRefusalReason; url: string; host: string; detail: string; address?: string; from?: string }) {
+    const via = init.from ? ` (redirected from ${init.from})` : "";
+    super(`Refused to fetch ${init.url}${via}: ${init.detail}`);
+    this.name = "FetchRefusedError";
+    this.reason = init.reason;
+    this.url = init.url;
+    this.host = init.host;
+    this.address = init.address;
+  }
+}
+
+export class FetchTimeoutError extends Error {
+  readonly url: string;
+  readonly timeoutMs: number;
+
+  constructor(url: string, timeoutMs: number) {
+    super(`Timed out after ${timeoutMs} ms fetching ${url}`);
+    this.name = "FetchTimeoutError";
+    this.url = url;
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/** The network or the server failed (refused connection, unknown host, broken response). */
+export class FetchFailedError extends Error {
+  readonly url: string;
+  readonly code?: string;
+
+  constructor(url: string, detail: string, options?: { code?: string; cause?: unknown }) {
+    super(`Could not fetch ${url}: ${detail}`, { cause: options?.cause });
+    this.name = "FetchFailedError";
+    this.url = url;
+    this.code = options?.code;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Addresses
+
+interface Ip {
+  version: 4 | 6;
+  bytes: Uint8Array;
+}
+
+interface Cidr extends Ip {
+  prefix: number;
+}
+
+function parseIp(input: string): Ip | null {
+  const address = input.replace(/%.*$/, "");
+  const version = net.isIP(address);
+  if (version === 4) return { version, bytes: Uint8Array.from(address.split(".").map(Number)) };
+  if (version !== 6) return null;
+
+  let text = address.toLowerCase();
+  const tail: number[] = [];
+  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  if (dotted?.[1]) {
+    tail.push(...dotted[1].split(".").map(Number));
+    text = text.slice(0, -dotted[1].length) + "0:0";
+  }
+  const [head = "", rest] = text.split("::");
+  const groupsOf = (part: string) => (part ? part.split(":").map((group) => parseInt(group, 16)) : []);
+  const left = groupsOf(head);
+  const right = rest === undefined ? [] : groupsOf(rest);
+  const groups = [...left, ...new Array<number>(8 - left.length - right.length).fill(0), ...right];
+  const bytes = new Uint8Array(16);
+  groups.forEach((group, i) => {
+    bytes[i * 2] = group >> 8;
+    bytes[i * 2 + 1] = group & 0xff;
+  });
+  if (tail.length) bytes.set(tail, 12);
+  return { version: 6, bytes };
+}
+
+function cidr(text: string): Cidr {
+  const [address = "", prefix = ""] = text.split("/");
+  const ip = parseIp(address);
+  const bits = Number(prefix);
+  if (!ip || !/^\d+$/.test(prefix) || bits > ip.bytes.length * 8) throw new Error(`Invalid CIDR range "${text}"`);
+  return { ...ip, prefix: bits };
+}
+
+function inCidr(ip: Ip, range: Cidr): boolean {
+  if (ip.version !== range.version) return false;
+  for (let bit = 0; bit < range.prefix; bit++) {
+    const byte = bit >> 3;
+    const mask = 0x80 >> (bit & 7);
+    if (((ip.bytes[byte] ?? 0) & mask) !== ((range.bytes[byte] ?? 0) & mask)) return false;
+  }
+  return true;
+}
+
+const ipv4Blocks: [Cidr, BlockedAddressReason][] = (
+  [
+    ["0.0.0.0/8", "unspecified_address"],
+    ["10.0.0.0/8", "private_address"],
+    ["100.64.0.0/10", "carrier_grade_nat_address"],
+    ["127.0.0.0/8", "loopback_address"],
+    ["169.254.0.0/16", "link_local_address"],
+    ["172.16.0.0/12", "private_address"],
+    ["192.0.0.0/24", "reserved_address"],
+    ["192.0.2.0/24", "reserved_address"],
+    ["192.88.99.0/24", "reserved_address"],
+    ["192.168.0.0/16", "private_address"],
+    ["198.18.0.0/15", "reserved_address"],
+    ["198.51.100.0/24", "reserved_address"],
+    ["203.0.113.0/24", "reserved_address"],
+    ["224.0.0.0/4", "multicast_address"],
+    ["240.0.0.0/4", "reserved_address"],
+  ] as const
+).map(([range, reason]) => [cidr(range), reason]);
+
+const ipv6Blocks: [Cidr, BlockedAddressReason][] = (
+  [
+    ["::1/128", "loopback_address"],
+    ["::/128", "unspecified_address"],
+    ["64:ff9b:1::/48", "private_address"],
+    ["100::/64", "reserved_address"],
+    ["2001::/32", "reserved_address"],
+    ["2001:db8::/32", "reserved_address"],
+    ["3fff::/20", "reserved_address"],
+    ["fc00::/7", "private_address"],
+    ["fec0::/10", "private_address"],
+    ["fe80::/10", "link_local_address"],
+    ["ff00::/8", "multicast_address"],
+  ] as const
+).map(([range, reason]) => [cidr(range), reason]);
+
+const globalUnicast = cidr("2000::/3");
+
+/** IPv6 forms that carry an IPv4 address, and where it sits: a check must look through them. */
+const ipv4Carriers: [Cidr, number][] = [
+  [cidr("::ffff:0:0/96"), 12], // IPv4-mapped
+  [cidr("::ffff:0:0:0/96"), 12], // IPv4-translated (SIIT)
+  [cidr("64:ff9b::/96"), 12], // NAT64
+  [cidr("::/96"), 12], // IPv4-compatible (deprecated)
+  [cidr("2002::/16"), 2], // 6to4
+];
+
+function embeddedIpv4(ip: Ip): Ip | null {
+  if (ip.version !== 6) return null;
+  const carrier = ipv4Carriers.find(([range]) => inCidr(ip, range));
+  return carrier ? { version: 4, bytes: ip.bytes.slice(carrier[1], carrier[1] + 4) } : null;
+}
+
+function classify(ip: Ip): BlockedAddressReason | null {
+  if (ip.version === 4) return ipv4Blocks.find(([range]) => inCidr(ip, range))?.[1] ?? null;
+  const own = ipv6Blocks.find(([range]) => inCidr(ip, range));
+  if (own) return own[1];
+  const v4 = embeddedIpv4(ip);
+  if (v4) return classify(v4);
+  return inCidr(ip, globalUnicast) ? null : "reserved_address";
+}
+
+/**
+ * Why an address must not be fetched from (`"private_address"`, …), or null
+ * for a public one. Anything that is not an IP address is refused.
+ */
+export function isBlockedAddress(ip: string): BlockedAddressReason | null {
+  const parsed = parseIp(ip);
+  return parsed ? classify(parsed) : "invalid_address";
+}
+
+const reasonText: Record<BlockedAddressReason, string> = {
+  loopback_address: "a loopback address",
+  private_address: "a private address",
+  link_local_address: "a link-local address",
+  unspecified_address: "an unspecified address",
+  carrier_grade_nat_address: "a carrier-grade NAT address",
+  multicast_address: "a multicast address",
+  reserved_address: "a reserved address",
+  invalid_address: "not a valid IP address",
+};
+
+const metadataAddresses = new Set(["169.254.169.254", "fd00:ec2::254"]);
+
+function describeAddress(address: string, reason: BlockedAddressReason): string {
+  const extra = metadataAddresses.has(address.toLowerCase()) ? " (the cloud metadata service)" : "";
+  return `${reasonText[reason]}${extra}`;
+}
+
+// ---------------------------------------------------------------------------
+// Allow-list
+
+interface AllowList {
+  hosts: { hostname: string; port?: number }[];
+  ranges: Cidr[];
+}
+
+function parseAllowList(entries: readonly string[]): AllowList {
+  const list: AllowList = { hosts: [], ranges: [] };
+  for (const raw of entries) {
+    const entry = raw.trim();
+    if (!entry) continue;
+    if (entry.includes("/")) {
+      list.ranges.push(cidr(entry));
+      continue;
+    }
+    // A bare IPv6 address has colons but no port.
+    const match = net.isIP(entry) === 6 ? [entry, `[${entry}]`] : /^(\[[^\]]+\]|[^:[\]]+)(?::(\d{1,5}))?$/.exec(entry);
+    const host = match?.[1];
+    const port = match?.[2] === undefined ? undefined : Number(match[2]);
+    if (!host || (port !== undefined && (port < 1 || port > 65535))) throw new Error(`Invalid allow-list entry "${entry}"`);
+    let hostname: string;
+    try {
+      // Normalised exactly as a fetched URL's host is (case, IDNA, odd IPv4 forms).
+      hostname = normaliseHostname(new URL(`http://${host}/`).hostname);
+    } catch {
+      throw new Error(`Invalid allow-list entry "${entry}"`);
+    }
+    list.hosts.push({ hostname, port });
+  }
+  return list;
+}
+
+function normaliseHostname(hostname: string): string {
+  return hostname.replace(/\.$/, "");
+}
+
+function effectivePort(url: URL): number {
+  if (url.port) return Number(url.port);
+  return url.protocol === "https:" ? 443 : 80;
+}
+
+function hostAllowed(url: URL, allow: AllowList): boolean {
+  const hostname = normaliseHostname(url.hostname);
+  const port = effectivePort(url);
+  return allow.hosts.some((entry) => entry.hostname === hostname && (entry.port === undefined || entry.port === port));
+}
+
+/** The reason an address is refused, after the allow-listed ranges. */
+function refusalFor(address: string, allow: AllowList): BlockedAddressReason | null {
+  const reason = isBlockedAddress(address);
+  if (!reason || reason === "invalid_address") return reason;
+  const parsed = parseIp(address);
+  const candidates = parsed ? [parsed, embeddedIpv4(parsed)] : [];
+  const allowed = candidates.some((ip) => ip && allow.ranges.some((range) => inCidr(ip, range)));
+  return allowed ? null : reason;
+}
+
+// ---------------------------------------------------------------------------
+// Fetching
+
+/** The URL as shown in messages and results: never with its credentials. */
+function display(url: URL): string {
+  if (!url.username && !url.password) return url.href;
+  const copy = new URL(url.href);
+  copy.username = "";
+  copy.password = "";
+  return copy.href;
+}
+
+function bareHost(url: URL): string {
+  return url.hostname.replace(/^\[(.*)\]$/, "$1");
+}
+
+function checkUrl(url: URL, allow: AllowList, from: string | undefined): void {
+  const base = { url: display(url), host: url.hostname, from };
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new FetchRefusedError({ ...base, reason: "scheme", detail: `only http and https URLs can be fetched, not ${url.protocol}` });
+  }
+  if (url.username || url.password) {
+    throw new FetchRefusedError({ ...base, reason: "credentials", detail: "URLs with a user name or password are not allowed" });
+  }
+  const host = bareHost(url);
+  // An IP literal is connected to without a lookup, so it is checked here.
+  if (net.isIP(host) && !hostAllowed(url, allow)) {
+    const reason = refusalFor(host, allow);
+    if (reason) throw new FetchRefusedError({ ...base, reason, address: host, detail: `${host} is ${describeAddress(host, reason)}` });
+  }
+}
+
+function parseUrl(input: string, base?: URL, from?: string): URL {
+  try {
+    const url = new URL(input, base);
+    url.hash = "";
+    return url;
+  } catch {
+    throw new FetchRefusedError({ reason: "invalid_url", url: input, host: "", from, detail: "it is not a valid URL" });
+  }
+}
+
+interface HopContext {
+  allow: AllowList;
+  resolve: SafeLookup;
+  signal: AbortSignal;
+  userAgent: string;
+}
+
+const defaultLookup: SafeLookup = (hostname, options, callback) => dns.lookup(hostname, options, callback);
+
+function request(url: URL, from: string | undefined, ctx: HopContext): Promise<IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    let refusal: FetchRefusedError | undefined;
+    const trusted = hostAllowed(url, ctx.allow);
+
+    const lookup: LookupFunction = (hostname, options, callback) => {
+      ctx.resolve(hostname, { all: true }, (error, addresses) => {
+        if (error) return callback(error, "", 0);
+        if (!addresses.length) return callback(Object.assign(new Error(`No address for ${hostname}`), { code: "ENOTFOUND" }), "", 0);
+        if (!trusted) {
+          // One bad address refuses the name: the socket may pick any of them.
+          for (const { address } of addresses.slice(0, 1)) {
+            const reason = refusalFor(address, ctx.allow);
+            if (!reason) continue;
+            refusal = new FetchRefusedError({
+              reason,
+              url: display(url),
+              host: url.hostname,
+              from,
+              address,
+              detail: `${hostname} resolves to ${address}, ${describeAddress(address, reason)}`,
+            });
+            return callback(refusal, "", 0);
+          }
+        }
+        if (options.all) return callback(null, addresses);
+        const [first] = addresses as [LookupAddress];
+        callback(null, first.address, first.family);
+      });
+    };
+
+    const client = url.protocol === "https:" ? https : http;
+    const req = client.request({
+      protocol: url.protocol,
+      hostname: bareHost(url),
+      port: effectivePort(url),
+      path: `${url.pathname}${url.search}`,
+      method: "GET",
+      headers: {
+        "user-agent": ctx.userAgent,
+        accept: "text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.5",
+        "accept-encoding": "gzip, deflate, br",
+      },
+      // A pooled socket was connected through someone else's lookup: never reuse one.
+      agent: false,
+      lookup,
+      signal: ctx.signal,
+    });
+    req.once("response", resolve);
+    req.once("error", (error) => reject(refusal ?? error));
+    req.end();
+  });
+}
+
+function decoded(res: IncomingMessage): Readable {
+  const encoding = (res.headers["content-encoding"] ?? "identity").trim().toLowerCase();
+  const decoder =
+    encoding === "gzip" || encoding === "x-gzip" || encoding === "deflate"
+      ? zlib.createUnzip()
+      : encoding === "br"
+        ? zlib.createBrotliDecompress()
+        : null;
+  if (encoding !== "identity" && !decoder) {
+    res.destroy();
+    throw new Error(`unsupported content encoding "${encoding}"`);
+  }
+  if (!decoder) return res;
+  pipeline(res, decoder, () => {});
+  return decoder;
+}
+
+async function readBody(res: IncomingMessage, maxBytes: number, signal: AbortSignal) {
+  const source = decoded(res);
+  const stop = () => source.destroy(new Error("aborted"));
+  signal.addEventListener("abort", stop, { once: true });
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  let truncated = false;
+  try {
+    for await (const chunk of source as AsyncIterable<Buffer>) {
+      const room = maxBytes - bytes;
+      if (chunk.length > room) {
+        chunks.push(chunk.subarray(0, room));
+        bytes += room;
+        truncated = true;
+        break;
+      }
+      chunks.push(chunk);
+      bytes += chunk.length;
+    }
+  } finally {
+    signal.removeEventListener("abort", stop);
+    res.destroy();
+  }
+  return { buffer: Buffer.concat(chunks), bytes, truncated };
+}
+
+function decodeText(buffer: Buffer, contentType: string | null, truncated: boolean): string {
+  const label = /charset\s*=\s*"?([^";\s]+)/i.exec(contentType ?? "")?.[1] ?? "utf-8";
+  let decoder: TextDecoder;
+  try {
+    decoder = new TextDecoder(label);
+  } catch {
+    decoder = new TextDecoder("utf-8");
+  }
+  // Streaming mode holds back a character cut in half by the truncation instead of emitting U+FFFD.
+  return decoder.decode(buffer, { stream: truncated });
+}
+
+const redirectStatuses = new Set([301, 302, 303, 307, 308]);
+
+const networkErrors: Record<string, string> = {
+  ENOTFOUND: "the host name does not resolve",
+  EAI_AGAIN: "the host name could not be resolved right now",
+  ECONNREFUSED: "the connection was refused",
+  ECONNRESET: "the connection was reset",
+  EHOSTUNREACH: "the host is unreachable",
+  ENETUNREACH: "the network is unreachable",
+  ETIMEDOUT: "the connection timed out",
+  EPIPE: "the connection was closed",
+  HPE_INVALID_CONSTANT: "the server sent an invalid HTTP response",
+};
+
+function failure(error: unknown, url: string): FetchFailedError {
+  const code = typeof (error as { code?: unknown })?.code === "string" ? (error as { code: string }).code : undefined;
+  const message = error instanceof Error ? error.message : String(error);
+  const tls = code && /CERT|SSL|TLS|SELF_SIGNED/.test(code);
+  const detail = (code && networkErrors[code]) ?? (tls ? `TLS failed (${code})` : message || "the request failed");
+  return new FetchFailedError(url, detail, { code, cause: error });
+}
+
+/**
+ * GETs a URL that may not point inside the server's own network. Throws
+ * `FetchRefusedError` for a refused destination, `FetchTimeoutError` when the
+ * budget runs out, `FetchFailedError` when the network or server fails, and the
+ * signal's reason when the caller aborts. Any HTTP status is a result.
+ */
+export async function safeFetch(input: string, options: SafeFetchOptions = {}): Promise<SafeFetchResult> {
+  const maxBytes = options.maxBytes ?? SAFE_FETCH_DEFAULTS.maxBytes;
+  const timeoutMs = options.timeoutMs ?? SAFE_FETCH_DEFAULTS.timeoutMs;
+  const maxRedirects = options.maxRedirects ?? SAFE_FETCH_DEFAULTS.maxRedirects;
+  const allow = parseAllowList(options.allow ?? []);
+  let url = parseUrl(input);
+
+  options.signal?.throwIfAborted();
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new FetchTimeoutError(display(url), timeoutMs)), timeoutMs);
+  const forwardAbort = () => controller.abort(options.signal?.reason);
+  options.signal?.addEventListener("abort", forwardAbort, { once: true });
+
+  const ctx: HopContext = {
+    allow,
+    resolve: options.lookup ?? defaultLookup,
+    signal: controller.signal,
+    userAgent: options.userAgent ?? SAFE_FETCH_DEFAULTS.userAgent,
+  };
+  const redirects: string[] = [];
+  let from: string | undefined;
+  try {
+    for (;;) {
+      checkUrl(url, allow, from);
+      const res = await request(url, from, ctx);
+      const status = res.statusCode ?? 0;
+      const location = res.headers.location;
+      if (redirectStatuses.has(status) && location) {
+        res.destroy();
+        from = display(url);
+        const next = parseUrl(location, url, from);
+        if (redirects.length >= maxRedirects) {
+          throw new FetchRefusedError({
+            reason: "too_many_redirects",
+            url: display(next),
+            host: next.hostname,
+            from,
+            detail: `more than ${maxRedirects} redirects`,
+          });
+        }
+        url = next;
+        redirects.push(display(url));
+        continue;
+      }
+      const contentType = res.headers["content-type"] ?? null;
+      const { buffer, bytes, truncated } = await readBody(res, maxBytes, controller.signal);
+      return { url: display(url), status, contentType, body: decodeText(buffer, contentType, truncated), bytes, truncated, redirects };
+    }
+  } catch (error) {
+    if (error instanceof FetchRefusedError || error instanceof FetchTimeoutError) throw error;
+    if (controller.signal.aborted) throw controller.signal.reason;
+    throw failure(error, display(url));
+  } finally {
+    clearTimeout(timer);
+    options.signal?.removeEventListener("abort", forwardAbort);
+  }
+}

@@ -1,0 +1,73 @@
+import { z } from "zod";
+
+/**
+ * Run events: what the journal stores and what every subscriber receives,
+ * live or replayed. The browser parses them with these same schemas.
+ */
+const stepStatus = z.enum(["pending", "running", "succeeded", "failed", "awaiting_approval", "refused", "unconfirmed"]);
+const preview = z.object({
+  title: z.string(),
+  fields: z.array(z.object({ label: z.string(), value: z.string() })),
+  body: z.string().optional(),
+});
+
+export const runEventSchemas = {
+  run_started: z.object({
+    runId: z.string(),
+    agentId: z.string(),
+    agentHandle: z.string(),
+    model: z.string(),
+    offline: z.boolean(),
+    replyMessageId: z.string(),
+  }),
+  text: z.object({ delta: z.string() }),
+  thinking: z.object({ delta: z.string() }),
+  step_started: z.object({
+    stepId: z.string(),
+    callId: z.string(),
+    tool: z.string(),
+    input: z.unknown(),
+    position: z.number().int(),
+    preview: preview.nullable(),
+  }),
+  step_finished: z.object({
+    stepId: z.string(),
+    callId: z.string(),
+    tool: z.string(),
+    status: stepStatus,
+    output: z.unknown().optional(),
+    error: z.string().nullable(),
+    taint: z.array(z.string()),
+    durationMs: z.number().int(),
+  }),
+  run_tainted: z.object({ source: z.string(), stepId: z.string() }),
+  usage: z.object({
+    model: z.string(),
+    inputTokens: z.number().int(),
+    outputTokens: z.number().int(),
+    credits: z.number().int(),
+    estimated: z.boolean(),
+  }),
+  run_completed: z.object({ replyMessageId: z.string() }),
+  run_failed: z.object({ code: z.string(), message: z.string() }),
+  run_cancelled: z.object({ reason: z.string() }),
+} as const;
+
+export type RunEventType = keyof typeof runEventSchemas;
+export type RunEventPayload<T extends RunEventType> = z.infer<(typeof runEventSchemas)[T]>;
+export type RunEventInput = { [T in RunEventType]: { type: T; payload: RunEventPayload<T> } }[RunEventType];
+export type RunEvent = RunEventInput & { seq: number; at: string };
+
+export const terminalEventTypes: ReadonlySet<string> = new Set<RunEventType>(["run_completed", "run_failed", "run_cancelled"]);
+
+export function isTerminal(type: string): boolean {
+  return terminalEventTypes.has(type);
+}
+
+/** Parses one event as it came over the wire; unknown types are passed over by callers. */
+export function parseRunEvent(type: string, seq: number, at: string, payload: unknown): RunEvent | null {
+  const schema = (runEventSchemas as Record<string, z.ZodType>)[type];
+  if (!schema) return null;
+  const parsed = schema.safeParse(payload);
+  return parsed.success ? ({ type, payload: parsed.data, seq, at } as RunEvent) : null;
+}

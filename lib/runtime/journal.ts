@@ -1,0 +1,65 @@
+import { and, asc, eq, gt, inArray, sql } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { agentRuns, runEvents } from "../db/schema";
+import type { EventBus } from "./bus";
+import { parseRunEvent, type RunEvent, type RunEventInput } from "./events";
+
+export const LEASE_SECONDS = 30;
+
+/** The run was cancelled, reaped or finished by someone else: its driver must stop writing. */
+export class RunLostError extends Error {
+  constructor(readonly runId: string) {
+    super(`Run ${runId} is no longer driven by this process`);
+    this.name = "RunLostError";
+  }
+}
+
+export const runTopic = (runId: string) => `run:${runId}`;
+
+/**
+ * Appends events to a run's journal and only then tells subscribers. The
+ * sequence numbers come from one conditional UPDATE of the run row, so only
+ * the process holding the run's claim can write, and sequences never repeat.
+ * `owner: null` writes as the system (sweeper, a cancel of a run nobody drives).
+ */
+export async function appendRunEvents(
+  db: Db,
+  bus: EventBus,
+  runId: string,
+  owner: string | null,
+  events: RunEventInput[],
+): Promise<number> {
+  if (events.length === 0) return 0;
+  const lastSeq = await db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(agentRuns)
+      .set({
+        lastSeq: sql`${agentRuns.lastSeq} + ${events.length}`,
+        ...(owner ? { leaseExpiresAt: sql`now() + make_interval(secs => ${LEASE_SECONDS})` } : {}),
+      })
+      .where(
+        owner
+          ? and(eq(agentRuns.id, runId), eq(agentRuns.claimedBy, owner), inArray(agentRuns.state, ["running"]))
+          : eq(agentRuns.id, runId),
+      )
+      .returning({ lastSeq: agentRuns.lastSeq });
+    if (!row) throw new RunLostError(runId);
+    const first = row.lastSeq - events.length + 1;
+    await tx.insert(runEvents).values(events.map((e, i) => ({ runId, seq: first + i, type: e.type, payload: e.payload })));
+    return row.lastSeq;
+  });
+  await bus.publish(runTopic(runId), { runId, seq: lastSeq });
+  return lastSeq;
+}
+
+export async function readRunEvents(db: Db, runId: string, afterSeq: number, limit = 500): Promise<RunEvent[]> {
+  const rows = await db
+    .select({ seq: runEvents.seq, type: runEvents.type, payload: runEvents.payload, createdAt: runEvents.createdAt })
+    .from(runEvents)
+    .where(and(eq(runEvents.runId, runId), gt(runEvents.seq, afterSeq)))
+    .orderBy(asc(runEvents.seq))
+    .limit(limit);
+  return rows
+    .map((r) => parseRunEvent(r.type, r.seq, r.createdAt.toISOString(), r.payload))
+    .filter((e): e is RunEvent => e !== null);
+}

@@ -1,0 +1,78 @@
+import type { Db } from "../db/client";
+import type { EventBus } from "./bus";
+import type { RunEventInput } from "./events";
+import { appendRunEvents } from "./journal";
+
+type Delta = { type: "text" | "thinking"; payload: { delta: string } };
+
+/**
+ * The driver's writer to its run journal. Writes are chained so sequence
+ * order is call order. Text deltas are coalesced for `coalesceMs` (0 writes
+ * one row per delta) and always flushed before any other event, so no
+ * character is lost or reordered. A failed write poisons the writer: the
+ * next `emit` or `flush` throws it.
+ */
+export class RunJournal {
+  private tail: Promise<void> = Promise.resolve();
+  private failure: unknown = null;
+  private buffer: Delta[] = [];
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly db: Db,
+    private readonly bus: EventBus,
+    private readonly runId: string,
+    private readonly owner: string,
+    private readonly coalesceMs: number,
+  ) {}
+
+  delta(type: "text" | "thinking", delta: string) {
+    if (!delta) return;
+    const last = this.buffer[this.buffer.length - 1];
+    if (last && last.type === type && this.coalesceMs > 0) last.payload.delta += delta;
+    else this.buffer.push({ type, payload: { delta } });
+    if (this.coalesceMs === 0) this.flushBuffered();
+    else this.timer ??= setTimeout(() => this.flushBuffered(), this.coalesceMs);
+  }
+
+  async emit(event: RunEventInput): Promise<void> {
+    this.flushBuffered();
+    this.enqueue([event]);
+    await this.settle();
+  }
+
+  async flush(): Promise<void> {
+    this.flushBuffered();
+    await this.settle();
+  }
+
+  /** Drops buffered text without writing it (the run is no longer ours). */
+  discard() {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.buffer = [];
+  }
+
+  private async settle() {
+    await this.tail;
+    if (this.failure) throw this.failure;
+  }
+
+  private flushBuffered() {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    if (this.buffer.length === 0) return;
+    this.enqueue(this.buffer.splice(0));
+  }
+
+  private enqueue(events: RunEventInput[]) {
+    this.tail = this.tail
+      .then(async () => {
+        if (this.failure) return;
+        await appendRunEvents(this.db, this.bus, this.runId, this.owner, events);
+      })
+      .catch((error: unknown) => {
+        this.failure ??= error;
+      });
+  }
+}

@@ -1,0 +1,96 @@
+import { and, eq, inArray } from "drizzle-orm";
+import { agentRuns } from "../db/schema";
+import { AppError } from "../errors";
+import type { Role } from "../db/schema";
+import { hasRole } from "../workspaces/roles";
+import { controlTopic, driveRun, type RuntimeDeps } from "./runner";
+import { createChatRun, endRunFromOutside, getRun, listOrphanedRuns } from "./runs";
+
+export interface Runtime {
+  deps: RuntimeDeps;
+  /** Stores the message, starts the run in the background, and returns at once. */
+  startChatRun(input: { workspaceId: string; sessionId: string; userId: string; text: string }): Promise<{ runId: string }>;
+  cancelRun(workspaceId: string, runId: string, by: { userId: string; role: Role }): Promise<{ runId: string; state: string }>;
+  /** Fails runs whose process died (expired lease). Returns how many. */
+  sweep(): Promise<number>;
+  startSweeper(intervalMs?: number): () => void;
+  /** Waits for every run this process drives (tests, shutdown). */
+  drain(): Promise<void>;
+  /** Aborts the runs this process drives without ending them, as a crash would. */
+  abandonAll(): void;
+}
+
+export function createRuntime(deps: RuntimeDeps): Runtime {
+  const active = new Map<string, { done: Promise<void>; controller: AbortController }>();
+
+  function drive(runId: string) {
+    const controller = new AbortController();
+    const done = driveRun(deps, runId, controller.signal)
+      .catch((error: unknown) => console.error(`Run ${runId} driver crashed`, error))
+      .finally(() => active.delete(runId));
+    active.set(runId, { done, controller });
+  }
+
+  return {
+    deps,
+    async startChatRun(input) {
+      const { runId } = await createChatRun(deps.db, { ...input, owner: deps.instanceId });
+      drive(runId);
+      return { runId };
+    },
+
+    async cancelRun(workspaceId, runId, by) {
+      const run = await getRun(deps.db, workspaceId, runId);
+      if (run.userId !== by.userId && !hasRole(by.role, "manager")) {
+        throw new AppError("forbidden:run", "Only the person who started this run, or a manager, can stop it.");
+      }
+      if (run.state === "suspended" || run.state === "queued") {
+        await endRunFromOutside(deps.db, deps.bus, runId, { from: [run.state], to: "cancelled", code: "cancelled", message: "Stopped by a person." });
+        return { runId, state: "cancelled" };
+      }
+      if (run.state !== "running") throw new AppError("conflict:run", `This run has already ${run.state === "succeeded" ? "finished" : run.state}.`);
+      const [marked] = await deps.db
+        .update(agentRuns)
+        .set({ cancelRequestedAt: new Date() })
+        .where(and(eq(agentRuns.id, runId), inArray(agentRuns.state, ["running"])))
+        .returning({ id: agentRuns.id });
+      if (!marked) throw new AppError("conflict:run", "This run has already finished.");
+      const local = active.get(runId);
+      if (local) local.controller.abort("cancel");
+      else await deps.bus.publish(controlTopic(runId), { action: "cancel" });
+      return { runId, state: "cancelling" };
+    },
+
+    async sweep() {
+      let reaped = 0;
+      for (const runId of await listOrphanedRuns(deps.db)) {
+        if (active.has(runId)) continue;
+        const ended = await endRunFromOutside(deps.db, deps.bus, runId, {
+          from: ["queued", "running"],
+          to: "failed",
+          code: "internal:lease_expired",
+          message: "The server process running this agent stopped before the run finished.",
+          staleOnly: true,
+        });
+        if (ended) reaped += 1;
+      }
+      return reaped;
+    },
+
+    startSweeper(intervalMs = 10_000) {
+      const timer = setInterval(() => {
+        this.sweep().catch((error: unknown) => console.error("The run sweeper failed", error));
+      }, intervalMs);
+      timer.unref();
+      return () => clearInterval(timer);
+    },
+
+    async drain() {
+      while (active.size > 0) await Promise.all([...active.values()].map((a) => a.done));
+    },
+
+    abandonAll() {
+      for (const { controller } of active.values()) controller.abort("lost");
+    },
+  };
+}

@@ -1,0 +1,98 @@
+import { and, eq } from "drizzle-orm";
+import { z } from "zod";
+import { agentMessages, agents, agentThreads, roomMembers, rooms } from "../db/schema";
+import { ToolError, type ToolDefinition } from "./types";
+
+const handle = z
+  .string()
+  .trim()
+  .transform((v) => v.replace(/^[@#]/, "").toLowerCase())
+  .pipe(z.string().regex(/^[a-z0-9_-]{1,40}$/, "a handle or room name of letters, digits, - and _"));
+
+const chatSendInput = z
+  .object({
+    to: handle.optional().describe("Handle of the agent to message, e.g. scout."),
+    room: handle.optional().describe("Name of the room to post in, e.g. ops."),
+    message: z.string().trim().min(1).max(4000),
+  })
+  .refine((v) => (v.to ? 1 : 0) + (v.room ? 1 : 0) === 1, "Give exactly one of `to` or `room`.");
+
+type ChatSendInput = z.infer<typeof chatSendInput>;
+
+export interface ChatSendOutput {
+  messageId: string;
+  to?: string;
+  toAgentId?: string;
+  room?: string;
+  roomId?: string;
+  recipients: string[];
+  threadId?: string;
+  summary: string;
+}
+
+export const chatSendTool: ToolDefinition<ChatSendInput, ChatSendOutput> = {
+  name: "chat.send",
+  description:
+    "Send a message to another agent of your workspace (`to`: its handle) or post in a room (`room`: its name). The message is stored and shows in the world feed.",
+  input: chatSendInput,
+  effects: ["sends_internal"],
+  taint: () => null,
+  preview: (input) => ({
+    title: input.room ? "Post in a room" : "Message an agent",
+    fields: [input.room ? { label: "Room", value: `#${input.room}` } : { label: "To", value: `@${input.to}` }],
+    body: input.message,
+  }),
+  async execute(ctx, input) {
+    if (input.to) {
+      if (input.to === ctx.agentHandle) throw new ToolError("You cannot send a message to yourself.");
+      const [target] = await ctx.db
+        .select({ id: agents.id, handle: agents.handle })
+        .from(agents)
+        .where(and(eq(agents.workspaceId, ctx.workspaceId), eq(agents.handle, input.to)));
+      if (!target) throw new ToolError(`There is no agent @${input.to} in this workspace.`);
+      const [low, high] = [ctx.agentId, target.id].sort() as [string, string];
+      const [thread] = await ctx.db
+        .insert(agentThreads)
+        .values({ workspaceId: ctx.workspaceId, agentLowId: low, agentHighId: high })
+        .onConflictDoUpdate({ target: [agentThreads.workspaceId, agentThreads.agentLowId, agentThreads.agentHighId], set: { updatedAt: new Date() } })
+        .returning({ id: agentThreads.id, hops: agentThreads.hops });
+      const [message] = await ctx.db
+        .insert(agentMessages)
+        .values({
+          workspaceId: ctx.workspaceId,
+          threadId: thread!.id,
+          fromAgentId: ctx.agentId,
+          toAgentId: target.id,
+          runId: ctx.runId,
+          stepId: ctx.stepId,
+          body: input.message,
+          hop: thread!.hops,
+        })
+        .returning({ id: agentMessages.id });
+      return {
+        messageId: message!.id,
+        to: target.handle,
+        toAgentId: target.id,
+        recipients: [target.handle],
+        threadId: thread!.id,
+        summary: `Sent to @${target.handle}.`,
+      };
+    }
+    const [room] = await ctx.db
+      .select({ id: rooms.id, name: rooms.name })
+      .from(rooms)
+      .where(and(eq(rooms.workspaceId, ctx.workspaceId), eq(rooms.name, input.room!)));
+    if (!room) throw new ToolError(`There is no room #${input.room} in this workspace.`);
+    const members = await ctx.db
+      .select({ handle: agents.handle })
+      .from(roomMembers)
+      .innerJoin(agents, eq(agents.id, roomMembers.agentId))
+      .where(eq(roomMembers.roomId, room.id));
+    const [message] = await ctx.db
+      .insert(agentMessages)
+      .values({ workspaceId: ctx.workspaceId, roomId: room.id, fromAgentId: ctx.agentId, runId: ctx.runId, stepId: ctx.stepId, body: input.message })
+      .returning({ id: agentMessages.id });
+    const recipients = members.map((m) => m.handle).filter((h) => h !== ctx.agentHandle);
+    return { messageId: message!.id, room: room.name, roomId: room.id, recipients, summary: `Posted in #${room.name}.` };
+  },
+};

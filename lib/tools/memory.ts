@@ -1,0 +1,78 @@
+import { and, desc, eq, sql } from "drizzle-orm";
+import { z } from "zod";
+import type { Db } from "../db/client";
+import { agentMemories } from "../db/schema";
+import type { ToolDefinition } from "./types";
+
+export interface RecalledMemory {
+  content: string;
+  kind: "note" | "reply";
+  createdAt: string;
+}
+
+export async function rememberMemory(
+  db: Db,
+  input: { workspaceId: string; agentId: string; runId: string | null; content: string; kind?: "note" | "reply" },
+): Promise<void> {
+  await db.insert(agentMemories).values({
+    workspaceId: input.workspaceId,
+    agentId: input.agentId,
+    runId: input.runId,
+    content: input.content,
+    kind: input.kind ?? "note",
+  });
+}
+
+/**
+ * The agent's memories that best match a query, by full-text rank. `websearch_to_tsquery`
+ * never fails on user text; words joined with OR so one matching word is enough.
+ */
+export async function recallMemories(
+  db: Db,
+  input: { agentId: string; query: string; limit?: number; kind?: "note" | "reply" },
+): Promise<RecalledMemory[]> {
+  const terms = (input.query.toLowerCase().match(/[\p{L}\p{N}]{2,}/gu) ?? []).slice(0, 20);
+  if (terms.length === 0) return [];
+  const query = sql`websearch_to_tsquery('english', ${terms.join(" or ")})`;
+  const rows = await db
+    .select({ content: agentMemories.content, kind: agentMemories.kind, createdAt: agentMemories.createdAt })
+    .from(agentMemories)
+    .where(and(eq(agentMemories.agentId, input.agentId), sql`${agentMemories.search} @@ ${query}`, input.kind ? eq(agentMemories.kind, input.kind) : undefined))
+    .orderBy(desc(sql`ts_rank(${agentMemories.search}, ${query})`), desc(agentMemories.createdAt))
+    .limit(input.limit ?? 5);
+  return rows.map((r) => ({ content: r.content, kind: r.kind, createdAt: r.createdAt.toISOString() }));
+}
+
+const rememberInput = z.object({ text: z.string().trim().min(1).max(4000).describe("What to remember, as a self-contained sentence.") });
+
+export const memoryRememberTool: ToolDefinition<z.infer<typeof rememberInput>, { remembered: string; summary: string }> = {
+  name: "memory.remember",
+  description: "Store a fact in your long-term memory so you can recall it in later conversations.",
+  input: rememberInput,
+  effects: ["writes_memory"],
+  taint: () => null,
+  preview: (input) => ({ title: "Remember", fields: [], body: input.text }),
+  async execute(ctx, input) {
+    await rememberMemory(ctx.db, { workspaceId: ctx.workspaceId, agentId: ctx.agentId, runId: ctx.runId, content: input.text });
+    return { remembered: input.text, summary: `Noted. I'll remember: “${input.text}”` };
+  },
+};
+
+const recallInput = z.object({ query: z.string().trim().min(1).max(500).describe("Words to search your memory for.") });
+
+export const memoryRecallTool: ToolDefinition<z.infer<typeof recallInput>, { query: string; memories: RecalledMemory[]; summary: string }> = {
+  name: "memory.recall",
+  description: "Search your long-term memory. Returns the best-matching things you remembered, newest first among equals.",
+  input: recallInput,
+  effects: ["reads_workspace"],
+  taint: () => null,
+  preview: (input) => ({ title: "Recall", fields: [{ label: "Query", value: input.query }] }),
+  async execute(ctx, input) {
+    const memories = await recallMemories(ctx.db, { agentId: ctx.agentId, query: input.query, kind: "note" });
+    const summary =
+      memories.length === 0
+        ? `I don't remember anything about “${input.query}”.`
+        : `Here is what I remember about “${input.query}”:\n\n${memories.map((m) => `- ${m.content}`).join("\n")}`;
+    return { query: input.query, memories, summary };
+  },
+};

@@ -1,0 +1,44 @@
+import { z } from "zod";
+import type { ToolSpec } from "../models/types";
+import { chatSendTool } from "./chat-send";
+import { httpFetchTool } from "./http-fetch";
+import { memoryRecallTool, memoryRememberTool } from "./memory";
+import { slackPostTool } from "./slack-post";
+import type { ToolDefinition, ToolEffect } from "./types";
+
+// Each tool keeps its own input and output types; the registry sees them through this common shape.
+type AnyTool = ToolDefinition<Record<string, unknown>, unknown>;
+const asAny = (tool: object) => tool as AnyTool;
+
+export const builtinTools: AnyTool[] = [httpFetchTool, chatSendTool, slackPostTool, memoryRememberTool, memoryRecallTool].map(asAny);
+
+export interface ToolRegistry {
+  get(name: string): AnyTool | undefined;
+  all(): AnyTool[];
+}
+
+export function createToolRegistry(tools: AnyTool[] = builtinTools): ToolRegistry {
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  return { get: (name) => byName.get(name), all: () => [...byName.values()] };
+}
+
+export const toolNames = builtinTools.map((t) => t.name);
+
+/** The JSON Schema the model sees is made from the same zod schema that validates the call. */
+export function toolSpec(tool: AnyTool): ToolSpec {
+  const schema = z.toJSONSchema(tool.input, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
+  delete schema.$schema;
+  return { name: tool.name, description: tool.description, inputSchema: schema };
+}
+
+/**
+ * Effects that need a person's approval before they happen. Until the
+ * approvals inbox exists, a call with any of them is refused outright.
+ */
+export const gatedEffects: readonly ToolEffect[] = ["writes_workspace", "sends_externally", "spends_money", "executes_code"];
+
+export function isGated(tool: AnyTool): boolean {
+  return tool.effects.some((e) => gatedEffects.includes(e));
+}
+
+export type { AnyTool };

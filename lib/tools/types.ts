@@ -1,0 +1,63 @@
+import type { z } from "zod";
+import type { Db } from "../db/client";
+
+/**
+ * What a tool can do to the world. The policy gates calls by these, never by
+ * tool name: a new tool is governed as soon as it declares its effects.
+ */
+export const toolEffects = [
+  "reads_workspace",
+  "writes_memory",
+  "writes_workspace",
+  "reads_external",
+  "sends_internal",
+  "sends_externally",
+  "spends_money",
+  "executes_code",
+] as const;
+export type ToolEffect = (typeof toolEffects)[number];
+
+/** A human-readable card of what a call will do, shown before and after it runs. */
+export interface ToolPreview {
+  title: string;
+  /** Labelled fields, in display order (e.g. Channel: #general). */
+  fields: { label: string; value: string }[];
+  /** The main text the call will send or store, if any. */
+  body?: string;
+}
+
+export interface ToolContext {
+  db: Db;
+  workspaceId: string;
+  agentId: string;
+  agentHandle: string;
+  runId: string;
+  stepId: string;
+  /** Decrypts the workspace's credential for a provider; the model never sees it. */
+  credential(provider: string): Promise<{ secret: string; config: Record<string, string> } | null>;
+  signal: AbortSignal;
+}
+
+export interface ToolDefinition<I extends Record<string, unknown> = Record<string, unknown>, O = unknown> {
+  name: string;
+  description: string;
+  input: z.ZodType<I>;
+  effects: readonly ToolEffect[];
+  /**
+   * The untrusted source this call's output carries (e.g. `web:example.com`),
+   * or null when the output is trusted.
+   */
+  taint(input: I, output: O): string | null;
+  preview(input: I): ToolPreview;
+  execute(ctx: ToolContext, input: I): Promise<O>;
+  /** Longest a call may run before it is abandoned (ms). */
+  timeoutMs?: number;
+}
+
+/** A failure the model should read (bad URL, unknown handle); anything else is a tool crash. */
+export class ToolError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ToolError";
+  }
+}

@@ -1,0 +1,172 @@
+import { describe, expect, it } from "vitest";
+import { POST as cancelRoute } from "../../app/api/runs/[id]/cancel/route";
+import { GET as eventsRoute } from "../../app/api/runs/[id]/events/route";
+import { GET as getSessionRoute } from "../../app/api/sessions/[id]/route";
+import { POST as postMessageRoute } from "../../app/api/sessions/[id]/messages/route";
+import { GET as listSessionsRoute, POST as createSessionRoute } from "../../app/api/sessions/route";
+import { demoOwner, makeUser, makeWorkspace } from "../support/fixtures";
+import { waitForRun } from "../support/runtime";
+import { jsonRequest, params, sessionCookie, useTestServer } from "../support/server";
+
+interface Frame {
+  id?: string;
+  event?: string;
+  data?: Record<string, unknown>;
+}
+
+/** Reads an SSE response until the terminal event (or the stream ends). */
+async function readFrames(res: Response): Promise<Frame[]> {
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  const frames: Frame[] = [];
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffer += decoder.decode(value, { stream: true });
+    let cut: number;
+    while ((cut = buffer.indexOf("\n\n")) >= 0) {
+      const raw = buffer.slice(0, cut);
+      buffer = buffer.slice(cut + 2);
+      const frame: Frame = {};
+      for (const line of raw.split("\n")) {
+        if (line.startsWith("id: ")) frame.id = line.slice(4);
+        else if (line.startsWith("event: ")) frame.event = line.slice(7);
+        else if (line.startsWith("data: ")) frame.data = JSON.parse(line.slice(6));
+      }
+      if (frame.event) frames.push(frame);
+    }
+  }
+  return frames;
+}
+
+describe("chat routes", () => {
+  const server = useTestServer();
+
+  async function ownerCookie() {
+    const s = server();
+    const owner = await demoOwner(s.db);
+    return { s, owner, cookie: await sessionCookie(s, owner) };
+  }
+
+  async function newChat(cookie: string, agentHandle = "scout") {
+    const res = await createSessionRoute(jsonRequest("/api/sessions", { method: "POST", cookie, body: { agentHandle } }));
+    expect(res.status).toBe(201);
+    return (await res.json()).id as string;
+  }
+
+  it("starts a chat, streams the offline model's reply as SSE, and keeps the history", async () => {
+    const { s, cookie } = await ownerCookie();
+    const sessionId = await newChat(cookie);
+    const posted = await postMessageRoute(
+      jsonRequest(`/api/sessions/${sessionId}/messages`, { method: "POST", cookie, body: { text: "remember the demo is on Tuesday" } }),
+      params({ id: sessionId }),
+    );
+    expect(posted.status).toBe(202);
+    const { runId } = await posted.json();
+
+    const res = await eventsRoute(jsonRequest(`/api/runs/${runId}/events`, { cookie }), params({ id: runId }));
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("text/event-stream");
+    const frames = await readFrames(res);
+    expect(frames.map((f) => Number(f.id))).toEqual(frames.map((_, i) => i + 1));
+    expect(frames[0]).toMatchObject({ event: "run_started", data: { offline: true, agentHandle: "scout" } });
+    expect(frames.at(-1)?.event).toBe("run_completed");
+    const step = frames.find((f) => f.event === "step_finished");
+    expect(step?.data).toMatchObject({ tool: "memory.remember", status: "succeeded" });
+    const streamed = frames.filter((f) => f.event === "text").map((f) => f.data!.delta).join("");
+
+    const history = await (await getSessionRoute(jsonRequest(`/api/sessions/${sessionId}`, { cookie }), params({ id: sessionId }))).json();
+    expect(history.messages.map((m: { role: string }) => m.role)).toEqual(["user", "assistant"]);
+    expect(history.messages[1].content).toBe(streamed);
+    expect(history.messages[1].steps[0]).toMatchObject({ tool: "memory.remember", status: "succeeded", input: { text: "the demo is on Tuesday" } });
+    expect(history.messages[1].run).toMatchObject({ id: runId, state: "succeeded" });
+    expect(history.messages[1].run.credits).toBeGreaterThan(0);
+
+    const replay = await readFrames(
+      await eventsRoute(jsonRequest(`/api/runs/${runId}/events`, { cookie, headers: { "last-event-id": "3" } }), params({ id: runId })),
+    );
+    expect(replay).toEqual(frames.slice(3));
+    const after = await readFrames(await eventsRoute(jsonRequest(`/api/runs/${runId}/events?after=5`, { cookie }), params({ id: runId })));
+    expect(after).toEqual(frames.slice(5));
+
+    const list = await (await listSessionsRoute(jsonRequest("/api/sessions", { cookie }))).json();
+    expect(list.sessions.map((x: { id: string }) => x.id)).toContain(sessionId);
+    await s.runtime.drain();
+  });
+
+  it("refuses a second message while the agent is still answering (409 conflict:run)", async () => {
+    const { s, cookie } = await ownerCookie();
+    const sessionId = await newChat(cookie, "atlas");
+    const first = await postMessageRoute(jsonRequest(`/api/sessions/${sessionId}/messages`, { method: "POST", cookie, body: { text: "hello there" } }), params({ id: sessionId }));
+    const second = await postMessageRoute(jsonRequest(`/api/sessions/${sessionId}/messages`, { method: "POST", cookie, body: { text: "again" } }), params({ id: sessionId }));
+    expect(second.status).toBe(409);
+    expect((await second.json()).code).toBe("conflict:run");
+    await waitForRun(s.db, (await first.json()).runId);
+  });
+
+  it("validates input: unknown agent 404, empty text 400, bad ids 400", async () => {
+    const { cookie } = await ownerCookie();
+    const unknown = await createSessionRoute(jsonRequest("/api/sessions", { method: "POST", cookie, body: { agentHandle: "nobody" } }));
+    expect(unknown.status).toBe(404);
+    expect((await unknown.json()).code).toBe("not_found:agent");
+    const bad = await createSessionRoute(jsonRequest("/api/sessions", { method: "POST", cookie, body: { agentId: "nope" } }));
+    expect(bad.status).toBe(400);
+    const sessionId = await newChat(cookie);
+    const empty = await postMessageRoute(jsonRequest(`/api/sessions/${sessionId}/messages`, { method: "POST", cookie, body: { text: "   " } }), params({ id: sessionId }));
+    expect(empty.status).toBe(400);
+    expect((await empty.json()).code).toBe("bad_request:body");
+    const badRun = await eventsRoute(jsonRequest("/api/runs/not-a-uuid/events", { cookie }), params({ id: "not-a-uuid" }));
+    expect(badRun.status).toBe(400);
+    expect((await badRun.json()).code).toBe("bad_request:params");
+  });
+
+  it("another workspace's sessions and runs do not exist for you (404)", async () => {
+    const { s, cookie } = await ownerCookie();
+    const sessionId = await newChat(cookie);
+    const posted = await postMessageRoute(jsonRequest(`/api/sessions/${sessionId}/messages`, { method: "POST", cookie, body: { text: "hi" } }), params({ id: sessionId }));
+    const { runId } = await posted.json();
+    await waitForRun(s.db, runId);
+
+    const stranger = await makeUser(s.db);
+    await makeWorkspace(s.db, "Outsiders", stranger);
+    const theirCookie = await sessionCookie(s, stranger);
+    const checks: [Promise<Response>, string][] = [
+      [getSessionRoute(jsonRequest(`/api/sessions/${sessionId}`, { cookie: theirCookie }), params({ id: sessionId })), "not_found:session"],
+      [postMessageRoute(jsonRequest(`/api/sessions/${sessionId}/messages`, { method: "POST", cookie: theirCookie, body: { text: "x" } }), params({ id: sessionId })), "not_found:session"],
+      [eventsRoute(jsonRequest(`/api/runs/${runId}/events`, { cookie: theirCookie }), params({ id: runId })), "not_found:run"],
+      [cancelRoute(jsonRequest(`/api/runs/${runId}/cancel`, { method: "POST", cookie: theirCookie }), params({ id: runId })), "not_found:run"],
+    ];
+    for (const [pending, code] of checks) {
+      const res = await pending;
+      expect(res.status).toBe(404);
+      expect((await res.json()).code).toBe(code);
+    }
+  });
+
+  it("a member cannot read another member's chat; a reviewer can, but cannot write in it", async () => {
+    const { s, owner, cookie } = await ownerCookie();
+    const sessionId = await newChat(cookie);
+    const member = await makeUser(s.db, owner.workspaceId, "member");
+    const reviewer = await makeUser(s.db, owner.workspaceId, "reviewer");
+    const asMember = await getSessionRoute(jsonRequest(`/api/sessions/${sessionId}`, { cookie: await sessionCookie(s, member) }), params({ id: sessionId }));
+    expect(asMember.status).toBe(404);
+    const reviewerCookie = await sessionCookie(s, reviewer);
+    const asReviewer = await getSessionRoute(jsonRequest(`/api/sessions/${sessionId}`, { cookie: reviewerCookie }), params({ id: sessionId }));
+    expect(asReviewer.status).toBe(200);
+    const write = await postMessageRoute(jsonRequest(`/api/sessions/${sessionId}/messages`, { method: "POST", cookie: reviewerCookie, body: { text: "x" } }), params({ id: sessionId }));
+    expect(write.status).toBe(403);
+    expect((await write.json()).code).toBe("forbidden:session");
+  });
+
+  it("cancel through the API ends the run as cancelled", async () => {
+    const { s, cookie } = await ownerCookie();
+    const sessionId = await newChat(cookie, "atlas");
+    const posted = await postMessageRoute(jsonRequest(`/api/sessions/${sessionId}/messages`, { method: "POST", cookie, body: { text: "tell me everything you can do" } }), params({ id: sessionId }));
+    const { runId } = await posted.json();
+    const res = await cancelRoute(jsonRequest(`/api/runs/${runId}/cancel`, { method: "POST", cookie }), params({ id: runId }));
+    expect(res.status).toBe(202);
+    const events = await waitForRun(s.db, runId);
+    expect(events.at(-1)?.type).toBe("run_cancelled");
+  });
+});

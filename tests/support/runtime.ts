@@ -1,0 +1,57 @@
+import { eq } from "drizzle-orm";
+import type { Db } from "../../lib/db/client";
+import { agentRuns, agents } from "../../lib/db/schema";
+import { createScriptedModel, type ScriptedTurn } from "../../lib/models/scripted";
+import type { ResolvedModel } from "../../lib/models/registry";
+import type { ModelProvider } from "../../lib/models/types";
+import { isTerminal, type RunEvent } from "../../lib/runtime/events";
+import { readRunEvents } from "../../lib/runtime/journal";
+import type { Server } from "../../lib/server";
+
+/** Routes agents whose model is `spec` to the given provider; every other spec resolves as configured. */
+export function routeModel(server: Server, spec: string, provider: ModelProvider, model = spec): void {
+  const previous = server.runtime.deps.models;
+  server.runtime.deps.models = (s): ResolvedModel => (s === spec ? { provider, model, spec, offline: false } : previous(s));
+}
+
+export function useScriptedModel(server: Server, turns: ScriptedTurn[], spec = "scripted") {
+  const model = createScriptedModel(turns);
+  routeModel(server, spec, model);
+  return model;
+}
+
+let n = 0;
+/** A new agent in the workspace with the given model and tools. */
+export async function makeAgent(db: Db, workspaceId: string, options: { model?: string; tools?: string[]; handle?: string } = {}) {
+  n += 1;
+  const [agent] = await db
+    .insert(agents)
+    .values({
+      workspaceId,
+      handle: options.handle ?? `bot${n}x${Date.now().toString(36)}`,
+      name: `Bot ${n}`,
+      model: options.model ?? "scripted",
+      tools: options.tools ?? ["memory.remember", "memory.recall", "chat.send", "slack.post", "http.fetch"],
+    })
+    .returning();
+  return agent!;
+}
+
+/** Polls the journal until the run's terminal event is there, and returns every event. */
+export async function waitForRun(db: Db, runId: string, timeoutMs = 20_000): Promise<RunEvent[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const events = await readRunEvents(db, runId, 0, 10_000);
+    if (events.some((e) => isTerminal(e.type))) return events;
+    if (Date.now() > deadline) throw new Error(`Run ${runId} did not finish: ${events.map((e) => e.type).join(", ")}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+export async function getRunRow(db: Db, runId: string) {
+  const [run] = await db.select().from(agentRuns).where(eq(agentRuns.id, runId));
+  return run!;
+}
+
+export const textOf = (events: RunEvent[]) =>
+  events.flatMap((e) => (e.type === "text" ? [e.payload.delta] : [])).join("");
