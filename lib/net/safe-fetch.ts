@@ -377,7 +377,7 @@ function request(url: URL, from: string | undefined, ctx: HopContext): Promise<I
         if (!addresses.length) return callback(Object.assign(new Error(`No address for ${hostname}`), { code: "ENOTFOUND" }), "", 0);
         if (!trusted) {
           // One bad address refuses the name: the socket may pick any of them.
-          for (const { address } of addresses.slice(0, 1)) {
+          for (const { address } of addresses) {
             const reason = refusalFor(address, ctx.allow);
             if (!reason) continue;
             refusal = new FetchRefusedError({

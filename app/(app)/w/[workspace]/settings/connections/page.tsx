@@ -1,0 +1,26 @@
+import type { Metadata } from "next";
+import { requireWorkspacePage } from "@/lib/http/page";
+import { hasRole } from "@/lib/workspaces/roles";
+import { AccessDenied } from "@/components/shell/access-denied";
+import { ConnectionsPanel } from "@/components/connections/connections-panel";
+
+export const metadata: Metadata = { title: "Connections" };
+
+export default async function ConnectionsPage({ params }: { params: Promise<{ workspace: string }> }) {
+  const { workspace } = await requireWorkspacePage((await params).workspace);
+  if (!hasRole(workspace.role, "manager")) {
+    return <AccessDenied code="forbidden:connections" message="Only owners and managers of this workspace manage its connections." />;
+  }
+  return (
+    <div className="mx-auto max-w-3xl space-y-6">
+      <header>
+        <h1 className="text-2xl font-semibold tracking-tight">Connections</h1>
+        <p className="mt-1 text-sm text-slate-600">
+          Credentials your agents&apos; tools use to reach outside services. They are encrypted at rest, used only on the server, and
+          never shown to a model or sent to a browser.
+        </p>
+      </header>
+      <ConnectionsPanel />
+    </div>
+  );
+}

@@ -1,0 +1,7 @@
+import { z } from "zod";
+import { route } from "@/lib/http/route";
+import { deleteConnection } from "@/lib/connections/connections";
+
+export const DELETE = route({ role: "manager", params: z.object({ id: z.uuid() }) }, async ({ db, workspace, user, params }) => {
+  await deleteConnection(db, workspace.id, user.id, params.id);
+});

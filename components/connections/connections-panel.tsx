@@ -1,0 +1,87 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { AppError } from "@/lib/errors";
+import { useApi, useWorkspace } from "../providers";
+
+interface ConnectionRow {
+  id: string;
+  provider: string;
+  label: string;
+  baseUrl: string | null;
+  updatedAt: string;
+}
+
+export function ConnectionsPanel() {
+  const api = useApi();
+  const { slug } = useWorkspace();
+  const queryClient = useQueryClient();
+  const key = ["connections", slug];
+  const list = useQuery({ queryKey: key, queryFn: () => api<{ connections: ConnectionRow[] }>("/api/connections") });
+  const [form, setForm] = useState({ secret: "", baseUrl: "" });
+  const save = useMutation({
+    mutationFn: () =>
+      api("/api/connections", { method: "POST", body: { provider: "slack", label: "default", secret: form.secret, ...(form.baseUrl ? { baseUrl: form.baseUrl } : {}) } }),
+    onSuccess: () => setForm({ secret: "", baseUrl: "" }),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: key }),
+  });
+  const remove = useMutation({
+    mutationFn: (id: string) => api(`/api/connections/${id}`, { method: "DELETE" }),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: key }),
+  });
+  const slack = list.data?.connections.find((c) => c.provider === "slack");
+
+  return (
+    <section className="card space-y-4 p-5" aria-label="Slack connection">
+      <div className="flex items-center justify-between">
+        <h2 className="font-semibold">Slack</h2>
+        {slack ? (
+          <span className="rounded bg-emerald-50 px-2 py-0.5 text-xs text-emerald-700">Connected</span>
+        ) : (
+          <span className="rounded bg-slate-100 px-2 py-0.5 text-xs text-slate-600">Not connected: messages go to the Outbox</span>
+        )}
+      </div>
+      {slack ? (
+        <div className="flex items-center justify-between rounded-md bg-slate-50 px-3 py-2 text-sm">
+          <span>
+            Token saved · API {slack.baseUrl ?? "https://slack.com/api"} · updated {new Date(slack.updatedAt).toLocaleString()}
+          </span>
+          <button className="btn-danger py-1 text-xs" disabled={remove.isPending} onClick={() => remove.mutate(slack.id)}>
+            Disconnect
+          </button>
+        </div>
+      ) : null}
+      <form
+        className="grid gap-3"
+        onSubmit={(e) => {
+          e.preventDefault();
+          save.mutate();
+        }}
+      >
+        <div>
+          <label className="label" htmlFor="slack-token">
+            {slack ? "Replace the bot token" : "Bot token"}
+          </label>
+          <input id="slack-token" className="input" type="password" autoComplete="off" required minLength={8} value={form.secret} onChange={(e) => setForm((f) => ({ ...f, secret: e.target.value }))} />
+        </div>
+        <div>
+          <label className="label" htmlFor="slack-base">
+            API base URL (optional, for a Slack-compatible server)
+          </label>
+          <input id="slack-base" className="input" type="url" placeholder="https://slack.com/api" value={form.baseUrl} onChange={(e) => setForm((f) => ({ ...f, baseUrl: e.target.value }))} />
+        </div>
+        {save.isError ? (
+          <p role="alert" className="text-sm text-rose-700">
+            {save.error instanceof AppError ? save.error.message : "Could not save."}
+          </p>
+        ) : null}
+        <div>
+          <button className="btn-primary" disabled={save.isPending}>
+            {save.isPending ? "Saving…" : "Save connection"}
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}
