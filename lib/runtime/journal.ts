@@ -17,11 +17,38 @@ export class RunLostError extends Error {
 export const runTopic = (runId: string) => `run:${runId}`;
 
 /**
- * Appends events to a run's journal and only then tells subscribers. The
- * sequence numbers come from one conditional UPDATE of the run row, so only
- * the process holding the run's claim can write, and sequences never repeat.
- * `owner: null` writes as the system (sweeper, a cancel of a run nobody drives).
+ * Inserts events into a run's journal inside the caller's transaction and
+ * returns the last sequence number. The numbers come from one conditional
+ * UPDATE of the run row, so only the process holding the run's claim can
+ * write, and sequences never repeat. `owner: null` writes as the system
+ * (sweeper, a decision on a suspended run, a cancel of a run nobody drives).
+ * Call `notifyRun` after the transaction commits.
  */
+export async function insertRunEvents(tx: Db, runId: string, owner: string | null, events: RunEventInput[]): Promise<number> {
+  const [row] = await tx
+    .update(agentRuns)
+    .set({
+      lastSeq: sql`${agentRuns.lastSeq} + ${events.length}`,
+      ...(owner ? { leaseExpiresAt: sql`now() + make_interval(secs => ${LEASE_SECONDS})` } : {}),
+    })
+    .where(
+      owner
+        ? and(eq(agentRuns.id, runId), eq(agentRuns.claimedBy, owner), inArray(agentRuns.state, ["running"]))
+        : eq(agentRuns.id, runId),
+    )
+    .returning({ lastSeq: agentRuns.lastSeq });
+  if (!row) throw new RunLostError(runId);
+  const first = row.lastSeq - events.length + 1;
+  await tx.insert(runEvents).values(events.map((e, i) => ({ runId, seq: first + i, type: e.type, payload: e.payload })));
+  return row.lastSeq;
+}
+
+/** Tells subscribers that a run's journal grew; they read the rows themselves. */
+export async function notifyRun(bus: EventBus, runId: string, seq: number): Promise<void> {
+  await bus.publish(runTopic(runId), { runId, seq });
+}
+
+/** Appends events in their own transaction, then notifies: persist before emit. */
 export async function appendRunEvents(
   db: Db,
   bus: EventBus,
@@ -30,25 +57,8 @@ export async function appendRunEvents(
   events: RunEventInput[],
 ): Promise<number> {
   if (events.length === 0) return 0;
-  const lastSeq = await db.transaction(async (tx) => {
-    const [row] = await tx
-      .update(agentRuns)
-      .set({
-        lastSeq: sql`${agentRuns.lastSeq} + ${events.length}`,
-        ...(owner ? { leaseExpiresAt: sql`now() + make_interval(secs => ${LEASE_SECONDS})` } : {}),
-      })
-      .where(
-        owner
-          ? and(eq(agentRuns.id, runId), eq(agentRuns.claimedBy, owner), inArray(agentRuns.state, ["running"]))
-          : eq(agentRuns.id, runId),
-      )
-      .returning({ lastSeq: agentRuns.lastSeq });
-    if (!row) throw new RunLostError(runId);
-    const first = row.lastSeq - events.length + 1;
-    await tx.insert(runEvents).values(events.map((e, i) => ({ runId, seq: first + i, type: e.type, payload: e.payload })));
-    return row.lastSeq;
-  });
-  await bus.publish(runTopic(runId), { runId, seq: lastSeq });
+  const lastSeq = await db.transaction((tx) => insertRunEvents(tx, runId, owner, events));
+  await notifyRun(bus, runId, lastSeq);
   return lastSeq;
 }
 

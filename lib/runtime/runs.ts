@@ -1,9 +1,9 @@
-import { and, eq, inArray, lt, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull, lt, ne, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { agentRuns, agents, messages, runEvents, sessions } from "../db/schema";
+import { agentRuns, agents, approvals, messages, runEvents, sessions, type Approval } from "../db/schema";
 import { AppError } from "../errors";
 import type { EventBus } from "./bus";
-import { appendRunEvents, LEASE_SECONDS } from "./journal";
+import { appendRunEvents, insertRunEvents, LEASE_SECONDS, notifyRun } from "./journal";
 
 export const activeStates = ["queued", "running"] as const;
 
@@ -130,4 +130,36 @@ export async function listOrphanedRuns(db: Db, limit = 50): Promise<string[]> {
     .where(and(inArray(agentRuns.state, [...activeStates]), lt(agentRuns.leaseExpiresAt, sql`now()`)))
     .limit(limit);
   return rows.map((r) => r.id);
+}
+
+/**
+ * Claims a suspended run whose approval was decided, for `owner` alone: the
+ * run goes back to running under our lease and the approval is marked
+ * resumed, in one transaction. Of racing resumers (a double click, the
+ * sweeper, another instance) exactly one gets the approval; the rest get null.
+ */
+export async function claimResume(db: Db, bus: EventBus, runId: string, owner: string): Promise<Approval | null> {
+  const claimed = await db.transaction(async (tx) => {
+    const [approval] = await tx
+      .select()
+      .from(approvals)
+      .where(and(eq(approvals.runId, runId), ne(approvals.status, "pending"), isNull(approvals.resumedAt)))
+      .orderBy(asc(approvals.decidedAt))
+      .limit(1)
+      // Wait for, rather than skip, a row locked by a decision still in flight.
+      .for("update");
+    if (!approval) return null;
+    const [run] = await tx
+      .update(agentRuns)
+      .set({ state: "running", claimedBy: owner, leaseExpiresAt: sql`now() + make_interval(secs => ${LEASE_SECONDS})` })
+      .where(and(eq(agentRuns.id, runId), eq(agentRuns.state, "suspended")))
+      .returning({ id: agentRuns.id });
+    if (!run) return null;
+    await tx.update(approvals).set({ resumedAt: new Date() }).where(eq(approvals.id, approval.id));
+    const seq = await insertRunEvents(tx, runId, owner, [{ type: "run_resumed", payload: { approvalId: approval.id } }]);
+    return { approval, seq };
+  });
+  if (!claimed) return null;
+  await notifyRun(bus, runId, claimed.seq);
+  return claimed.approval;
 }

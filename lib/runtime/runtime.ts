@@ -1,18 +1,29 @@
 import { and, eq, inArray } from "drizzle-orm";
 import { agentRuns } from "../db/schema";
 import { AppError } from "../errors";
-import type { Role } from "../db/schema";
+import type { Approval, Role } from "../db/schema";
 import { hasRole } from "../workspaces/roles";
+import { CircuitBreakers } from "../safety/dispatch";
+import { expireOverdueApprovals, listResumableRuns } from "../safety/approvals";
 import { controlTopic, driveRun, type RuntimeDeps } from "./runner";
-import { createChatRun, endRunFromOutside, getRun, listOrphanedRuns } from "./runs";
+import { claimResume, createChatRun, endRunFromOutside, getRun, listOrphanedRuns } from "./runs";
 
 export interface Runtime {
   deps: RuntimeDeps;
   /** Stores the message, starts the run in the background, and returns at once. */
   startChatRun(input: { workspaceId: string; sessionId: string; userId: string; text: string }): Promise<{ runId: string }>;
   cancelRun(workspaceId: string, runId: string, by: { userId: string; role: Role }): Promise<{ runId: string; state: string }>;
-  /** Fails runs whose process died (expired lease). Returns how many. */
-  sweep(): Promise<number>;
+  /**
+   * Continues a suspended run whose approval was decided, if this process
+   * wins the claim. Returns whether it did; racing callers get false.
+   */
+  resumeRun(runId: string): Promise<boolean>;
+  /**
+   * Fails runs whose process died (expired lease), expires overdue
+   * approvals, and resumes decided runs nobody resumed (a crash between
+   * decision and resume). Returns what it did.
+   */
+  sweep(): Promise<{ reaped: number; expired: number; resumed: number }>;
   startSweeper(intervalMs?: number): () => void;
   /** Waits for every run this process drives (tests, shutdown). */
   drain(): Promise<void>;
@@ -20,12 +31,13 @@ export interface Runtime {
   abandonAll(): void;
 }
 
-export function createRuntime(deps: RuntimeDeps): Runtime {
+export function createRuntime(input: Omit<RuntimeDeps, "breakers"> & { breakers?: CircuitBreakers }): Runtime {
+  const deps: RuntimeDeps = { ...input, breakers: input.breakers ?? new CircuitBreakers() };
   const active = new Map<string, { done: Promise<void>; controller: AbortController }>();
 
-  function drive(runId: string) {
+  function drive(runId: string, resume?: Approval) {
     const controller = new AbortController();
-    const done = driveRun(deps, runId, controller.signal)
+    const done = driveRun(deps, runId, controller.signal, resume)
       .catch((error: unknown) => console.error(`Run ${runId} driver crashed`, error))
       .finally(() => active.delete(runId));
     active.set(runId, { done, controller });
@@ -61,6 +73,14 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       return { runId, state: "cancelling" };
     },
 
+    async resumeRun(runId) {
+      if (active.has(runId)) return false;
+      const approval = await claimResume(deps.db, deps.bus, runId, deps.instanceId);
+      if (!approval) return false;
+      drive(runId, approval);
+      return true;
+    },
+
     async sweep() {
       let reaped = 0;
       for (const runId of await listOrphanedRuns(deps.db)) {
@@ -74,7 +94,12 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
         });
         if (ended) reaped += 1;
       }
-      return reaped;
+      const expired = (await expireOverdueApprovals(deps.db, deps.bus)).length;
+      let resumed = 0;
+      for (const runId of await listResumableRuns(deps.db)) {
+        if (await this.resumeRun(runId)) resumed += 1;
+      }
+      return { reaped, expired, resumed };
     },
 
     startSweeper(intervalMs = 10_000) {

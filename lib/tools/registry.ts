@@ -4,7 +4,7 @@ import { chatSendTool } from "./chat-send";
 import { httpFetchTool } from "./http-fetch";
 import { memoryRecallTool, memoryRememberTool } from "./memory";
 import { slackPostTool } from "./slack-post";
-import type { ToolDefinition, ToolEffect } from "./types";
+import type { ToolDefinition } from "./types";
 
 // Each tool keeps its own input and output types; the registry sees them through this common shape.
 type AnyTool = ToolDefinition<Record<string, unknown>, unknown>;
@@ -29,16 +29,6 @@ export function toolSpec(tool: AnyTool): ToolSpec {
   const schema = z.toJSONSchema(tool.input, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
   delete schema.$schema;
   return { name: tool.name, description: tool.description, inputSchema: schema };
-}
-
-/**
- * Effects that need a person's approval before they happen. Until the
- * approvals inbox exists, a call with any of them is refused outright.
- */
-export const gatedEffects: readonly ToolEffect[] = ["writes_workspace", "sends_externally", "spends_money", "executes_code"];
-
-export function isGated(tool: AnyTool): boolean {
-  return tool.effects.some((e) => gatedEffects.includes(e));
 }
 
 export type { AnyTool };

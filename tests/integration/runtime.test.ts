@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { agentMemories, agentRuns, messages, steps, usageEvents, usageRollupsHourly } from "../../lib/db/schema";
+import { agentMemories, agentRuns, messages, outboxMessages, steps, usageEvents, usageRollupsHourly, workspaces } from "../../lib/db/schema";
 import { textTurn, toolTurn } from "../../lib/models/scripted";
 import { ModelError } from "../../lib/models/types";
 import { readRunEvents } from "../../lib/runtime/journal";
@@ -38,7 +38,9 @@ describe("agent runtime", () => {
         "text",
         "usage",
         "step_started",
+        "dispatch_started",
         "step_finished",
+        "dispatch_finished",
         "text",
         "text",
         "text",
@@ -98,17 +100,25 @@ describe("agent runtime", () => {
     expect(await readRunEvents(s.db, runId, 0)).toEqual(live);
   });
 
-  it("refuses a tool that needs approval, tells the model, and nothing is sent", async () => {
+  it("a tool the workspace policy denies is refused, the model is told, and nothing is sent", async () => {
     const s = server();
-    const model = useScriptedModel(s, [toolTurn([{ id: "c1", name: "slack.post", input: { channel: "#general", text: "hi" } }]), textTurn(["I could not post."])]);
-    const { runId } = await chat("post hi");
-    const events = await waitForRun(s.db, runId);
-    const finished = events.find((e) => e.type === "step_finished");
-    expect(finished?.payload).toMatchObject({ tool: "slack.post", status: "refused" });
-    expect(String((finished?.payload as { error: string }).error)).toMatch(/approval/);
-    const toolResult = model.requests[1]!.messages.at(-1)!.content[0]!;
-    expect(toolResult).toMatchObject({ type: "tool_result", toolUseId: "c1", isError: true });
-    expect((await getRunRow(s.db, runId)).state).toBe("succeeded");
+    const owner = await demoOwner(s.db);
+    await s.db.update(workspaces).set({ settings: { policy: { tools: { "slack.post": "deny" } } } }).where(eq(workspaces.id, owner.workspaceId));
+    try {
+      const model = useScriptedModel(s, [toolTurn([{ id: "c1", name: "slack.post", input: { channel: "#general", text: "hi" } }]), textTurn(["I could not post."])]);
+      const { runId } = await chat("post hi");
+      const events = await waitForRun(s.db, runId);
+      const finished = events.find((e) => e.type === "step_finished");
+      expect(finished?.payload).toMatchObject({ tool: "slack.post", status: "refused" });
+      expect(String((finished?.payload as { error: string }).error)).toMatch(/policy denies/);
+      expect(events.map((e) => e.type)).not.toContain("dispatch_started");
+      const toolResult = model.requests[1]!.messages.at(-1)!.content[0]!;
+      expect(toolResult).toMatchObject({ type: "tool_result", toolUseId: "c1", isError: true });
+      expect((await s.db.select().from(outboxMessages).where(eq(outboxMessages.runId, runId))).length).toBe(0);
+      expect((await getRunRow(s.db, runId)).state).toBe("succeeded");
+    } finally {
+      await s.db.update(workspaces).set({ settings: {} }).where(eq(workspaces.id, owner.workspaceId));
+    }
   });
 
   it("a tool the agent was not given is refused; invalid input fails the step, not the run", async () => {
@@ -173,13 +183,13 @@ describe("agent runtime", () => {
     s.runtime.abandonAll();
     await s.runtime.drain();
     expect((await getRunRow(s.db, runId)).state).toBe("running");
-    expect(await s.runtime.sweep()).toBe(0);
+    expect((await s.runtime.sweep()).reaped).toBe(0);
     await s.db.update(agentRuns).set({ leaseExpiresAt: new Date(Date.now() - 1000) }).where(eq(agentRuns.id, runId));
-    expect(await s.runtime.sweep()).toBe(1);
+    expect((await s.runtime.sweep()).reaped).toBe(1);
     const events = await readRunEvents(s.db, runId, 0);
     expect(events.at(-1)).toMatchObject({ type: "run_failed", payload: { code: "internal:lease_expired" } });
     expect((await getRunRow(s.db, runId)).state).toBe("failed");
-    expect(await s.runtime.sweep()).toBe(0);
+    expect((await s.runtime.sweep()).reaped).toBe(0);
   });
 
   it("charges every model call once, with rollups equal to the ledger", async () => {

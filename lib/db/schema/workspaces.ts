@@ -12,6 +12,8 @@ export interface WorkspaceSettings {
   approvalTtlSeconds?: number;
   maxStepsPerRun?: number;
   maxHopsPerThread?: number;
+  /** Per-tool and per-category overrides of the approval policy. */
+  policy?: { tools?: Record<string, "ask" | "allow" | "deny">; categories?: Record<string, "ask" | "allow" | "deny"> };
 }
 
 export const workspaces = pgTable(

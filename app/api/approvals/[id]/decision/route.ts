@@ -1,0 +1,15 @@
+import { z } from "zod";
+import { route } from "@/lib/http/route";
+import { decideApproval, decisionSchema } from "@/lib/safety/approvals";
+
+export const POST = route({ role: "reviewer", params: z.object({ id: z.uuid() }), body: decisionSchema }, async ({ server, workspace, user, params, body }) => {
+  const approval = await decideApproval(server.db, server.bus, server.runtime.deps.tools, {
+    workspaceId: workspace.id,
+    approvalId: params.id,
+    decider: { userId: user.id, role: workspace.role },
+    ...body,
+  });
+  // Resume right away; if this process dies first, the sweeper resumes it.
+  await server.runtime.resumeRun(approval.runId).catch((error: unknown) => console.error(`Could not resume run ${approval.runId}`, error));
+  return { approval: { id: approval.id, status: approval.status, decidedAt: approval.decidedAt, fingerprint: approval.fingerprint } };
+});

@@ -1,0 +1,41 @@
+import { asc, eq } from "drizzle-orm";
+import type { Database } from "../db/client";
+import { messages, type Agent, type AgentRun } from "../db/schema";
+import { MEMORIES_HEADING } from "../models/offline";
+import type { ModelMessage } from "../models/types";
+import { recallMemories } from "../tools/memory";
+
+const HISTORY_LIMIT = 40;
+
+/** The conversation so far as the model sees it: text only, roles alternating, starting with the user. */
+export async function loadHistory(db: Database, run: AgentRun): Promise<ModelMessage[]> {
+  if (!run.sessionId) return [];
+  const rows = await db
+    .select({ id: messages.id, role: messages.role, content: messages.content })
+    .from(messages)
+    .where(eq(messages.sessionId, run.sessionId))
+    .orderBy(asc(messages.createdAt), asc(messages.role));
+  const out: ModelMessage[] = [];
+  for (const row of rows.slice(-HISTORY_LIMIT * 2)) {
+    if (row.id === run.replyMessageId) continue;
+    const text = row.content.trim();
+    if (!text) continue;
+    const last = out[out.length - 1];
+    if (last && last.role === row.role) last.content.push({ type: "text", text });
+    else if (out.length > 0 || row.role === "user") out.push({ role: row.role, content: [{ type: "text", text }] });
+  }
+  return out.slice(-HISTORY_LIMIT);
+}
+
+/** The agent's own prompt, plus what it remembers that bears on the question. */
+export async function buildSystemPrompt(db: Database, agent: Agent, question: string): Promise<string> {
+  const memories = await recallMemories(db, { agentId: agent.id, query: question, limit: 6 }).catch(() => []);
+  const parts = [
+    agent.systemPrompt.trim() || `You are ${agent.name}, an agent of this team.`,
+    `Your handle is @${agent.handle}. Use your tools when they help; say plainly when something failed or was refused.`,
+  ];
+  if (memories.length > 0) {
+    parts.push(`${MEMORIES_HEADING}\n${memories.map((m) => `- ${m.content.replace(/\s+/g, " ").slice(0, 500)}`).join("\n")}`);
+  }
+  return parts.join("\n\n");
+}

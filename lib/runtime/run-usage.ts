@@ -1,0 +1,58 @@
+import { eq, sql } from "drizzle-orm";
+import type { Database } from "../db/client";
+import { agentRuns, type AgentRun } from "../db/schema";
+import { chargeUsage } from "../billing/ledger";
+import { estimateTokens } from "../models/offline";
+import type { ModelMessage, Usage } from "../models/types";
+import type { RunJournal } from "./run-journal";
+
+/**
+ * Writes the usage row of one model call (idempotent per run and call
+ * number) and adds it to the run's totals. When the provider reported
+ * nothing (a call cut short), tokens are estimated from what was sent and
+ * received, and the event says so. Billing never fails the run.
+ */
+export async function chargeModelCall(input: {
+  db: Database;
+  run: AgentRun;
+  journal: RunJournal;
+  callNumber: number;
+  modelSpec: string;
+  usage: Usage;
+  sawUsage: boolean;
+  conversation: ModelMessage[];
+  received: string;
+}): Promise<void> {
+  const { db, run, usage } = input;
+  const estimated = !input.sawUsage || (usage.outputTokens === 0 && input.received.length > 0);
+  if (!input.sawUsage || usage.inputTokens === 0) usage.inputTokens = estimateTokens(JSON.stringify(input.conversation));
+  if (usage.outputTokens === 0 && input.received.length > 0) usage.outputTokens = estimateTokens(input.received);
+  let credits = 0;
+  try {
+    const result = await chargeUsage(db, {
+      workspaceId: run.workspaceId,
+      agentId: run.agentId,
+      source: { kind: "run", runId: run.id },
+      model: input.modelSpec,
+      usage,
+      idempotencyKey: `run:${run.id}:call:${input.callNumber}`,
+    });
+    credits = result.credits;
+  } catch (error) {
+    // The run's own totals below let reconciliation find and fill the gap.
+    console.error(`Could not charge model call ${input.callNumber} of run ${run.id}`, error);
+  }
+  await db
+    .update(agentRuns)
+    .set({
+      inputTokens: sql`${agentRuns.inputTokens} + ${usage.inputTokens}`,
+      outputTokens: sql`${agentRuns.outputTokens} + ${usage.outputTokens}`,
+      credits: sql`${agentRuns.credits} + ${credits}`,
+      modelCalls: input.callNumber + 1,
+    })
+    .where(eq(agentRuns.id, run.id))
+    .catch((error: unknown) => console.error(`Could not update the totals of run ${run.id}`, error));
+  await input.journal
+    .emit({ type: "usage", payload: { model: input.modelSpec, inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, credits, estimated } })
+    .catch(() => undefined);
+}

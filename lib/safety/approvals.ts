@@ -1,0 +1,224 @@
+import { and, asc, desc, eq, inArray, isNull, lt, ne, sql, type SQL } from "drizzle-orm";
+import { z } from "zod";
+import type { Db } from "../db/client";
+import { agentRuns, agents, approvals, users, workspaces, type Approval, type Role } from "../db/schema";
+import { AppError } from "../errors";
+import { recordAudit } from "../audit";
+import type { EventBus } from "../runtime/bus";
+import { insertRunEvents, notifyRun } from "../runtime/journal";
+import type { ToolRegistry } from "../tools/registry";
+import { hasRole } from "../workspaces/roles";
+import { callFingerprint } from "./fingerprint";
+import { mintGrant } from "./grants";
+import { classifyCall, workspacePolicy } from "./policy";
+
+export const approvalsTopic = (workspaceId: string) => `approvals:${workspaceId}`;
+
+export const decisionSchema = z.object({
+  decision: z.enum(["approve", "reject"]),
+  reason: z.string().trim().max(2000).optional(),
+  input: z.record(z.string(), z.unknown()).optional(),
+});
+export type DecisionInput = z.infer<typeof decisionSchema>;
+
+export interface Decider {
+  userId: string;
+  role: Role;
+}
+
+/**
+ * Decides a pending approval exactly once. The row is locked and checked
+ * inside one transaction, so of concurrent decisions one wins and the rest
+ * get `conflict:approval`. Approval mints the single-use grant for the exact
+ * (possibly edited) call; the decision is journaled on the run.
+ */
+export async function decideApproval(
+  db: Db,
+  bus: EventBus,
+  tools: ToolRegistry,
+  input: { workspaceId: string; approvalId: string; decider: Decider } & DecisionInput,
+): Promise<Approval> {
+  if (!hasRole(input.decider.role, "reviewer")) throw new AppError("forbidden:role", "Only reviewers, managers and owners decide approvals.");
+  if (input.decision === "reject" && input.input) throw new AppError("bad_request:body", "An edited input goes with an approval, not a rejection.");
+  if (!z.uuid().safeParse(input.approvalId).success) throw new AppError("not_found:approval");
+  const result = await db.transaction(async (tx) => {
+    const [row] = await tx
+      .select({ approval: approvals, settings: workspaces.settings, runTaint: agentRuns.taint })
+      .from(approvals)
+      .innerJoin(workspaces, eq(workspaces.id, approvals.workspaceId))
+      .innerJoin(agentRuns, eq(agentRuns.id, approvals.runId))
+      .where(and(eq(approvals.id, input.approvalId), eq(approvals.workspaceId, input.workspaceId)))
+      .for("update", { of: approvals });
+    if (!row) throw new AppError("not_found:approval");
+    const { approval } = row;
+    if (approval.status !== "pending") {
+      throw new AppError("conflict:approval", `This action was already ${approval.status}.`, { details: { status: approval.status } });
+    }
+    if (approval.expiresAt.getTime() <= Date.now()) throw new AppError("conflict:approval", "This approval has expired.", { details: { status: "expired" } });
+    const policy = workspacePolicy(row.settings);
+    if (
+      input.decision === "approve" &&
+      approval.requestedByUserId === input.decider.userId &&
+      policy.fourEyesCategories.includes(approval.category as never)
+    ) {
+      throw new AppError("forbidden:four_eyes", "This workspace requires someone else to approve actions you started.");
+    }
+
+    let fingerprint = approval.fingerprint;
+    let editedInput: Record<string, unknown> | null = null;
+    if (input.input) {
+      const tool = tools.get(approval.tool);
+      const parsed = tool?.input.safeParse(input.input);
+      if (!tool || !parsed?.success) {
+        throw new AppError("unprocessable:tool_input", `The edited input is not valid for ${approval.tool}: ${parsed?.error?.issues[0]?.message ?? "unknown tool"}`);
+      }
+      editedInput = parsed.data;
+      fingerprint = callFingerprint(approval.tool, editedInput);
+      // The edited call is a new call: the policy judges it again before anyone may approve it.
+      const verdict = classifyCall({ tool: approval.tool, effects: tool.effects, taint: row.runTaint, overrides: policy.overrides });
+      if (verdict.kind === "deny") throw new AppError("unprocessable:policy", verdict.reason);
+    }
+
+    const status = input.decision === "approve" ? "approved" : "rejected";
+    const [decided] = await tx
+      .update(approvals)
+      .set({
+        status,
+        decidedByUserId: input.decider.userId,
+        decidedAt: new Date(),
+        reason: input.reason ?? null,
+        editedInput,
+        fingerprint,
+      })
+      .where(and(eq(approvals.id, approval.id), eq(approvals.status, "pending")))
+      .returning();
+    if (!decided) throw new AppError("conflict:approval", "This action was already decided.");
+    if (status === "approved") await mintGrant(tx, { workspaceId: input.workspaceId, approvalId: approval.id, fingerprint });
+    await recordAudit(tx, {
+      workspaceId: input.workspaceId,
+      actor: { kind: "user", id: input.decider.userId },
+      action: `approval.${status}`,
+      target: { type: "approval", id: approval.id },
+      detail: { tool: approval.tool, category: approval.category, reason: input.reason ?? null, inputEdited: !!editedInput, fingerprint },
+    });
+    const seq = await insertRunEvents(tx, approval.runId, null, [
+      {
+        type: "approval_decided",
+        payload: { approvalId: approval.id, status, decidedBy: input.decider.userId, reason: input.reason ?? null, inputEdited: !!editedInput },
+      },
+    ]);
+    return { decided, seq };
+  });
+  await notifyRun(bus, result.decided.runId, result.seq);
+  await bus.publish(approvalsTopic(input.workspaceId), { approvalId: result.decided.id, status: result.decided.status });
+  return result.decided;
+}
+
+/** Marks overdue pending approvals expired, journals it on their runs, and returns their ids. */
+export async function expireOverdueApprovals(db: Db, bus: EventBus): Promise<string[]> {
+  const expired = await db.transaction(async (tx) => {
+    const rows = await tx
+      .update(approvals)
+      .set({ status: "expired", decidedAt: new Date(), reason: "No decision before the deadline." })
+      .where(and(eq(approvals.status, "pending"), lt(approvals.expiresAt, sql`now()`)))
+      .returning({ id: approvals.id, runId: approvals.runId, workspaceId: approvals.workspaceId, tool: approvals.tool });
+    const seqs: { runId: string; seq: number; workspaceId: string; id: string }[] = [];
+    for (const row of rows) {
+      await recordAudit(tx, { workspaceId: row.workspaceId, actor: { kind: "system" }, action: "approval.expired", target: { type: "approval", id: row.id }, detail: { tool: row.tool } });
+      const seq = await insertRunEvents(tx, row.runId, null, [
+        { type: "approval_decided", payload: { approvalId: row.id, status: "expired", decidedBy: null, reason: "No decision before the deadline.", inputEdited: false } },
+      ]);
+      seqs.push({ ...row, seq });
+    }
+    return seqs;
+  });
+  for (const row of expired) {
+    await notifyRun(bus, row.runId, row.seq);
+    await bus.publish(approvalsTopic(row.workspaceId), { approvalId: row.id, status: "expired" });
+  }
+  return expired.map((r) => r.id);
+}
+
+/** Suspended runs whose approval was decided (or expired) but that nobody resumed yet. */
+export async function listResumableRuns(db: Db, limit = 50): Promise<string[]> {
+  const rows = await db
+    .selectDistinct({ runId: approvals.runId })
+    .from(approvals)
+    .innerJoin(agentRuns, eq(agentRuns.id, approvals.runId))
+    .where(and(ne(approvals.status, "pending"), isNull(approvals.resumedAt), eq(agentRuns.state, "suspended")))
+    .limit(limit);
+  return rows.map((r) => r.runId);
+}
+
+export const approvalListQuerySchema = z.object({
+  status: z.enum(["pending", "decided", "expired", "all"]).default("pending"),
+  category: z.string().max(40).optional(),
+  agent: z.string().max(41).optional(),
+  taint: z.string().max(200).optional(),
+  sort: z.enum(["expiry", "newest", "oldest"]).optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(100),
+});
+export type ApprovalListQuery = z.infer<typeof approvalListQuerySchema>;
+
+const decidedBy = sql<string | null>`(select name from ${users} where ${users.id} = ${approvals.decidedByUserId})`;
+const requestedBy = sql<string | null>`(select name from ${users} where ${users.id} = ${approvals.requestedByUserId})`;
+
+export async function listApprovals(db: Db, workspaceId: string, query: ApprovalListQuery) {
+  const where: SQL[] = [eq(approvals.workspaceId, workspaceId)];
+  if (query.status === "pending") where.push(eq(approvals.status, "pending"));
+  if (query.status === "decided") where.push(inArray(approvals.status, ["approved", "rejected"]));
+  if (query.status === "expired") where.push(eq(approvals.status, "expired"));
+  if (query.category) where.push(eq(approvals.category, query.category));
+  if (query.agent) where.push(eq(agents.handle, query.agent.replace(/^@/, "")));
+  if (query.taint) where.push(sql`${approvals.taintSources} @> ${JSON.stringify([{ source: query.taint }])}::jsonb`);
+  const sort = query.sort ?? (query.status === "pending" ? "expiry" : "newest");
+  const order =
+    sort === "expiry" ? [asc(approvals.expiresAt)] : sort === "oldest" ? [asc(approvals.createdAt)] : [desc(sql`coalesce(${approvals.decidedAt}, ${approvals.createdAt})`)];
+  return listApprovalsWhere(db, and(...where)!, query.limit, order);
+}
+
+function listApprovalsWhere(db: Db, where: SQL, limit: number, order: SQL[] = [desc(approvals.createdAt)]) {
+  return db
+    .select({
+      id: approvals.id,
+      runId: approvals.runId,
+      stepId: approvals.stepId,
+      category: approvals.category,
+      tool: approvals.tool,
+      callId: approvals.callId,
+      input: approvals.input,
+      editedInput: approvals.editedInput,
+      preview: approvals.preview,
+      taintSources: approvals.taintSources,
+      status: approvals.status,
+      reason: approvals.reason,
+      expiresAt: approvals.expiresAt,
+      createdAt: approvals.createdAt,
+      decidedAt: approvals.decidedAt,
+      decidedBy,
+      requestedBy,
+      requestedByUserId: approvals.requestedByUserId,
+      sessionId: agentRuns.sessionId,
+      agent: { id: agents.id, handle: agents.handle, name: agents.name, color: agents.color },
+    })
+    .from(approvals)
+    .innerJoin(agents, eq(agents.id, approvals.agentId))
+    .innerJoin(agentRuns, eq(agentRuns.id, approvals.runId))
+    .where(where)
+    .orderBy(...order)
+    .limit(limit);
+}
+
+export async function countPendingApprovals(db: Db, workspaceId: string): Promise<number> {
+  const [row] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(approvals)
+    .where(and(eq(approvals.workspaceId, workspaceId), eq(approvals.status, "pending")));
+  return Number(row?.n ?? 0);
+}
+
+export async function getApproval(db: Db, workspaceId: string, approvalId: string) {
+  const [row] = await listApprovalsWhere(db, and(eq(approvals.workspaceId, workspaceId), eq(approvals.id, approvalId))!, 1);
+  if (!row) throw new AppError("not_found:approval");
+  return row;
+}
