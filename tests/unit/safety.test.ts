@@ -1,0 +1,107 @@
+import { describe, expect, it } from "vitest";
+import { authorizeCall, CircuitBreakers, correlateResults, errorResult, validCallIds, type ProposedCall } from "../../lib/safety/dispatch";
+import { callFingerprint, canonicalJson } from "../../lib/safety/fingerprint";
+import { classifyCall, workspacePolicy } from "../../lib/safety/policy";
+import type { ToolEffect } from "../../lib/tools/types";
+
+const web = [{ source: "web:example.com", stepId: "s1" }];
+
+describe("policy", () => {
+  it.each<[string, ToolEffect[], boolean, string]>([
+    ["memory.recall", ["reads_workspace"], false, "allow"],
+    ["memory.recall", ["reads_workspace"], true, "allow"],
+    ["http.fetch", ["reads_external"], true, "allow"],
+    ["memory.remember", ["writes_memory"], true, "allow"],
+    ["chat.send", ["sends_internal"], false, "allow"],
+    ["chat.send", ["sends_internal"], true, "tainted_egress"],
+    ["slack.post", ["sends_externally"], false, "external_send"],
+    ["slack.post", ["sends_externally"], true, "tainted_egress"],
+    ["files.write", ["writes_workspace"], false, "data_write"],
+    ["shell.exec", ["executes_code"], false, "code_exec"],
+    ["cards.charge", ["spends_money", "sends_externally"], false, "spend"],
+  ])("%s with effects %j, tainted=%s → %s", (tool, effects, tainted, expected) => {
+    const decision = classifyCall({ tool, effects, taint: tainted ? web : [] });
+    expect(decision.kind === "allow" ? "allow" : decision.kind === "require_approval" ? decision.category : "deny").toBe(expected);
+  });
+
+  it("workspace overrides tighten anything and loosen only untainted calls", () => {
+    const effects: ToolEffect[] = ["sends_externally"];
+    expect(classifyCall({ tool: "slack.post", effects, taint: [], overrides: { tools: {}, categories: { external_send: "allow" } } }).kind).toBe("allow");
+    expect(classifyCall({ tool: "slack.post", effects, taint: web, overrides: { tools: { "slack.post": "allow" }, categories: {} } })).toMatchObject({
+      kind: "require_approval",
+      category: "tainted_egress",
+    });
+    expect(classifyCall({ tool: "memory.recall", effects: ["reads_workspace"], taint: [], overrides: { tools: { "memory.recall": "ask" }, categories: {} } }).kind).toBe(
+      "require_approval",
+    );
+    expect(classifyCall({ tool: "slack.post", effects, taint: web, overrides: { tools: { "slack.post": "deny" }, categories: {} } }).kind).toBe("deny");
+    expect(classifyCall({ tool: "slack.post", effects, taint: [], overrides: { tools: {}, categories: { external_send: "deny" } } }).kind).toBe("deny");
+  });
+
+  it("reads a workspace's settings with defaults: four eyes on external sends, 24 h to decide", () => {
+    expect(workspacePolicy({})).toEqual({ overrides: { tools: {}, categories: {} }, fourEyesCategories: ["external_send"], approvalTtlSeconds: 86_400 });
+    expect(workspacePolicy({ fourEyesCategories: [], approvalTtlSeconds: 60 })).toMatchObject({ fourEyesCategories: [], approvalTtlSeconds: 60 });
+  });
+});
+
+describe("fingerprints", () => {
+  it("do not depend on key order, and change with any value", () => {
+    expect(canonicalJson({ b: 1, a: { d: [1, { y: 2, x: 1 }], c: null } })).toBe('{"a":{"c":null,"d":[1,{"x":1,"y":2}]},"b":1}');
+    expect(callFingerprint("slack.post", { channel: "#a", text: "hi" })).toBe(callFingerprint("slack.post", { text: "hi", channel: "#a" }));
+    expect(callFingerprint("slack.post", { channel: "#a", text: "hi" })).not.toBe(callFingerprint("slack.post", { channel: "#a", text: "hi!" }));
+    expect(callFingerprint("slack.post", { channel: "#a" })).not.toBe(callFingerprint("chat.send", { channel: "#a" }));
+  });
+});
+
+describe("governed dispatch", () => {
+  const call = (id: string): ProposedCall => ({ id, name: "t", input: {} });
+  const ok = (id: string) => ({ type: "tool_result" as const, toolUseId: id, content: `"${id}"` });
+
+  it("needs unique, non-empty call ids", () => {
+    expect(validCallIds([call("a"), call("b")])).toBe(true);
+    expect(validCallIds([call("a"), call("a")])).toBe(false);
+    expect(validCallIds([call(""), call("b")])).toBe(false);
+    expect(validCallIds([call("  ")])).toBe(false);
+  });
+
+  it("matches results to calls by id; a missing result is 'no result'; a duplicate or unknown id fails every call", () => {
+    expect(correlateResults([call("a"), call("b")], [ok("b"), ok("a")]).map((r) => r.content)).toEqual(['"a"', '"b"']);
+    const missing = correlateResults([call("a"), call("b")], [ok("a")]);
+    expect(missing[1]).toMatchObject({ isError: true });
+    expect(missing[1]!.content).toContain("no result");
+    expect(missing[0]!.isError).toBeUndefined();
+    expect(correlateResults([call("a"), call("b")], [ok("a"), ok("a"), ok("b")]).every((r) => r.isError)).toBe(true);
+    expect(correlateResults([call("a")], [ok("a"), ok("zzz")]).every((r) => r.isError)).toBe(true);
+    expect(errorResult("x", "boom")).toEqual({ type: "tool_result", toolUseId: "x", content: '{"error":"boom"}', isError: true });
+  });
+
+  it("applies rewrites that keep id and kind, denies others, and stops after bounded rounds", async () => {
+    const rewrite = await authorizeCall(call("a"), (c) => (c.input.done ? { kind: "allow" } : { kind: "modify", call: { ...c, input: { done: true } } }));
+    expect(rewrite).toEqual({ ok: true, call: { id: "a", name: "t", input: { done: true } } });
+    expect(await authorizeCall(call("a"), (c) => ({ kind: "modify", call: { ...c, id: "b" } }))).toMatchObject({ ok: false, reason: expect.stringContaining("identity") });
+    expect(await authorizeCall(call("a"), (c) => ({ kind: "modify", call: { ...c, name: "other" } }))).toMatchObject({ ok: false });
+    let rounds = 0;
+    const endless = await authorizeCall(call("a"), (c) => {
+      rounds += 1;
+      return { kind: "modify", call: { ...c, input: { n: rounds } } };
+    });
+    expect(endless).toMatchObject({ ok: false, reason: expect.stringContaining("did not settle") });
+    expect(rounds).toBe(4);
+    expect(await authorizeCall(call("a"), () => ({ kind: "deny", reason: "no" }))).toEqual({ ok: false, reason: "no" });
+  });
+
+  it("a circuit breaker opens after repeated failures, lets a trial through after the cool-down, and closes on success", () => {
+    let now = 1_000;
+    const breakers = new CircuitBreakers(3, 10_000, () => now);
+    for (let i = 0; i < 2; i++) breakers.record("flaky", false);
+    expect(breakers.check("flaky")).toBeNull();
+    breakers.record("flaky", false);
+    expect(breakers.check("flaky")).toMatch(/failed 3 times/);
+    expect(breakers.check("other")).toBeNull();
+    now += 10_001;
+    expect(breakers.check("flaky")).toBeNull();
+    breakers.record("flaky", true);
+    breakers.record("flaky", false);
+    expect(breakers.check("flaky")).toBeNull();
+  });
+});
