@@ -1,6 +1,7 @@
 import { hasRole, roleLabels } from "@/lib/workspaces/roles";
 import type { WorkspacePage } from "@/lib/http/page";
 import { Providers } from "../providers";
+import { LiveApprovalsProvider } from "../approvals/live-approvals";
 import { navItems } from "./nav-items";
 import { SidebarNav } from "./sidebar";
 import { signOutAction } from "./sign-out";
@@ -11,6 +12,7 @@ export function AppShell({ page, children }: { page: WorkspacePage; children: Re
   const items = navItems(workspace.slug).filter((item) => !item.role || hasRole(workspace.role, item.role));
   return (
     <Providers workspace={workspace}>
+      <LiveApprovalsProvider slug={workspace.slug}>
       <div className="flex min-h-screen">
         <aside className="flex w-60 shrink-0 flex-col gap-6 bg-slate-900 p-4 text-slate-200">
           <div className="px-1 text-lg font-semibold tracking-tight text-white">Clawdeck</div>
@@ -33,6 +35,7 @@ export function AppShell({ page, children }: { page: WorkspacePage; children: Re
         </aside>
         <main className="min-w-0 flex-1 p-8">{children}</main>
       </div>
+      </LiveApprovalsProvider>
     </Providers>
   );
 }

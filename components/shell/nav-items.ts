@@ -5,12 +5,20 @@ export interface NavItem {
   label: string;
   /** Least role that sees the item. */
   role?: Role;
+  section: "work" | "settings";
+  /** A live count shown beside the label. */
+  badge?: "pendingApprovals";
 }
 
-/** The areas that exist. Each later area adds its entry here. */
+/** The areas that exist, in the order the sidebar shows them. */
 export function navItems(slug: string): NavItem[] {
   return [
-    { href: `/w/${slug}`, label: "Overview" },
-    { href: `/w/${slug}/settings/members`, label: "Members", role: "manager" },
+    { href: `/w/${slug}`, label: "Overview", section: "work" },
+    { href: `/w/${slug}/chat`, label: "Chat", section: "work" },
+    { href: `/w/${slug}/approvals`, label: "Approvals", section: "work", badge: "pendingApprovals" },
+    { href: `/w/${slug}/outbox`, label: "Outbox", section: "work" },
+    { href: `/w/${slug}/settings/members`, label: "Members", role: "manager", section: "settings" },
+    { href: `/w/${slug}/settings/policy`, label: "Policy", section: "settings" },
+    { href: `/w/${slug}/settings/connections`, label: "Connections", role: "manager", section: "settings" },
   ];
 }

@@ -1,0 +1,28 @@
+import type { Metadata } from "next";
+import { eq } from "drizzle-orm";
+import { workspaces } from "@/lib/db/schema";
+import { requireWorkspacePage } from "@/lib/http/page";
+import { workspacePolicy } from "@/lib/safety/policy";
+import { getServer } from "@/lib/server";
+import { hasRole } from "@/lib/workspaces/roles";
+import { ApprovalsInbox } from "@/components/approvals/inbox";
+
+export const metadata: Metadata = { title: "Approvals" };
+
+export default async function ApprovalsPage({ params }: { params: Promise<{ workspace: string }> }) {
+  const { workspace, user } = await requireWorkspacePage((await params).workspace);
+  const { db } = await getServer();
+  const [ws] = await db.select({ settings: workspaces.settings }).from(workspaces).where(eq(workspaces.id, workspace.id));
+  const policy = workspacePolicy(ws?.settings);
+  return (
+    <div className="mx-auto max-w-4xl space-y-6">
+      <header>
+        <h1 className="text-2xl font-semibold tracking-tight">Approvals</h1>
+        <p className="mt-1 text-sm text-slate-600">
+          Agent actions that need a person before they happen. Each decision applies to exactly the call shown, once.
+        </p>
+      </header>
+      <ApprovalsInbox viewerId={user.id} canDecide={hasRole(workspace.role, "reviewer")} fourEyesCategories={policy.fourEyesCategories} />
+    </div>
+  );
+}

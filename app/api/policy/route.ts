@@ -1,0 +1,8 @@
+import { route } from "@/lib/http/route";
+import { getPolicyView, updatePolicy, updatePolicySchema } from "@/lib/safety/settings";
+
+export const GET = route({}, async ({ server, workspace }) => ({ policy: await getPolicyView(server.db, workspace.id, server.runtime.deps.tools) }));
+
+export const PUT = route({ role: "manager", body: updatePolicySchema }, async ({ server, workspace, user, body }) => ({
+  policy: await updatePolicy(server.db, workspace.id, user.id, server.runtime.deps.tools, body),
+}));

@@ -1,0 +1,181 @@
+"use client";
+
+import Link from "next/link";
+import { useState } from "react";
+import { AppError } from "@/lib/errors";
+import { useApi, useWorkspace } from "../providers";
+import { categoryLabels, timeLeft, type ApprovalItem } from "./types";
+
+export function PreviewCard({ preview }: { preview: ApprovalItem["preview"] }) {
+  return (
+    <div className="rounded-md border border-slate-200 bg-slate-50 p-3" data-testid="approval-preview">
+      <div className="text-sm font-semibold">{preview.title}</div>
+      {preview.fields.length > 0 ? (
+        <dl className="mt-1 grid grid-cols-[auto_1fr] gap-x-3 text-sm">
+          {preview.fields.map((f) => (
+            <div key={f.label} className="contents">
+              <dt className="text-slate-500">{f.label}</dt>
+              <dd className="font-medium">{f.value}</dd>
+            </div>
+          ))}
+        </dl>
+      ) : null}
+      {preview.body ? <p className="mt-2 whitespace-pre-wrap rounded bg-white p-2 text-sm ring-1 ring-slate-200">{preview.body}</p> : null}
+    </div>
+  );
+}
+
+export function TaintList({ item, slug }: { item: ApprovalItem; slug: string }) {
+  if (item.taintSources.length === 0) return <p className="text-xs text-slate-500">No untrusted content reached this run.</p>;
+  return (
+    <div className="space-y-1">
+      <div className="text-xs font-medium text-amber-800">Untrusted content reached this run:</div>
+      <ul className="flex flex-wrap gap-1.5" aria-label="Taint sources">
+        {item.taintSources.map((t) => (
+          <li key={`${t.source}-${t.stepId}`}>
+            <Link
+              href={item.sessionId ? `/w/${slug}/chat/${item.sessionId}${t.stepId ? `#step-${t.stepId}` : ""}` : "#"}
+              className="inline-flex items-center gap-1 rounded border border-amber-300 bg-amber-50 px-2 py-0.5 font-mono text-xs text-amber-900 hover:bg-amber-100"
+              title="Open the step that brought this in"
+            >
+              ⚠ {t.source}
+            </Link>
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+export function ApprovalCard({ item, now, viewerId, canDecide, fourEyes, onDecided }: {
+  item: ApprovalItem;
+  now: number;
+  viewerId: string;
+  canDecide: boolean;
+  fourEyes: boolean;
+  onDecided: () => void;
+}) {
+  const api = useApi();
+  const { slug } = useWorkspace();
+  const [mode, setMode] = useState<"idle" | "reject" | "edit">("idle");
+  const [reason, setReason] = useState("");
+  const [edited, setEdited] = useState(() => JSON.stringify(item.input, null, 2));
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const ownRequest = fourEyes && item.requestedByUserId === viewerId;
+
+  async function decide(decision: "approve" | "reject", extra: { reason?: string; input?: Record<string, unknown> } = {}) {
+    setBusy(true);
+    setError(null);
+    try {
+      await api(`/api/approvals/${item.id}/decision`, { method: "POST", body: { decision, ...extra } });
+      onDecided();
+    } catch (e) {
+      setError(e instanceof AppError ? `${e.message} (${e.code})` : "The decision was not saved.");
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  function approveEdited() {
+    let input: unknown;
+    try {
+      input = JSON.parse(edited);
+    } catch {
+      setError("The edited input is not valid JSON.");
+      return;
+    }
+    if (!input || typeof input !== "object" || Array.isArray(input)) {
+      setError("The edited input must be a JSON object.");
+      return;
+    }
+    void decide("approve", { input: input as Record<string, unknown>, reason: reason || undefined });
+  }
+
+  const left = timeLeft(item.expiresAt, now);
+  return (
+    <article className="card space-y-3 p-4" aria-label={`Approval: ${item.preview.title} by @${item.agent.handle}`}>
+      <header className="flex flex-wrap items-center gap-2 text-xs">
+        <span className={`rounded px-2 py-0.5 font-medium ${item.category === "tainted_egress" ? "bg-amber-100 text-amber-900" : "bg-indigo-50 text-indigo-700"}`}>
+          {categoryLabels[item.category] ?? item.category}
+        </span>
+        <span className="rounded bg-slate-100 px-1.5 py-0.5 font-mono text-slate-700">{item.tool}</span>
+        <span className="flex items-center gap-1 text-slate-600">
+          <span aria-hidden className="inline-block h-2 w-2 rounded-full" style={{ backgroundColor: item.agent.color }} />@{item.agent.handle}
+        </span>
+        <span className="text-slate-500">asked by {item.requestedBy ?? "an agent"}</span>
+        <span className={`ml-auto font-medium ${left === "expired" ? "text-rose-700" : "text-slate-700"}`} title={new Date(item.expiresAt).toLocaleString()}>
+          {left}
+        </span>
+      </header>
+      <PreviewCard preview={item.preview} />
+      <details className="text-xs">
+        <summary className="cursor-pointer text-slate-600">Exact input ({item.callId})</summary>
+        <pre className="mt-1 overflow-x-auto rounded bg-slate-900 p-2 text-slate-100">{JSON.stringify(item.input, null, 2)}</pre>
+      </details>
+      <TaintList item={item} slug={slug} />
+      {item.sessionId ? (
+        <Link className="inline-block text-sm text-indigo-700 hover:underline" href={`/w/${slug}/chat/${item.sessionId}`}>
+          See the conversation that led to this →
+        </Link>
+      ) : null}
+      {canDecide ? (
+        <div className="space-y-2 border-t border-slate-100 pt-3">
+          {ownRequest ? (
+            <p className="text-xs text-slate-600">You started this run: this workspace needs someone else to approve it. You can still reject it.</p>
+          ) : null}
+          {mode === "reject" ? (
+            <div className="space-y-2">
+              <label className="label" htmlFor={`reason-${item.id}`}>
+                Reason for rejecting (the agent is told)
+              </label>
+              <textarea id={`reason-${item.id}`} className="input" rows={2} value={reason} onChange={(e) => setReason(e.target.value)} />
+              <div className="flex gap-2">
+                <button className="btn-danger" disabled={busy} onClick={() => void decide("reject", { reason: reason || undefined })}>
+                  Confirm rejection
+                </button>
+                <button className="btn-secondary" onClick={() => setMode("idle")}>
+                  Back
+                </button>
+              </div>
+            </div>
+          ) : mode === "edit" ? (
+            <div className="space-y-2">
+              <label className="label" htmlFor={`edit-${item.id}`}>
+                Input to run instead (JSON). The policy checks it again and the agent is told it was changed.
+              </label>
+              <textarea id={`edit-${item.id}`} className="input font-mono text-xs" rows={6} value={edited} onChange={(e) => setEdited(e.target.value)} />
+              <div className="flex gap-2">
+                <button className="btn-primary" disabled={busy || ownRequest} onClick={approveEdited}>
+                  Approve edited input
+                </button>
+                <button className="btn-secondary" onClick={() => setMode("idle")}>
+                  Back
+                </button>
+              </div>
+            </div>
+          ) : (
+            <div className="flex flex-wrap gap-2">
+              <button className="btn-primary" disabled={busy || ownRequest} onClick={() => void decide("approve")}>
+                Approve
+              </button>
+              <button className="btn-danger" disabled={busy} onClick={() => setMode("reject")}>
+                Reject…
+              </button>
+              <button className="btn-secondary" disabled={busy || ownRequest} onClick={() => setMode("edit")}>
+                Edit, then approve…
+              </button>
+            </div>
+          )}
+          {error ? (
+            <p role="alert" className="text-sm text-rose-700">
+              {error}
+            </p>
+          ) : null}
+        </div>
+      ) : (
+        <p className="border-t border-slate-100 pt-3 text-xs text-slate-500">Reviewers, managers and owners decide approvals.</p>
+      )}
+    </article>
+  );
+}

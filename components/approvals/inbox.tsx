@@ -1,0 +1,199 @@
+"use client";
+
+import { keepPreviousData, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useEffect, useMemo, useState } from "react";
+import { useApi, useWorkspace } from "../providers";
+import { ApprovalCard, TaintList } from "./approval-card";
+import { useLiveApprovals } from "./live-approvals";
+import { categoryLabels, type ApprovalItem } from "./types";
+
+function useNow(intervalMs = 30_000) {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const t = setInterval(() => setNow(Date.now()), intervalMs);
+    return () => clearInterval(t);
+  }, [intervalMs]);
+  return now;
+}
+
+export function ApprovalsInbox({ viewerId, canDecide, fourEyesCategories }: { viewerId: string; canDecide: boolean; fourEyesCategories: string[] }) {
+  const [tab, setTab] = useState<"pending" | "history">("pending");
+  return (
+    <div className="space-y-4">
+      <div role="tablist" aria-label="Approvals" className="flex gap-1 border-b border-slate-200">
+        {(["pending", "history"] as const).map((t) => (
+          <button
+            key={t}
+            role="tab"
+            aria-selected={tab === t}
+            className={`-mb-px border-b-2 px-3 py-2 text-sm font-medium ${tab === t ? "border-indigo-600 text-indigo-700" : "border-transparent text-slate-500 hover:text-slate-800"}`}
+            onClick={() => setTab(t)}
+          >
+            {t === "pending" ? "Pending" : "History"}
+          </button>
+        ))}
+      </div>
+      {tab === "pending" ? <Pending viewerId={viewerId} canDecide={canDecide} fourEyesCategories={fourEyesCategories} /> : <History />}
+    </div>
+  );
+}
+
+function Pending({ viewerId, canDecide, fourEyesCategories }: { viewerId: string; canDecide: boolean; fourEyesCategories: string[] }) {
+  const api = useApi();
+  const { slug } = useWorkspace();
+  const queryClient = useQueryClient();
+  const { version } = useLiveApprovals();
+  const [sort, setSort] = useState<"expiry" | "newest" | "oldest">("expiry");
+  const now = useNow();
+  const key = ["approvals", slug, "pending", sort];
+  const query = useQuery({
+    queryKey: key,
+    queryFn: () => api<{ approvals: ApprovalItem[] }>(`/api/approvals?status=pending&sort=${sort}`),
+    placeholderData: keepPreviousData,
+  });
+  useEffect(() => {
+    if (version > 0) void queryClient.invalidateQueries({ queryKey: ["approvals", slug] });
+  }, [version, queryClient, slug]);
+
+  return (
+    <section aria-label="Pending approvals" className="space-y-3">
+      <div className="flex items-center justify-between">
+        <p className="text-sm text-slate-600" aria-live="polite">
+          {query.data ? `${query.data.approvals.length} waiting for a decision` : "Loading…"}
+        </p>
+        <label className="flex items-center gap-2 text-sm text-slate-600">
+          Sort
+          <select className="input w-44 py-1" value={sort} onChange={(e) => setSort(e.target.value as typeof sort)}>
+            <option value="expiry">Soonest expiry first</option>
+            <option value="newest">Newest first</option>
+            <option value="oldest">Oldest first</option>
+          </select>
+        </label>
+      </div>
+      {query.isError ? <p className="text-sm text-rose-700">Could not load approvals.</p> : null}
+      {query.data?.approvals.length === 0 ? (
+        <p className="card p-6 text-sm text-slate-600">Nothing is waiting. Gated agent actions appear here as soon as they are asked for.</p>
+      ) : null}
+      <ul className="space-y-3">
+        {query.data?.approvals.map((item) => (
+          <li key={item.id}>
+            <ApprovalCard
+              item={item}
+              now={now}
+              viewerId={viewerId}
+              canDecide={canDecide}
+              fourEyes={fourEyesCategories.includes(item.category)}
+              onDecided={() => void queryClient.invalidateQueries({ queryKey: ["approvals", slug] })}
+            />
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+const statusStyles: Record<string, string> = {
+  approved: "bg-emerald-50 text-emerald-700",
+  rejected: "bg-rose-50 text-rose-700",
+  expired: "bg-slate-100 text-slate-600",
+};
+
+function History() {
+  const api = useApi();
+  const { slug } = useWorkspace();
+  const { version } = useLiveApprovals();
+  const queryClient = useQueryClient();
+  const [filters, setFilters] = useState({ status: "all", category: "", agent: "", taint: "" });
+  const params = new URLSearchParams({ status: filters.status === "all" ? "all" : filters.status, sort: "newest" });
+  if (filters.category) params.set("category", filters.category);
+  if (filters.agent) params.set("agent", filters.agent);
+  if (filters.taint) params.set("taint", filters.taint);
+  const query = useQuery({
+    queryKey: ["approvals", slug, "history", filters],
+    queryFn: () => api<{ approvals: ApprovalItem[] }>(`/api/approvals?${params.toString()}`),
+    placeholderData: keepPreviousData,
+  });
+  useEffect(() => {
+    if (version > 0) void queryClient.invalidateQueries({ queryKey: ["approvals", slug, "history"] });
+  }, [version, queryClient, slug]);
+  const items = useMemo(() => (query.data?.approvals ?? []).filter((a) => a.status !== "pending"), [query.data]);
+  const all = useQuery({ queryKey: ["approvals", slug, "facets"], queryFn: () => api<{ approvals: ApprovalItem[] }>("/api/approvals?status=all&limit=200") });
+  const agents = [...new Set((all.data?.approvals ?? []).map((a) => a.agent.handle))].sort();
+  const taints = [...new Set((all.data?.approvals ?? []).flatMap((a) => a.taintSources.map((t) => t.source)))].sort();
+  const set = (field: keyof typeof filters) => (e: React.ChangeEvent<HTMLSelectElement>) => setFilters((f) => ({ ...f, [field]: e.target.value }));
+
+  return (
+    <section aria-label="Decided approvals" className="space-y-3">
+      <div className="flex flex-wrap gap-3" role="group" aria-label="Filters">
+        <label className="text-sm text-slate-600">
+          Outcome{" "}
+          <select className="input w-36 py-1" value={filters.status} onChange={set("status")}>
+            <option value="all">Any</option>
+            <option value="decided">Approved or rejected</option>
+            <option value="expired">Expired</option>
+          </select>
+        </label>
+        <label className="text-sm text-slate-600">
+          Category{" "}
+          <select className="input w-52 py-1" value={filters.category} onChange={set("category")}>
+            <option value="">Any</option>
+            {Object.entries(categoryLabels).map(([id, label]) => (
+              <option key={id} value={id}>
+                {label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="text-sm text-slate-600">
+          Agent{" "}
+          <select className="input w-36 py-1" value={filters.agent} onChange={set("agent")}>
+            <option value="">Any</option>
+            {agents.map((h) => (
+              <option key={h} value={h}>
+                @{h}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="text-sm text-slate-600">
+          Taint{" "}
+          <select className="input w-48 py-1" value={filters.taint} onChange={set("taint")}>
+            <option value="">Any</option>
+            {taints.map((t) => (
+              <option key={t} value={t}>
+                {t}
+              </option>
+            ))}
+          </select>
+        </label>
+      </div>
+      {items.length === 0 ? <p className="card p-6 text-sm text-slate-600">No decided approvals match.</p> : null}
+      <ul className="space-y-2">
+        {items.map((item) => (
+          <li key={item.id} className="card space-y-2 p-3" aria-label={`${item.status}: ${item.preview.title}`}>
+            <div className="flex flex-wrap items-center gap-2 text-xs">
+              <span className={`rounded px-2 py-0.5 font-medium capitalize ${statusStyles[item.status] ?? ""}`}>{item.status}</span>
+              <span className="rounded bg-slate-100 px-1.5 py-0.5 font-mono">{item.tool}</span>
+              <span className="text-slate-600">@{item.agent.handle}</span>
+              <span className="text-slate-500">{categoryLabels[item.category] ?? item.category}</span>
+              <span className="ml-auto text-slate-500">
+                {item.status === "expired" ? "expired" : `by ${item.decidedBy ?? "?"}`} · {item.decidedAt ? new Date(item.decidedAt).toLocaleString() : ""}
+              </span>
+            </div>
+            <div className="text-sm">
+              <span className="font-medium">{item.preview.title}</span>
+              {item.preview.fields.map((f) => (
+                <span key={f.label} className="ml-2 text-slate-600">
+                  {f.label}: {f.value}
+                </span>
+              ))}
+              {item.editedInput ? <span className="ml-2 rounded bg-indigo-50 px-1.5 text-xs text-indigo-700">input edited</span> : null}
+            </div>
+            {item.reason ? <p className="text-sm text-slate-600">Why: {item.reason}</p> : null}
+            <TaintList item={item} slug={slug} />
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}

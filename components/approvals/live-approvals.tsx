@@ -1,0 +1,33 @@
+"use client";
+
+import { createContext, useContext, useEffect, useState } from "react";
+import { z } from "zod";
+
+const messageSchema = z.object({ pending: z.number().int().min(0) });
+
+interface LiveApprovals {
+  /** Pending approvals in the workspace, or null before the first message. */
+  pending: number | null;
+  /** Bumped on every change, so views can refetch what they show. */
+  version: number;
+}
+
+const LiveApprovalsContext = createContext<LiveApprovals>({ pending: null, version: 0 });
+
+/** One stream per page: the sidebar badge and the inbox both read it. */
+export function LiveApprovalsProvider({ slug, children }: { slug: string; children: React.ReactNode }) {
+  const [state, setState] = useState<LiveApprovals>({ pending: null, version: 0 });
+  useEffect(() => {
+    const source = new EventSource(`/api/approvals/stream?workspace=${encodeURIComponent(slug)}`);
+    source.addEventListener("approvals", (event) => {
+      const parsed = messageSchema.safeParse(JSON.parse((event as MessageEvent<string>).data));
+      if (parsed.success) setState((s) => ({ pending: parsed.data.pending, version: s.version + 1 }));
+    });
+    return () => source.close();
+  }, [slug]);
+  return <LiveApprovalsContext.Provider value={state}>{children}</LiveApprovalsContext.Provider>;
+}
+
+export function useLiveApprovals(): LiveApprovals {
+  return useContext(LiveApprovalsContext);
+}

@@ -1,0 +1,183 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { AppError } from "@/lib/errors";
+import { useApi, useWorkspace } from "../providers";
+
+type Mode = "ask" | "allow" | "deny";
+interface PolicyView {
+  overrides: { tools: Record<string, Mode>; categories: Record<string, Mode> };
+  fourEyesCategories: string[];
+  approvalTtlSeconds: number;
+  tools: { name: string; description: string; effects: string[]; defaultDecision: string; taintedDecision: string }[];
+  categories: { id: string; label: string }[];
+}
+
+const modeLabel: Record<string, string> = { "": "Default", ask: "Always ask", allow: "Allow", deny: "Deny" };
+
+function Decision({ value }: { value: string }) {
+  const style = value === "allow" ? "bg-emerald-50 text-emerald-700" : value === "deny" ? "bg-rose-50 text-rose-700" : "bg-amber-50 text-amber-800";
+  return <span className={`rounded px-1.5 py-0.5 font-mono text-xs ${style}`}>{value}</span>;
+}
+
+export function PolicyPanel({ canEdit }: { canEdit: boolean }) {
+  const api = useApi();
+  const { slug } = useWorkspace();
+  const query = useQuery({ queryKey: ["policy", slug], queryFn: () => api<{ policy: PolicyView }>("/api/policy") });
+  if (!query.data) return <p className="text-sm text-slate-500">{query.isError ? "Could not load the policy." : "Loading…"}</p>;
+  return <PolicyEditor view={query.data.policy} canEdit={canEdit} />;
+}
+
+function PolicyEditor({ view, canEdit }: { view: PolicyView; canEdit: boolean }) {
+  const api = useApi();
+  const { slug } = useWorkspace();
+  const queryClient = useQueryClient();
+  const [draft, setDraft] = useState<Pick<PolicyView, "overrides" | "fourEyesCategories" | "approvalTtlSeconds">>(() => ({
+    overrides: view.overrides,
+    fourEyesCategories: view.fourEyesCategories,
+    approvalTtlSeconds: view.approvalTtlSeconds,
+  }));
+  const save = useMutation({
+    mutationFn: () => api<{ policy: PolicyView }>("/api/policy", { method: "PUT", body: draft }),
+    onSuccess: (data) => queryClient.setQueryData(["policy", slug], data),
+  });
+
+  const setTool = (name: string, mode: string) =>
+    setDraft((d) => {
+      const tools = { ...d.overrides.tools };
+      if (mode) tools[name] = mode as Mode;
+      else delete tools[name];
+      return { ...d, overrides: { ...d.overrides, tools } };
+    });
+  const setCategory = (id: string, mode: string) =>
+    setDraft((d) => {
+      const categories = { ...d.overrides.categories };
+      if (mode) categories[id] = mode as Mode;
+      else delete categories[id];
+      return { ...d, overrides: { ...d.overrides, categories } };
+    });
+
+  return (
+    <div className="space-y-6">
+      <section className="card overflow-x-auto" aria-label="Tools">
+        <table className="w-full text-sm">
+          <thead className="bg-slate-50 text-left text-xs uppercase tracking-wide text-slate-500">
+            <tr>
+              <th className="px-4 py-2">Tool</th>
+              <th className="px-4 py-2">Declared effects</th>
+              <th className="px-4 py-2">By default</th>
+              <th className="px-4 py-2">After untrusted content</th>
+              <th className="px-4 py-2">Override</th>
+            </tr>
+          </thead>
+          <tbody className="divide-y divide-slate-100">
+            {view.tools.map((t) => (
+              <tr key={t.name} data-testid={`policy-tool-${t.name}`}>
+                <td className="px-4 py-2">
+                  <div className="font-mono font-medium">{t.name}</div>
+                  <div className="max-w-xs text-xs text-slate-500">{t.description}</div>
+                </td>
+                <td className="px-4 py-2 text-xs text-slate-600">{t.effects.join(", ")}</td>
+                <td className="px-4 py-2">
+                  <Decision value={t.defaultDecision} />
+                </td>
+                <td className="px-4 py-2">
+                  <Decision value={t.taintedDecision} />
+                </td>
+                <td className="px-4 py-2">
+                  <select aria-label={`Override for ${t.name}`} className="input w-32 py-1" disabled={!canEdit} value={draft.overrides.tools[t.name] ?? ""} onChange={(e) => setTool(t.name, e.target.value)}>
+                    {Object.entries(modeLabel).map(([v, l]) => (
+                      <option key={v} value={v}>
+                        {l}
+                      </option>
+                    ))}
+                  </select>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </section>
+
+      <section className="card overflow-x-auto" aria-label="Categories">
+        <table className="w-full text-sm">
+          <thead className="bg-slate-50 text-left text-xs uppercase tracking-wide text-slate-500">
+            <tr>
+              <th className="px-4 py-2">Category</th>
+              <th className="px-4 py-2">Override</th>
+              <th className="px-4 py-2">Four eyes (the requester may not approve)</th>
+            </tr>
+          </thead>
+          <tbody className="divide-y divide-slate-100">
+            {view.categories.map((c) => (
+              <tr key={c.id}>
+                <td className="px-4 py-2">
+                  <div className="font-medium">{c.label}</div>
+                  <div className="font-mono text-xs text-slate-500">{c.id}</div>
+                </td>
+                <td className="px-4 py-2">
+                  <select aria-label={`Override for ${c.id}`} className="input w-32 py-1" disabled={!canEdit} value={draft.overrides.categories[c.id] ?? ""} onChange={(e) => setCategory(c.id, e.target.value)}>
+                    {Object.entries(modeLabel).map(([v, l]) => (
+                      <option key={v} value={v} disabled={c.id === "tainted_egress" && v === "allow"}>
+                        {l}
+                      </option>
+                    ))}
+                  </select>
+                </td>
+                <td className="px-4 py-2">
+                  <input
+                    type="checkbox"
+                    aria-label={`Four eyes for ${c.id}`}
+                    disabled={!canEdit}
+                    checked={draft.fourEyesCategories.includes(c.id)}
+                    onChange={(e) =>
+                      setDraft((d) => ({
+                        ...d,
+                        fourEyesCategories: e.target.checked ? [...d.fourEyesCategories, c.id] : d.fourEyesCategories.filter((x) => x !== c.id),
+                      }))
+                    }
+                  />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        <p className="border-t border-slate-100 px-4 py-2 text-xs text-slate-500">
+          A run that has read untrusted content always needs approval before it passes anything on; no override loosens that.
+        </p>
+      </section>
+
+      <section className="card flex flex-wrap items-end gap-4 p-4">
+        <div>
+          <label className="label" htmlFor="ttl">
+            Approvals expire after (hours)
+          </label>
+          <input
+            id="ttl"
+            type="number"
+            min={1}
+            max={720}
+            className="input w-28"
+            disabled={!canEdit}
+            value={Math.round(draft.approvalTtlSeconds / 3600)}
+            onChange={(e) => setDraft((d) => ({ ...d, approvalTtlSeconds: Math.max(1, Number(e.target.value) || 1) * 3600 }))}
+          />
+        </div>
+        {canEdit ? (
+          <button className="btn-primary" disabled={save.isPending} onClick={() => save.mutate()}>
+            {save.isPending ? "Saving…" : "Save policy"}
+          </button>
+        ) : (
+          <p className="text-sm text-slate-500">Only owners and managers change the policy.</p>
+        )}
+        {save.isSuccess ? <span role="status" className="text-sm text-emerald-700">Saved. It applies to the next call.</span> : null}
+        {save.isError ? (
+          <span role="alert" className="text-sm text-rose-700">
+            {save.error instanceof AppError ? save.error.message : "Not saved."}
+          </span>
+        ) : null}
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,54 @@
+import { eq } from "drizzle-orm";
+import { z } from "zod";
+import type { Db } from "../db/client";
+import { workspaces } from "../db/schema";
+import { AppError } from "../errors";
+import { recordAudit } from "../audit";
+import type { ToolRegistry } from "../tools/registry";
+import { approvalCategories, categoryLabels, classifyCall, policyOverridesSchema, workspacePolicy, type ApprovalCategory, type WorkspacePolicy } from "./policy";
+
+export interface PolicyView extends WorkspacePolicy {
+  tools: { name: string; description: string; effects: string[]; defaultDecision: string; taintedDecision: string }[];
+  categories: { id: ApprovalCategory; label: string }[];
+}
+
+const describe = (d: ReturnType<typeof classifyCall>) => (d.kind === "allow" ? "allow" : d.kind === "deny" ? "deny" : `ask: ${d.category}`);
+
+/** The workspace's policy as a table a person can read: each tool, what it does, and what happens to its calls. */
+export async function getPolicyView(db: Db, workspaceId: string, tools: ToolRegistry): Promise<PolicyView> {
+  const [ws] = await db.select({ settings: workspaces.settings }).from(workspaces).where(eq(workspaces.id, workspaceId));
+  if (!ws) throw new AppError("not_found:workspace");
+  const policy = workspacePolicy(ws.settings);
+  const tainted = [{ source: "web:example.com", stepId: null }];
+  return {
+    ...policy,
+    tools: tools.all().map((t) => ({
+      name: t.name,
+      description: t.description,
+      effects: [...t.effects],
+      defaultDecision: describe(classifyCall({ tool: t.name, effects: t.effects, taint: [] })),
+      taintedDecision: describe(classifyCall({ tool: t.name, effects: t.effects, taint: tainted, overrides: policy.overrides })),
+    })),
+    categories: approvalCategories.map((id) => ({ id, label: categoryLabels[id] })),
+  };
+}
+
+export const updatePolicySchema = z.object({
+  overrides: policyOverridesSchema,
+  fourEyesCategories: z.array(z.enum(approvalCategories)).max(approvalCategories.length),
+  approvalTtlSeconds: z.number().int().min(60).max(30 * 24 * 3600),
+});
+
+/** Replaces the workspace's policy settings; applies to the next call, never to approvals already asked for. */
+export async function updatePolicy(db: Db, workspaceId: string, actorId: string, tools: ToolRegistry, input: z.infer<typeof updatePolicySchema>) {
+  const unknown = Object.keys(input.overrides.tools).filter((name) => !tools.get(name));
+  if (unknown.length > 0) throw new AppError("unprocessable:policy", `Unknown tools: ${unknown.join(", ")}`);
+  await db.transaction(async (tx) => {
+    const [ws] = await tx.select({ settings: workspaces.settings }).from(workspaces).where(eq(workspaces.id, workspaceId)).for("update");
+    if (!ws) throw new AppError("not_found:workspace");
+    const settings = { ...ws.settings, policy: input.overrides, fourEyesCategories: input.fourEyesCategories, approvalTtlSeconds: input.approvalTtlSeconds };
+    await tx.update(workspaces).set({ settings }).where(eq(workspaces.id, workspaceId));
+    await recordAudit(tx, { workspaceId, actor: { kind: "user", id: actorId }, action: "policy.updated", target: { type: "workspace", id: workspaceId }, detail: input });
+  });
+  return getPolicyView(db, workspaceId, tools);
+}
