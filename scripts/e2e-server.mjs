@@ -14,6 +14,8 @@ const server = spawn(process.execPath, ["scripts/start.mjs"], {
     CLAWDECK_OWNER_EMAIL: "owner@e2e.test",
     CLAWDECK_OWNER_PASSWORD: "owner-e2e-password",
     DATABASE_URL: "",
+    // Slow the offline model's stream a little so a test can reload the page in the middle of a reply.
+    CLAWDECK_OFFLINE_DELAY_MS: "60",
   },
 });
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => server.kill(signal));

@@ -1,5 +1,4 @@
 import { and, eq, sql } from "drizzle-orm";
-import type { Database } from "../db/client";
 import { agentRuns, approvals, connections, steps, workspaces, type Agent, type AgentRun, type Approval, type TaintSource } from "../db/schema";
 import { decryptSecret } from "../crypto";
 import { AppError } from "../errors";

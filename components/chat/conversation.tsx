@@ -1,0 +1,221 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { useLayoutEffect, useRef, useState } from "react";
+import { AppError } from "@/lib/errors";
+import { OFFLINE_MODEL } from "@/lib/models/offline";
+import { useApi, useWorkspace } from "../providers";
+import { Composer } from "./composer";
+import { AssistantReply, Avatar, UserMessage, viewFromStored, viewFromTimeline, type ReplyView } from "./messages";
+import { OfflineNotice } from "./offline-notice";
+import { emptyTimeline, isDone, type Timeline } from "./timeline";
+import { activeRunStates, chatKeys, type ChatAgent, type ChatMessage, type SessionHistory } from "./types";
+import { useFinishedTimelines, useRunStream } from "./use-run";
+
+function errorText(error: unknown): string {
+  return error instanceof AppError ? error.message : "Something went wrong.";
+}
+
+/** Pixels from the bottom within which the list keeps following new text. */
+const STICKY_PX = 120;
+
+export function Conversation({ sessionId, currentUserId }: { sessionId: string; currentUserId: string }) {
+  const api = useApi();
+  const workspace = useWorkspace();
+  const queryClient = useQueryClient();
+  const sessionKey = chatKeys.session(workspace.slug, sessionId);
+  const history = useQuery({ queryKey: sessionKey, queryFn: () => api<SessionHistory>(`/api/sessions/${sessionId}`) });
+  const agents = useQuery({ queryKey: chatKeys.agents(workspace.slug), queryFn: () => api<{ agents: ChatAgent[] }>("/api/agents") });
+
+  const [draft, setDraft] = useState("");
+  /** The run this page started, until the history lists it. */
+  const [posted, setPosted] = useState<{ runId: string; text: string } | null>(null);
+  const inputRef = useRef<HTMLTextAreaElement>(null);
+
+  const messages = history.data?.messages ?? [];
+  const lastRun = messages.findLast((m) => m.role === "assistant" && m.run)?.run ?? null;
+  const historyLiveRunId = lastRun && activeRunStates.has(lastRun.state) ? lastRun.id : null;
+  const liveRunId = historyLiveRunId ?? posted?.runId ?? null;
+
+  const refreshHistory = () => {
+    void queryClient.invalidateQueries({ queryKey: sessionKey });
+    void queryClient.invalidateQueries({ queryKey: chatKeys.sessions(workspace.slug) });
+  };
+  // At the terminal event the stored reply is complete: fetch it. Until it arrives the
+  // finished timeline keeps showing the same text, so nothing flashes.
+  const live = useRunStream(liveRunId, refreshHistory);
+  const running = !!liveRunId && !isDone(live.timeline);
+
+  // Finished replies with tool steps: their journals say where each step sat in the text.
+  const replayIds = messages.flatMap((m) =>
+    m.role === "assistant" && m.run && !activeRunStates.has(m.run.state) && m.steps.length > 0 && m.run.id !== liveRunId ? [m.run.id] : [],
+  );
+  const finished = useFinishedTimelines(replayIds);
+
+  const send = useMutation({
+    mutationFn: (text: string) => api<{ runId: string }>(`/api/sessions/${sessionId}/messages`, { method: "POST", body: { text } }),
+    onSuccess: ({ runId }, text) => {
+      setPosted({ runId, text });
+      refreshHistory();
+    },
+    onError: (error, text) => {
+      setDraft((current) => current || text);
+      // Another tab may have started a run: the history will show it and we attach.
+      if (error instanceof AppError && error.code === "conflict:run") void queryClient.invalidateQueries({ queryKey: sessionKey });
+    },
+  });
+  const stop = useMutation({
+    mutationFn: (runId: string) => api(`/api/runs/${runId}/cancel`, { method: "POST" }),
+  });
+
+  const session = history.data?.session;
+  const offline = session?.agent.model === OFFLINE_MODEL;
+  const agentTools = agents.data?.agents.find((a) => a.id === session?.agent.id)?.tools ?? null;
+  const readOnlyReason = session && session.userId !== currentUserId ? "Only the person who started this chat can write in it." : null;
+  const postedInHistory = !!posted && messages.some((m) => m.run?.id === posted.runId);
+  const ready = history.isSuccess && !finished.pending;
+
+  function replyView(message: ChatMessage): ReplyView {
+    const run = message.run;
+    if (!run) return viewFromStored(message);
+    const timeline: Timeline | undefined = run.id === liveRunId ? live.timeline : finished.byRun.get(run.id);
+    if (activeRunStates.has(run.state)) {
+      // Stored content is empty until the end: the journal is the only truth while it runs.
+      return viewFromTimeline(timeline ?? emptyTimeline(run.id));
+    }
+    if (timeline && isDone(timeline) && timeline.text === message.content) return viewFromTimeline(timeline);
+    return viewFromStored(message);
+  }
+
+  // Follow the conversation while the reader is at the bottom.
+  const scroller = useRef<HTMLDivElement>(null);
+  const sticky = useRef(true);
+  const liveSize = live.timeline ? live.timeline.text.length + live.timeline.items.length : 0;
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    if (el && sticky.current) el.scrollTop = el.scrollHeight;
+  }, [messages.length, liveSize, ready, posted, send.isPending]);
+
+  function submit() {
+    const text = draft.trim();
+    if (!text || running || send.isPending) return;
+    setDraft("");
+    send.mutate(text);
+  }
+
+  function fillExample(text: string) {
+    setDraft(text);
+    inputRef.current?.focus();
+  }
+
+  if (history.isError && !history.data) {
+    return (
+      <div className="card m-auto max-w-md p-6 text-center" role="alert">
+        <h1 className="text-lg font-semibold">This chat cannot be opened</h1>
+        <p className="mt-2 text-sm text-slate-600">{errorText(history.error)}</p>
+        <Link href={`/w/${workspace.slug}/chat`} className="btn-secondary mt-4">
+          Back to chats
+        </Link>
+      </div>
+    );
+  }
+
+  const agent = session?.agent;
+  const optimisticText = send.isPending ? send.variables : posted && !postedInHistory ? posted.text : null;
+
+  return (
+    <div className="card flex h-full min-h-0 flex-col overflow-hidden">
+      <header className="flex items-center gap-3 border-b border-slate-200 px-5 py-3">
+        {agent ? <Avatar name={agent.name} color={agent.color} /> : <span className="h-8 w-8 rounded-full bg-slate-200" />}
+        <div className="min-w-0 flex-1">
+          <h1 className="truncate text-base font-semibold tracking-tight">{session?.title ?? "Loading chat…"}</h1>
+          {agent ? (
+            <p className="truncate text-xs text-slate-500">
+              <span className="font-mono">@{agent.handle}</span> · <span className="font-mono">{agent.model}</span>
+            </p>
+          ) : null}
+        </div>
+        {offline ? (
+          <span className="shrink-0 rounded bg-amber-100 px-2 py-0.5 text-[11px] font-medium text-amber-900" title="No network; follows a command grammar">
+            Offline model
+          </span>
+        ) : null}
+      </header>
+
+      <div
+        ref={scroller}
+        className="min-h-0 flex-1 overflow-y-auto px-5 py-4"
+        onScroll={(e) => {
+          const el = e.currentTarget;
+          sticky.current = el.scrollHeight - el.scrollTop - el.clientHeight < STICKY_PX;
+        }}
+      >
+        {offline ? (
+          <div className="mb-4">
+            <OfflineNotice tools={agentTools} expanded={messages.length === 0 && !optimisticText} onExample={fillExample} />
+          </div>
+        ) : null}
+
+        {!ready || !agent ? (
+          <p role="status" className="py-8 text-center text-sm text-slate-500">
+            Loading conversation…
+          </p>
+        ) : messages.length === 0 && !optimisticText ? (
+          <div className="py-10 text-center">
+            <p className="text-sm font-medium text-slate-700">No messages yet</p>
+            <p className="mt-1 text-sm text-slate-500">
+              Ask {agent.name} something{offline ? ", or try one of the commands above" : ""}. Each tool it uses shows up as a step.
+            </p>
+          </div>
+        ) : (
+          <ol aria-label="Messages" className="space-y-5">
+            {messages.map((m) => (
+              <li key={m.id}>
+                {m.role === "user" ? <UserMessage text={m.content} /> : <AssistantReply agent={agent} view={replyView(m)} offline={offline} />}
+              </li>
+            ))}
+            {optimisticText ? (
+              <li key="pending-user">
+                <UserMessage text={optimisticText} pending={send.isPending} />
+              </li>
+            ) : null}
+            {posted && !postedInHistory ? (
+              <li key={`pending-reply-${posted.runId}`}>
+                <AssistantReply agent={agent} view={viewFromTimeline(live.timeline ?? emptyTimeline(posted.runId))} offline={offline} />
+              </li>
+            ) : null}
+          </ol>
+        )}
+
+        {live.lost ? (
+          <p role="alert" className="mt-4 rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900">
+            Lost the connection to the live reply.{" "}
+            <button type="button" className="font-medium underline" onClick={() => window.location.reload()}>
+              Reload
+            </button>{" "}
+            to pick it up where it is.
+          </p>
+        ) : null}
+      </div>
+
+      {send.isError || stop.isError ? (
+        <p role="alert" className="border-t border-rose-100 bg-rose-50 px-5 py-2 text-sm text-rose-700">
+          {errorText(send.error ?? stop.error)}
+        </p>
+      ) : null}
+      <Composer
+        ref={inputRef}
+        value={draft}
+        onChange={setDraft}
+        onSend={submit}
+        onStop={() => liveRunId && stop.mutate(liveRunId)}
+        agentName={agent?.name ?? "the agent"}
+        running={running}
+        sending={send.isPending}
+        stopping={stop.isPending || (stop.isSuccess && stop.variables === liveRunId && running)}
+        readOnlyReason={readOnlyReason}
+      />
+    </div>
+  );
+}

@@ -1,0 +1,165 @@
+"use client";
+
+import { formatCredits } from "@/lib/billing/prices";
+import { Markdown } from "./markdown";
+import { StepCard, TaintBadge } from "./step-card";
+import type { Outcome, StepView, Timeline, TimelineItem, Usage } from "./timeline";
+import type { ChatMessage } from "./types";
+
+/** What one assistant reply shows, whether it comes from a live timeline or from stored history. */
+export interface ReplyView {
+  items: TimelineItem[];
+  streaming: boolean;
+  started: boolean;
+  outcome: Outcome;
+  usage: Usage | null;
+  taint: string[];
+  thinking: string;
+}
+
+export function viewFromTimeline(timeline: Timeline): ReplyView {
+  return {
+    items: timeline.items,
+    streaming: timeline.outcome.state === "running",
+    started: timeline.started,
+    outcome: timeline.outcome,
+    usage: timeline.usage,
+    taint: timeline.taint,
+    thinking: timeline.thinking,
+  };
+}
+
+/** A stored reply. Without its journal we do not know where in the text each step sat, so steps come first. */
+export function viewFromStored(message: ChatMessage): ReplyView {
+  const run = message.run;
+  const steps: TimelineItem[] = [...message.steps]
+    .sort((a, b) => a.position - b.position)
+    .map((s) => ({
+      kind: "step",
+      step: { key: s.id, tool: s.tool, input: s.input, status: s.status, output: s.output, error: s.error, taint: s.taint, preview: null, durationMs: null } satisfies StepView,
+    }));
+  const items: TimelineItem[] = message.content ? [...steps, { kind: "text", text: message.content }] : steps;
+  let outcome: Outcome = { state: "succeeded" };
+  if (run?.state === "failed") outcome = { state: "failed", code: run.errorCode ?? "internal:run", message: run.error ?? "The run failed." };
+  if (run?.state === "cancelled") outcome = { state: "cancelled", reason: "Stopped before the reply was finished." };
+  return {
+    items,
+    streaming: false,
+    started: true,
+    outcome,
+    usage: run ? { inputTokens: run.inputTokens, outputTokens: run.outputTokens, credits: run.credits, estimated: false } : null,
+    taint: [...new Set(message.steps.flatMap((s) => s.taint))],
+    thinking: "",
+  };
+}
+
+export function Avatar({ name, color, size = "md" }: { name: string; color: string; size?: "sm" | "md" }) {
+  const dimensions = size === "sm" ? "h-6 w-6 text-[11px]" : "h-8 w-8 text-sm";
+  return (
+    <span aria-hidden className={`flex shrink-0 items-center justify-center rounded-full font-semibold text-white ${dimensions}`} style={{ backgroundColor: color }}>
+      {name.slice(0, 1).toUpperCase()}
+    </span>
+  );
+}
+
+export function UserMessage({ text, pending = false }: { text: string; pending?: boolean }) {
+  return (
+    <article aria-label="Your message" className="flex justify-end">
+      <div
+        className={`max-w-[85%] rounded-2xl rounded-br-md bg-indigo-600 px-4 py-2 text-sm leading-relaxed break-words whitespace-pre-wrap text-white shadow-sm ${pending ? "opacity-70" : ""}`}
+      >
+        {text}
+      </div>
+    </article>
+  );
+}
+
+function UsageLine({ usage, offline, streaming }: { usage: Usage | null; offline: boolean; streaming: boolean }) {
+  if (!usage) return streaming ? null : <span>No usage recorded</span>;
+  const approx = usage.estimated ? "≈ " : "";
+  return (
+    <span data-testid="reply-usage">
+      {approx}
+      {usage.inputTokens.toLocaleString("en")} in · {usage.outputTokens.toLocaleString("en")} out tokens · {formatCredits(usage.credits)}
+      {offline ? " (nominal price)" : ""}
+      {streaming ? " so far" : ""}
+    </span>
+  );
+}
+
+export function AssistantReply({ agent, view, offline }: { agent: { name: string; color: string }; view: ReplyView; offline: boolean }) {
+  const { outcome } = view;
+  const hasText = view.items.some((i) => i.kind === "text" && i.text.trim());
+  const lastIndex = view.items.length - 1;
+  return (
+    <article aria-label={`Reply from ${agent.name}`} aria-busy={view.streaming} className="flex gap-3">
+      <Avatar name={agent.name} color={agent.color} />
+      <div className="min-w-0 flex-1">
+        <div className="mb-1 flex flex-wrap items-center gap-2">
+          <span className="text-sm font-semibold text-slate-800">{agent.name}</span>
+          {view.taint.map((source) => (
+            <TaintBadge key={source} source={source} />
+          ))}
+          {view.streaming && hasText ? (
+            <span className="inline-flex items-center gap-1.5 text-xs text-slate-400">
+              <span aria-hidden className="h-1.5 w-1.5 animate-pulse rounded-full bg-indigo-400" />
+              writing…
+            </span>
+          ) : null}
+        </div>
+
+        {view.thinking ? (
+          <details className="mb-2 text-xs text-slate-500">
+            <summary className="cursor-pointer select-none">Thinking</summary>
+            <p className="mt-1 border-l-2 border-slate-200 pl-3 whitespace-pre-wrap">{view.thinking}</p>
+          </details>
+        ) : null}
+
+        {view.items.map((item, index) =>
+          item.kind === "step" ? (
+            <StepCard key={item.step.key} step={item.step} />
+          ) : (
+            <div key={`text-${index}`} data-testid="reply-text" className="relative">
+              <Markdown text={item.text} />
+            </div>
+          ),
+        )}
+
+        {view.streaming && (!hasText || view.items[lastIndex]?.kind === "step") ? (
+          <p role="status" className="flex items-center gap-2 py-1 text-sm text-slate-500">
+            <TypingDots />
+            {view.started ? `${agent.name} is working…` : `Waiting for ${agent.name}…`}
+          </p>
+        ) : null}
+
+        {outcome.state === "failed" ? (
+          <div role="alert" className="mt-2 rounded-md border border-rose-200 bg-rose-50 px-3 py-2 text-sm text-rose-800">
+            <div className="font-medium">The reply failed</div>
+            <p className="mt-0.5">{outcome.message}</p>
+            <p className="mt-1 font-mono text-xs text-rose-600">{outcome.code}</p>
+          </div>
+        ) : null}
+        {outcome.state === "cancelled" ? (
+          <p className="mt-2 inline-flex items-center gap-2 rounded-md border border-slate-200 bg-slate-100 px-3 py-1.5 text-xs text-slate-600" data-testid="reply-cancelled">
+            <span aria-hidden>■</span>
+            Stopped. {outcome.reason}
+          </p>
+        ) : null}
+
+        <div className="mt-1.5 text-[11px] text-slate-400">
+          <UsageLine usage={view.usage} offline={offline} streaming={view.streaming} />
+        </div>
+      </div>
+    </article>
+  );
+}
+
+function TypingDots() {
+  return (
+    <span aria-hidden className="inline-flex gap-0.5">
+      <span className="h-1.5 w-1.5 animate-bounce rounded-full bg-slate-400 [animation-delay:-0.3s]" />
+      <span className="h-1.5 w-1.5 animate-bounce rounded-full bg-slate-400 [animation-delay:-0.15s]" />
+      <span className="h-1.5 w-1.5 animate-bounce rounded-full bg-slate-400" />
+    </span>
+  );
+}

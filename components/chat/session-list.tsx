@@ -1,0 +1,68 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { AppError } from "@/lib/errors";
+import { useApi, useWorkspace } from "../providers";
+import { chatKeys, type ChatSession } from "./types";
+
+function when(iso: string): string {
+  const date = new Date(iso);
+  const now = new Date();
+  const sameDay = date.toDateString() === now.toDateString();
+  return sameDay
+    ? date.toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit" })
+    : date.toLocaleDateString(undefined, { month: "short", day: "numeric", year: date.getFullYear() === now.getFullYear() ? undefined : "numeric" });
+}
+
+export function SessionList({ activeSessionId }: { activeSessionId: string | null }) {
+  const api = useApi();
+  const workspace = useWorkspace();
+  const sessions = useQuery({ queryKey: chatKeys.sessions(workspace.slug), queryFn: () => api<{ sessions: ChatSession[] }>("/api/sessions") });
+  const base = `/w/${workspace.slug}/chat`;
+
+  return (
+    <aside className="card hidden w-64 shrink-0 flex-col overflow-hidden lg:flex">
+      <div className="flex items-center justify-between border-b border-slate-200 px-4 py-3">
+        <h2 className="text-sm font-semibold">Chats</h2>
+        <Link href={base} className="btn-secondary px-2 py-1 text-xs" aria-current={activeSessionId === null ? "page" : undefined}>
+          New chat
+        </Link>
+      </div>
+      <nav aria-label="Chats" className="min-h-0 flex-1 overflow-y-auto p-2">
+        {sessions.isPending ? (
+          <p className="px-2 py-3 text-xs text-slate-500">Loading chats…</p>
+        ) : sessions.isError ? (
+          <p role="alert" className="px-2 py-3 text-xs text-rose-700">
+            {sessions.error instanceof AppError ? sessions.error.message : "Could not load your chats."}
+          </p>
+        ) : sessions.data.sessions.length === 0 ? (
+          <p className="px-2 py-3 text-xs text-slate-500">No chats yet. Pick an agent to start one.</p>
+        ) : (
+          <ul className="space-y-0.5">
+            {sessions.data.sessions.map((s) => {
+              const active = s.id === activeSessionId;
+              return (
+                <li key={s.id}>
+                  <Link
+                    href={`${base}/${s.id}`}
+                    aria-current={active ? "page" : undefined}
+                    className={`flex items-center gap-2.5 rounded-md px-2 py-2 text-sm ${active ? "bg-indigo-50 text-indigo-900" : "text-slate-700 hover:bg-slate-100"}`}
+                  >
+                    <span aria-hidden className="h-2.5 w-2.5 shrink-0 rounded-full" style={{ backgroundColor: s.agent.color }} />
+                    <span className="min-w-0 flex-1">
+                      <span className={`block truncate ${active ? "font-medium" : ""}`}>{s.title}</span>
+                      <span className="block truncate text-[11px] text-slate-400">
+                        @{s.agent.handle} · {when(s.updatedAt)}
+                      </span>
+                    </span>
+                  </Link>
+                </li>
+              );
+            })}
+          </ul>
+        )}
+      </nav>
+    </aside>
+  );
+}

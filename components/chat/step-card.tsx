@@ -1,0 +1,121 @@
+"use client";
+
+import type { StepView } from "./timeline";
+
+const statusStyles: Record<string, { label: string; className: string }> = {
+  pending: { label: "Pending", className: "bg-slate-100 text-slate-600 ring-slate-200" },
+  running: { label: "Running", className: "bg-sky-50 text-sky-700 ring-sky-200" },
+  succeeded: { label: "Succeeded", className: "bg-emerald-50 text-emerald-700 ring-emerald-200" },
+  failed: { label: "Failed", className: "bg-rose-50 text-rose-700 ring-rose-200" },
+  refused: { label: "Refused", className: "bg-slate-100 text-slate-700 ring-slate-300" },
+  awaiting_approval: { label: "Awaiting approval", className: "bg-violet-50 text-violet-700 ring-violet-200" },
+  unconfirmed: { label: "Unconfirmed", className: "bg-amber-50 text-amber-800 ring-amber-200" },
+};
+
+export function StatusBadge({ status }: { status: string }) {
+  const style = statusStyles[status] ?? { label: status, className: "bg-slate-100 text-slate-600 ring-slate-200" };
+  return (
+    <span className={`inline-flex items-center gap-1 rounded-full px-2 py-0.5 text-[11px] font-medium ring-1 ring-inset ${style.className}`} data-testid="step-status">
+      {status === "running" ? <span aria-hidden className="h-1.5 w-1.5 animate-pulse rounded-full bg-current" /> : null}
+      {style.label}
+    </span>
+  );
+}
+
+export function TaintBadge({ source }: { source: string }) {
+  return (
+    <span
+      className="inline-flex items-center gap-1 rounded-full bg-amber-50 px-2 py-0.5 font-mono text-[11px] text-amber-800 ring-1 ring-amber-300 ring-inset"
+      title="Content from outside the workspace entered this run: treat what follows with care."
+    >
+      <span aria-hidden>⚠</span>
+      <span className="sr-only">Untrusted content from </span>
+      {source}
+    </span>
+  );
+}
+
+function json(value: unknown): string {
+  if (value === undefined) return "—";
+  try {
+    return JSON.stringify(value, null, 2) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+/** A tool's own one-line account of what it did, when its output has one. */
+function summaryOf(output: unknown): string | null {
+  if (output && typeof output === "object" && "summary" in output && typeof output.summary === "string" && output.summary.trim()) {
+    return output.summary;
+  }
+  return null;
+}
+
+function duration(ms: number | null): string | null {
+  if (ms === null) return null;
+  return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+export function StepCard({ step }: { step: StepView }) {
+  const summary = summaryOf(step.output);
+  const took = duration(step.durationMs);
+  const finished = step.status !== "running" && step.status !== "pending";
+  return (
+    <section role="group" aria-label={`Tool step ${step.tool}`} className="my-2 rounded-md border border-slate-200 bg-slate-50/70 text-sm">
+      <header className="flex flex-wrap items-center gap-2 px-3 py-2">
+        <span aria-hidden className="flex h-5 w-5 items-center justify-center rounded bg-white text-[11px] text-slate-500 ring-1 ring-slate-200">
+          ⚙
+        </span>
+        <span className="font-mono text-xs font-semibold text-slate-800">{step.tool}</span>
+        <StatusBadge status={step.status} />
+        {step.taint.map((source) => (
+          <TaintBadge key={source} source={source} />
+        ))}
+        {took ? <span className="ml-auto text-[11px] text-slate-400">{took}</span> : null}
+      </header>
+
+      {step.preview ? (
+        <div className="border-t border-slate-200 px-3 py-2">
+          <div className="text-xs font-medium text-slate-700">{step.preview.title}</div>
+          {step.preview.fields.length > 0 ? (
+            <dl className="mt-1 grid grid-cols-[auto_1fr] gap-x-3 gap-y-0.5 text-xs">
+              {step.preview.fields.map((field, i) => (
+                <div key={`${field.label}-${i}`} className="contents">
+                  <dt className="text-slate-500">{field.label}</dt>
+                  <dd className="min-w-0 break-words text-slate-800">{field.value}</dd>
+                </div>
+              ))}
+            </dl>
+          ) : null}
+          {step.preview.body ? <p className="mt-1 text-xs break-words whitespace-pre-wrap text-slate-700">{step.preview.body}</p> : null}
+        </div>
+      ) : null}
+
+      {step.error ? (
+        <p className="border-t border-rose-100 bg-rose-50 px-3 py-2 text-xs text-rose-800">{step.error}</p>
+      ) : null}
+      {summary ? (
+        <p className="border-t border-slate-200 px-3 py-2 text-xs break-words whitespace-pre-wrap text-slate-600" data-testid="step-summary">
+          {summary}
+        </p>
+      ) : null}
+
+      <div className="flex flex-wrap gap-x-4 border-t border-slate-200 px-3 py-1.5 text-xs">
+        <JsonDetails label="Input" value={step.input} />
+        {finished ? <JsonDetails label="Output" value={step.output} /> : null}
+      </div>
+    </section>
+  );
+}
+
+function JsonDetails({ label, value }: { label: string; value: unknown }) {
+  return (
+    <details className="group min-w-0 basis-full sm:basis-auto [&[open]]:basis-full">
+      <summary className="cursor-pointer text-slate-500 select-none hover:text-slate-800">{label}</summary>
+      <pre className="mt-1 mb-1 max-h-72 overflow-auto rounded bg-white p-2 font-mono text-[11px] leading-snug text-slate-700 ring-1 ring-slate-200">
+        {json(value)}
+      </pre>
+    </details>
+  );
+}

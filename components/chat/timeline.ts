@@ -1,0 +1,192 @@
+import { z } from "zod";
+import { AppError } from "@/lib/errors";
+import { isTerminal, parseRunEvent, runEventSchemas, type RunEvent, type RunEventPayload } from "@/lib/runtime/events";
+
+/**
+ * A reply rebuilt from its run's events: text and tool steps in the order they
+ * happened. Applying the same events (live, replayed, or both) always gives the
+ * same timeline, because each event is applied once, by sequence number.
+ */
+export type Preview = RunEventPayload<"step_started">["preview"];
+
+export interface StepView {
+  key: string;
+  tool: string;
+  input: unknown;
+  status: string;
+  output: unknown;
+  error: string | null;
+  taint: string[];
+  preview: Preview;
+  durationMs: number | null;
+}
+
+export type TimelineItem = { kind: "text"; text: string } | { kind: "step"; step: StepView };
+
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+  credits: number;
+  estimated: boolean;
+}
+
+export type Outcome =
+  | { state: "running" }
+  | { state: "succeeded" }
+  | { state: "failed"; code: string; message: string }
+  | { state: "cancelled"; reason: string };
+
+export interface Timeline {
+  runId: string;
+  /** The last sequence number applied; events at or below it are ignored. */
+  lastSeq: number;
+  started: boolean;
+  items: TimelineItem[];
+  text: string;
+  thinking: string;
+  usage: Usage | null;
+  taint: string[];
+  outcome: Outcome;
+}
+
+export function emptyTimeline(runId: string): Timeline {
+  return { runId, lastSeq: 0, started: false, items: [], text: "", thinking: "", usage: null, taint: [], outcome: { state: "running" } };
+}
+
+export const isDone = (timeline: Timeline | undefined) => !!timeline && timeline.outcome.state !== "running";
+
+function appendText(items: TimelineItem[], delta: string): TimelineItem[] {
+  const last = items[items.length - 1];
+  if (last?.kind === "text") return [...items.slice(0, -1), { kind: "text", text: last.text + delta }];
+  return [...items, { kind: "text", text: delta }];
+}
+
+function updateStep(items: TimelineItem[], stepId: string, update: (step: StepView) => StepView): TimelineItem[] {
+  return items.map((item) => (item.kind === "step" && item.step.key === stepId ? { kind: "step", step: update(item.step) } : item));
+}
+
+export function applyRunEvent(timeline: Timeline, event: RunEvent): Timeline {
+  if (event.seq <= timeline.lastSeq) return timeline;
+  const next: Timeline = { ...timeline, lastSeq: event.seq };
+  switch (event.type) {
+    case "run_started":
+      return { ...next, started: true };
+    case "text":
+      return { ...next, started: true, text: next.text + event.payload.delta, items: appendText(next.items, event.payload.delta) };
+    case "thinking":
+      return { ...next, thinking: next.thinking + event.payload.delta };
+    case "step_started": {
+      const p = event.payload;
+      const step: StepView = { key: p.stepId, tool: p.tool, input: p.input, status: "running", output: undefined, error: null, taint: [], preview: p.preview, durationMs: null };
+      return { ...next, items: [...next.items, { kind: "step", step }] };
+    }
+    case "step_finished": {
+      const p = event.payload;
+      const known = next.items.some((item) => item.kind === "step" && item.step.key === p.stepId);
+      const finish = (step: StepView): StepView => ({ ...step, status: p.status, output: p.output, error: p.error, taint: p.taint, durationMs: p.durationMs });
+      if (known) return { ...next, items: updateStep(next.items, p.stepId, finish) };
+      const step = finish({ key: p.stepId, tool: p.tool, input: undefined, status: p.status, output: undefined, error: null, taint: [], preview: null, durationMs: null });
+      return { ...next, items: [...next.items, { kind: "step", step }] };
+    }
+    case "run_tainted":
+      return next.taint.includes(event.payload.source) ? next : { ...next, taint: [...next.taint, event.payload.source] };
+    case "usage": {
+      const u = event.payload;
+      const before = next.usage ?? { inputTokens: 0, outputTokens: 0, credits: 0, estimated: false };
+      return {
+        ...next,
+        usage: {
+          inputTokens: before.inputTokens + u.inputTokens,
+          outputTokens: before.outputTokens + u.outputTokens,
+          credits: before.credits + u.credits,
+          estimated: before.estimated || u.estimated,
+        },
+      };
+    }
+    case "run_completed":
+      return { ...next, outcome: { state: "succeeded" } };
+    case "run_failed":
+      return { ...next, outcome: { state: "failed", code: event.payload.code, message: event.payload.message } };
+    case "run_cancelled":
+      return { ...next, outcome: { state: "cancelled", reason: event.payload.reason } };
+    default:
+      return next;
+  }
+}
+
+/** The event names the stream sends, one listener each. */
+export const runEventTypes = Object.keys(runEventSchemas);
+
+const wireEnvelope = z.looseObject({ seq: z.number().int().min(1), at: z.string() });
+
+/** One SSE message (its event name and data line) as a checked run event, or null for anything else. */
+export function decodeRunEvent(type: string, data: string): RunEvent | null {
+  let json: unknown;
+  try {
+    json = JSON.parse(data);
+  } catch {
+    return null;
+  }
+  const envelope = wireEnvelope.safeParse(json);
+  if (!envelope.success) return null;
+  return parseRunEvent(type, envelope.data.seq, envelope.data.at, json);
+}
+
+/** Splits an SSE body into messages; returns the complete ones and the unfinished rest. */
+function splitSse(buffer: string): { messages: { event: string; data: string }[]; rest: string } {
+  const blocks = buffer.replace(/\r\n?/g, "\n").split("\n\n");
+  const rest = blocks.pop() ?? "";
+  const messages = blocks.map((block) => {
+    let event = "message";
+    const data: string[] = [];
+    for (const line of block.split("\n")) {
+      if (line.startsWith(":")) continue;
+      const colon = line.indexOf(":");
+      const field = colon < 0 ? line : line.slice(0, colon);
+      const value = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
+      if (field === "event") event = value;
+      else if (field === "data") data.push(value);
+    }
+    return { event, data: data.join("\n") };
+  });
+  return { messages, rest };
+}
+
+/**
+ * Reads a finished run's journal from the start and rebuilds its timeline.
+ * Used for replies loaded from history that have tool steps: the stored
+ * message has the text, the journal says where each step sat in it.
+ */
+export async function replayRun(runId: string, workspace: string, signal?: AbortSignal): Promise<Timeline> {
+  const url = `/api/runs/${encodeURIComponent(runId)}/events?after=0&workspace=${encodeURIComponent(workspace)}`;
+  const timeout = AbortSignal.timeout(20_000);
+  const response = await fetch(url, {
+    headers: { accept: "text/event-stream", "x-clawdeck-workspace": workspace },
+    credentials: "same-origin",
+    signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+  });
+  if (!response.ok || !response.body) {
+    const payload: unknown = await response.json().catch(() => undefined);
+    throw AppError.fromBody(payload, response.status);
+  }
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  let timeline = emptyTimeline(runId);
+  let buffer = "";
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      const { messages, rest } = splitSse(buffer + value);
+      buffer = rest;
+      for (const message of messages) {
+        const event = decodeRunEvent(message.event, message.data);
+        if (!event) continue;
+        timeline = applyRunEvent(timeline, event);
+        if (isTerminal(event.type)) return timeline;
+      }
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+  return timeline;
+}

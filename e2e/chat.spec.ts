@@ -1,0 +1,134 @@
+import { expect, test } from "@playwright/test";
+import { offlineGrammar } from "../lib/models/offline";
+import { newPerson, OWNER } from "./fixtures";
+import { AppShell } from "./pages/app-shell";
+import { ChatPage } from "./pages/chat-page";
+import { MembersPage } from "./pages/members-page";
+import { SignInPage } from "./pages/sign-in-page";
+
+/** Whitespace-insensitive, so markdown line breaks between pieces do not matter. */
+const squash = (text: string) => text.replace(/\s+/g, " ").trim();
+
+test.describe("chat", () => {
+  test("a member chats with the offline agent: tool steps, live text, and a reload in the middle of a reply", async ({ page, browser }, testInfo) => {
+    test.setTimeout(120_000);
+    const member = newPerson("member");
+    await new SignInPage(page).signInAs(OWNER);
+    const members = new MembersPage(page);
+    await members.goto("demo");
+    await members.add(member);
+
+    const context = await browser.newContext();
+    try {
+      const memberPage = await context.newPage();
+      await new SignInPage(memberPage).signInAs(member);
+      await new AppShell(memberPage).nav().getByRole("link", { name: "Chat" }).click();
+      const chat = new ChatPage(memberPage);
+      await expect(memberPage.getByRole("heading", { name: "Start a chat" })).toBeVisible();
+      await chat.startWith("scout");
+      await expect(chat.offlineLabel()).toBeVisible();
+      await expect(memberPage.getByRole("button", { name: "Use example: recall launch" })).toBeVisible();
+
+      // 1. A command runs a tool; the text arrives in pieces, before and after the step.
+      await chat.send("remember the demo is on Tuesday");
+      await expect(chat.replies()).toHaveCount(1);
+      const first = chat.lastReply();
+      const seen = await chat.watchReply(first, "I'll remember");
+      const final = squash(seen[seen.length - 1]!);
+      expect(seen.length).toBeGreaterThan(2);
+      expect(squash(seen[0]!).length).toBeGreaterThan(0);
+      expect(squash(seen[0]!).length).toBeLessThan(final.length);
+      for (const partial of seen) expect(final.startsWith(squash(partial))).toBe(true);
+      const remember = chat.step(first, "memory.remember");
+      await expect(remember).toBeVisible();
+      await expect(chat.stepStatus(remember)).toHaveText("Succeeded");
+      await chat.waitUntilIdle();
+      // The step sits between the lead-in and the answer.
+      await expect(first.getByTestId("reply-text")).toHaveCount(2);
+      await expect(first.getByTestId("reply-text").first()).toHaveText("Noting that down.");
+      await expect(first).toContainText("$");
+
+      // 2. Recall finds it.
+      await chat.send("recall demo");
+      await expect(chat.replies()).toHaveCount(2);
+      const second = chat.lastReply();
+      const recall = chat.step(second, "memory.recall");
+      await expect(recall).toBeVisible();
+      await expect(chat.stepStatus(recall)).toHaveText("Succeeded");
+      await expect(second.getByTestId("reply-text").last()).toContainText("the demo is on Tuesday");
+      await chat.waitUntilIdle();
+
+      // 3. A plain question gets the long offline answer; reload while it streams.
+      await chat.send("How do you work?");
+      await expect(chat.replies()).toHaveCount(3);
+      const lastCommand = offlineGrammar[offlineGrammar.length - 1]!.command;
+      await expect(chat.stopButton()).toBeVisible();
+      await expect.poll(async () => (await chat.replyText(chat.lastReply())).length, { timeout: 10_000, intervals: [20] }).toBeGreaterThan(20);
+      const beforeReload = await chat.replyText(chat.lastReply());
+      expect(beforeReload).not.toContain(lastCommand);
+      await memberPage.reload();
+
+      // Reattached: the reply is still being written, and catches up from the journal.
+      await expect(chat.replies()).toHaveCount(3);
+      await expect(chat.stopButton()).toBeVisible();
+      await expect(chat.input()).toBeVisible();
+      await memberPage.screenshot({ path: testInfo.outputPath("chat-mid-reply.png") });
+      const third = chat.lastReply();
+      await expect(third).toContainText(lastCommand, { timeout: 20_000 });
+      await chat.waitUntilIdle();
+
+      // Exactly once: one opening paragraph, every command listed once, three replies in all.
+      await expect(chat.replies()).toHaveCount(3);
+      await expect(chat.userMessages()).toHaveCount(3);
+      await expect(memberPage.getByText("I'm the offline model: I run without a network", { exact: false })).toHaveCount(1);
+      await expect(third.getByRole("listitem")).toHaveCount(offlineGrammar.length);
+      for (const g of offlineGrammar) await expect(third.getByText(g.command, { exact: true })).toHaveCount(1);
+      const paragraphs = (await third.getByTestId("reply-text").locator("p").allInnerTexts()).map(squash);
+      expect(new Set(paragraphs).size).toBe(paragraphs.length);
+      expect(squash(await chat.replyText(third)).startsWith(squash(beforeReload).slice(0, 20))).toBe(true);
+
+      // The history from before the reload is all there, steps included.
+      await expect(chat.userMessages()).toHaveText(["remember the demo is on Tuesday", "recall demo", "How do you work?"]);
+      await expect(chat.stepStatus(chat.step(chat.replies().nth(0), "memory.remember"))).toHaveText("Succeeded");
+      await expect(chat.stepStatus(chat.step(chat.replies().nth(1), "memory.recall"))).toHaveText("Succeeded");
+      await expect(chat.replies().nth(1).getByTestId("reply-text").last()).toContainText("the demo is on Tuesday");
+      await expect(chat.replies().nth(0).getByTestId("reply-text").first()).toHaveText("Noting that down.");
+
+      // The chat is listed on the left.
+      await expect(memberPage.getByRole("navigation", { name: "Chats" }).getByRole("link", { name: /Chat with Scout/ })).toHaveCount(1);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test("Shift+Enter makes a new line, Enter sends, and Stop cancels a reply", async ({ page }) => {
+    await new SignInPage(page).signInAs(OWNER);
+    const chat = new ChatPage(page);
+    await chat.goto("demo");
+    await chat.startWith("scout");
+    await page.getByRole("button", { name: "Use example: recall launch" }).click();
+    await expect(chat.input()).toHaveValue("recall launch");
+
+    await chat.input().fill("first line");
+    await chat.input().press("Shift+Enter");
+    await chat.input().pressSequentially("second line");
+    await expect(chat.input()).toHaveValue("first line\nsecond line");
+    await chat.input().press("Enter");
+    await expect(chat.userMessages().last()).toHaveText("first line\nsecond line");
+    await expect(chat.input()).toHaveValue("");
+    await expect(chat.sendButton()).toHaveCount(0);
+
+    await expect.poll(async () => (await chat.replyText(chat.lastReply())).length, { intervals: [20] }).toBeGreaterThan(5);
+    await chat.stopButton().click();
+    await expect(chat.lastReply().getByTestId("reply-cancelled")).toBeVisible();
+    await chat.waitUntilIdle();
+    await expect(chat.lastReply()).not.toContainText("recall <query>");
+    await expect(chat.input()).toBeEditable();
+
+    // The cancelled reply keeps what was written, after a reload too.
+    await page.reload();
+    await expect(chat.replies()).toHaveCount(1);
+    await expect(chat.lastReply().getByTestId("reply-cancelled")).toBeVisible();
+    await expect(chat.lastReply().getByTestId("reply-text")).toContainText("I'm the");
+  });
+});
