@@ -1,6 +1,43 @@
 "use client";
 
-import type { StepView } from "./timeline";
+import Link from "next/link";
+import { useWorkspace } from "../providers";
+import type { StepApproval, StepView } from "./timeline";
+
+const categoryLabels: Record<string, string> = {
+  external_send: "sends outside the workspace",
+  data_write: "changes workspace data",
+  code_exec: "runs code",
+  spend: "spends money",
+  tainted_egress: "passes on untrusted content",
+};
+
+function ApprovalNotice({ approval }: { approval: StepApproval }) {
+  const { slug } = useWorkspace();
+  if (approval.status === "pending") {
+    return (
+      <div className="border-t border-violet-200 bg-violet-50 px-3 py-2 text-xs text-violet-900" role="status" data-testid="approval-pending">
+        <div className="font-medium">Waiting for a reviewer: this {categoryLabels[approval.category] ?? approval.category}.</div>
+        <div className="mt-0.5 text-violet-800">{approval.reason} Nothing happens until someone decides.</div>
+        <Link href={`/w/${slug}/approvals`} className="mt-1 inline-block font-medium text-violet-700 underline">
+          Open it in the Approvals inbox →
+        </Link>
+      </div>
+    );
+  }
+  const text =
+    approval.status === "approved"
+      ? `Approved${approval.inputEdited ? " with an edited input" : ""}.`
+      : approval.status === "rejected"
+        ? `Rejected by a reviewer${approval.decisionReason ? `: ${approval.decisionReason}` : "."}`
+        : "The approval expired before anyone decided.";
+  const tone = approval.status === "approved" ? "border-emerald-200 bg-emerald-50 text-emerald-900" : "border-rose-200 bg-rose-50 text-rose-900";
+  return (
+    <p className={`border-t px-3 py-2 text-xs ${tone}`} data-testid="approval-decided">
+      {text}
+    </p>
+  );
+}
 
 const statusStyles: Record<string, { label: string; className: string }> = {
   pending: { label: "Pending", className: "bg-slate-100 text-slate-600 ring-slate-200" },
@@ -62,7 +99,7 @@ export function StepCard({ step }: { step: StepView }) {
   const took = duration(step.durationMs);
   const finished = step.status !== "running" && step.status !== "pending";
   return (
-    <section role="group" aria-label={`Tool step ${step.tool}`} className="my-2 rounded-md border border-slate-200 bg-slate-50/70 text-sm">
+    <section id={`step-${step.key}`} role="group" aria-label={`Tool step ${step.tool}`} className="my-2 rounded-md border border-slate-200 bg-slate-50/70 text-sm">
       <header className="flex flex-wrap items-center gap-2 px-3 py-2">
         <span aria-hidden className="flex h-5 w-5 items-center justify-center rounded bg-white text-[11px] text-slate-500 ring-1 ring-slate-200">
           ⚙
@@ -91,6 +128,8 @@ export function StepCard({ step }: { step: StepView }) {
           {step.preview.body ? <p className="mt-1 text-xs break-words whitespace-pre-wrap text-slate-700">{step.preview.body}</p> : null}
         </div>
       ) : null}
+
+      {step.approval ? <ApprovalNotice approval={step.approval} /> : null}
 
       {step.error ? (
         <p className="border-t border-rose-100 bg-rose-50 px-3 py-2 text-xs text-rose-800">{step.error}</p>

@@ -19,6 +19,19 @@ export interface StepView {
   taint: string[];
   preview: Preview;
   durationMs: number | null;
+  /** Set when the call needed a person's approval. */
+  approval?: StepApproval;
+}
+
+export interface StepApproval {
+  id: string;
+  category: string;
+  reason: string;
+  expiresAt: string;
+  taintSources: { source: string; stepId: string | null }[];
+  status: "pending" | "approved" | "rejected" | "expired";
+  decisionReason: string | null;
+  inputEdited: boolean;
 }
 
 export type TimelineItem = { kind: "text"; text: string } | { kind: "step"; step: StepView };
@@ -47,10 +60,12 @@ export interface Timeline {
   usage: Usage | null;
   taint: string[];
   outcome: Outcome;
+  /** The approval the run is suspended on, if any. */
+  waitingFor: string | null;
 }
 
 export function emptyTimeline(runId: string): Timeline {
-  return { runId, lastSeq: 0, started: false, items: [], text: "", thinking: "", usage: null, taint: [], outcome: { state: "running" } };
+  return { runId, lastSeq: 0, started: false, items: [], text: "", thinking: "", usage: null, taint: [], outcome: { state: "running" }, waitingFor: null };
 }
 
 export const isDone = (timeline: Timeline | undefined) => !!timeline && timeline.outcome.state !== "running";
@@ -88,6 +103,33 @@ export function applyRunEvent(timeline: Timeline, event: RunEvent): Timeline {
       const step = finish({ key: p.stepId, tool: p.tool, input: undefined, status: p.status, output: undefined, error: null, taint: [], preview: null, durationMs: null });
       return { ...next, items: [...next.items, { kind: "step", step }] };
     }
+    case "approval_required": {
+      const p = event.payload;
+      const approval: StepApproval = {
+        id: p.approvalId,
+        category: p.category,
+        reason: p.reason,
+        expiresAt: p.expiresAt,
+        taintSources: p.taintSources,
+        status: "pending",
+        decisionReason: null,
+        inputEdited: false,
+      };
+      return { ...next, items: updateStep(next.items, p.stepId, (step) => ({ ...step, status: "awaiting_approval", approval, preview: step.preview ?? p.preview })) };
+    }
+    case "run_suspended":
+      return { ...next, waitingFor: event.payload.approvalId };
+    case "approval_decided": {
+      const p = event.payload;
+      const items = next.items.map((item) =>
+        item.kind === "step" && item.step.approval?.id === p.approvalId
+          ? { kind: "step" as const, step: { ...item.step, approval: { ...item.step.approval, status: p.status, decisionReason: p.reason, inputEdited: p.inputEdited } } }
+          : item,
+      );
+      return { ...next, items };
+    }
+    case "run_resumed":
+      return { ...next, waitingFor: null };
     case "run_tainted":
       return next.taint.includes(event.payload.source) ? next : { ...next, taint: [...next.taint, event.payload.source] };
     case "usage": {
@@ -104,11 +146,11 @@ export function applyRunEvent(timeline: Timeline, event: RunEvent): Timeline {
       };
     }
     case "run_completed":
-      return { ...next, outcome: { state: "succeeded" } };
+      return { ...next, waitingFor: null, outcome: { state: "succeeded" } };
     case "run_failed":
-      return { ...next, outcome: { state: "failed", code: event.payload.code, message: event.payload.message } };
+      return { ...next, waitingFor: null, outcome: { state: "failed", code: event.payload.code, message: event.payload.message } };
     case "run_cancelled":
-      return { ...next, outcome: { state: "cancelled", reason: event.payload.reason } };
+      return { ...next, waitingFor: null, outcome: { state: "cancelled", reason: event.payload.reason } };
     default:
       return next;
   }

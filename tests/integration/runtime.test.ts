@@ -7,7 +7,9 @@ import { readRunEvents } from "../../lib/runtime/journal";
 import { createSession } from "../../lib/runtime/sessions";
 import { streamRunEvents } from "../../lib/runtime/stream";
 import type { RunEvent } from "../../lib/runtime/events";
+import { createModelResolver } from "../../lib/models/registry";
 import { demoOwner } from "../support/fixtures";
+import { startFakeAnthropic } from "../support/fake-anthropic";
 import { getRunRow, makeAgent, textOf, useScriptedModel, waitForRun } from "../support/runtime";
 import { useTestServer } from "../support/server";
 
@@ -228,5 +230,48 @@ describe("agent runtime", () => {
     expect(model.requests[2]!.messages.map((m) => m.role)).toEqual(["user", "assistant", "user"]);
     const kinds = (await s.db.select().from(agentMemories).where(eq(agentMemories.agentId, first.agent.id))).map((m) => m.kind).sort();
     expect(kinds).toEqual(["note", "reply", "reply"]);
+  });
+});
+
+describe("agent runtime with Claude through the real SDK", () => {
+  const server = useTestServer();
+
+  it("runs a tool turn against a server that validates requests as the real API does", async () => {
+    const fake = await startFakeAnthropic({ apiKey: "sk-test-key" });
+    try {
+      const s = server();
+      const resolver = createModelResolver({ anthropic: { apiKey: "sk-test-key", baseURL: fake.baseURL }, named: [], offlineDelayMs: 0, defaultModel: "offline" });
+      const previous = s.runtime.deps.models;
+      s.runtime.deps.models = (spec) => (spec.startsWith("claude") ? resolver(spec) : previous(spec));
+      fake.enqueue(
+        {
+          kind: "reply",
+          blocks: [
+            { type: "text", chunks: ["Let me ", "note that."] },
+            { type: "tool_use", id: "toolu_01", name: "memory_remember", inputChunks: ['{"text": "the ', 'demo is Tuesday"}'] },
+          ],
+          stopReason: "tool_use",
+          usage: { input: 120, output: 30 },
+        },
+        { kind: "reply", blocks: [{ type: "text", chunks: ["Noted: ", "Tuesday."] }], stopReason: "end_turn", usage: { input: 200, output: 8 } },
+      );
+      const owner = await demoOwner(s.db);
+      const agent = await makeAgent(s.db, owner.workspaceId, { model: "claude-sonnet-4-6" });
+      const session = await createSession(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
+      const { runId } = await s.runtime.startChatRun({ workspaceId: owner.workspaceId, sessionId: session.id, userId: owner.id, text: "remember the demo is Tuesday" });
+      const events = await waitForRun(s.db, runId);
+      expect(events.at(-1)?.type).toBe("run_completed");
+      expect(textOf(events)).toBe("Let me note that.\n\nNoted: Tuesday.");
+      expect(events.find((e) => e.type === "step_finished")?.payload).toMatchObject({ tool: "memory.remember", status: "succeeded" });
+      expect(fake.requests.map((r) => r.status)).toEqual([200, 200]);
+      const second = fake.requests[1]!.body as { messages: { role: string; content: { type: string; tool_use_id?: string }[] }[] };
+      expect(second.messages.at(-1)?.content[0]).toMatchObject({ type: "tool_result", tool_use_id: "toolu_01" });
+      const run = await getRunRow(s.db, runId);
+      expect(run).toMatchObject({ inputTokens: 320, outputTokens: 38, modelCalls: 2 });
+      // Sonnet at $3 / $15 per Mtok: 120×3 + 30×15 = 810, then 200×3 + 8×15 = 720 credits.
+      expect(run.credits).toBe(810 + 720);
+    } finally {
+      await fake.close();
+    }
   });
 });

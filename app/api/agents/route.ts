@@ -1,4 +1,15 @@
-import { listAgents } from "@/lib/agents/agents";
-import { route } from "@/lib/http/route";
+import { agentInputSchema, createAgent, listAgents } from "@/lib/agents/agents";
+import { created, route } from "@/lib/http/route";
+import { checkModelSpec } from "@/lib/models/registry";
+import { toolNames } from "@/lib/tools/registry";
 
 export const GET = route({}, async ({ db, workspace }) => ({ agents: await listAgents(db, workspace.id) }));
+
+export const POST = route({ role: "manager", body: agentInputSchema }, async ({ server, workspace, user, body }) =>
+  created({
+    agent: await createAgent(server.db, workspace.id, user.id, body, {
+      modelProblem: (spec) => checkModelSpec(spec, server.models),
+      knownTools: toolNames,
+    }),
+  }),
+);

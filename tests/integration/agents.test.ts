@@ -1,0 +1,52 @@
+import { describe, expect, it } from "vitest";
+import { GET as listAgentsRoute, POST as createAgentRoute } from "../../app/api/agents/route";
+import { checkModelSpec, modelConfigFromEnv } from "../../lib/models/registry";
+import { demoOwner, makeUser } from "../support/fixtures";
+import { jsonRequest, sessionCookie, useTestServer } from "../support/server";
+
+describe("agents", () => {
+  const server = useTestServer();
+  const agent = (over: Record<string, unknown> = {}) => ({ handle: "relay", name: "Relay", model: "offline", tools: ["http.fetch", "slack.post"], ...over });
+
+  it("a manager creates an agent; the model spec and tools are checked when it is saved", async () => {
+    const s = server();
+    const owner = await demoOwner(s.db);
+    const cookie = await sessionCookie(s, owner);
+    const ok = await createAgentRoute(jsonRequest("/api/agents", { method: "POST", cookie, body: agent() }));
+    expect(ok.status).toBe(201);
+    expect((await ok.json()).agent).toMatchObject({ handle: "relay", model: "offline", tools: ["http.fetch", "slack.post"], status: "active" });
+
+    const cases: [Record<string, unknown>, number, string][] = [
+      [agent({ handle: "relay" }), 409, "conflict:agent"],
+      [agent({ handle: "ghost", model: "glm:glm-4.6" }), 422, "unprocessable:model"],
+      [agent({ handle: "ghost", model: "claude-sonnet-4-6" }), 422, "unprocessable:model"],
+      [agent({ handle: "ghost", tools: ["shell.exec"] }), 422, "unprocessable:tools"],
+      [agent({ handle: "Bad Handle!" }), 400, "bad_request:body"],
+    ];
+    for (const [body, status, code] of cases) {
+      const res = await createAgentRoute(jsonRequest("/api/agents", { method: "POST", cookie, body }));
+      expect(res.status).toBe(status);
+      expect((await res.json()).code).toBe(code);
+    }
+    const list = await (await listAgentsRoute(jsonRequest("/api/agents", { cookie }))).json();
+    expect(list.agents.map((a: { handle: string }) => a.handle)).toEqual(["atlas", "herald", "relay", "scout"]);
+  });
+
+  it("a member cannot create agents", async () => {
+    const s = server();
+    const owner = await demoOwner(s.db);
+    const member = await makeUser(s.db, owner.workspaceId, "member");
+    const res = await createAgentRoute(jsonRequest("/api/agents", { method: "POST", cookie: await sessionCookie(s, member), body: agent({ handle: "nope" }) }));
+    expect(res.status).toBe(403);
+  });
+
+  it("named providers come from the environment and are picked by <name>:<model>", () => {
+    const config = modelConfigFromEnv({ CLAWDECK_PROVIDER_GLM_BASE_URL: "http://127.0.0.1:9/v1", CLAWDECK_PROVIDER_GLM_API_KEY: "k", ANTHROPIC_API_KEY: "sk" });
+    expect(checkModelSpec("glm:glm-4.6", config)).toBeNull();
+    expect(checkModelSpec("kimi:kimi-k2", config)).toMatch(/no provider named "kimi".*configured: glm/);
+    expect(checkModelSpec("claude-sonnet-4-6", config)).toBeNull();
+    expect(checkModelSpec("glm:", config)).toMatch(/Name a model/);
+    expect(config.defaultModel).toBe("claude-sonnet-4-6");
+    expect(modelConfigFromEnv({}).defaultModel).toBe("offline");
+  });
+});
