@@ -14,6 +14,8 @@ const server = spawn(process.execPath, ["scripts/start.mjs"], {
     CLAWDECK_OWNER_EMAIL: "owner@e2e.test",
     CLAWDECK_OWNER_PASSWORD: "owner-e2e-password",
     DATABASE_URL: "",
+    // The browser tests fetch the app's own sign-in page as "the web".
+    CLAWDECK_FETCH_ALLOW: `127.0.0.1:${process.env.E2E_PORT ?? "3100"}`,
     // Slow the offline model's stream a little so a test can reload the page in the middle of a reply.
     CLAWDECK_OFFLINE_DELAY_MS: "60",
   },

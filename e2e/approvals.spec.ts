@@ -1,0 +1,103 @@
+import { expect, test, type Browser } from "@playwright/test";
+import { newPerson, OWNER } from "./fixtures";
+import { ApprovalsPage } from "./pages/approvals-page";
+import { ChatPage } from "./pages/chat-page";
+import { MembersPage } from "./pages/members-page";
+import { SignInPage } from "./pages/sign-in-page";
+
+/** Signs in a new person with the given role (added by the owner) in a fresh browser context. */
+async function personWithRole(browser: Browser, ownerPage: import("@playwright/test").Page, role: "member" | "reviewer") {
+  const person = newPerson(role);
+  await new MembersPage(ownerPage).goto("demo");
+  await new MembersPage(ownerPage).add(person);
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await new SignInPage(page).signInAs(person);
+  return { person, context, page };
+}
+
+test.describe("gated actions", () => {
+  test("a reviewer approves a tainted Slack post live from the inbox; the member's chat resumes with the result", async ({ page, browser }) => {
+    await new SignInPage(page).signInAs(OWNER);
+    const handle = `relay${Date.now().toString(36)}`;
+    const created = await page.request.post("/api/agents", {
+      headers: { "x-clawdeck-workspace": "demo" },
+      data: { handle, name: "Relay", model: "offline", tools: ["http.fetch", "slack.post"], description: "Reads pages and posts summaries" },
+    });
+    expect(created.status()).toBe(201);
+
+    const member = await personWithRole(browser, page, "member");
+    const reviewer = await personWithRole(browser, page, "reviewer");
+    try {
+      const inbox = new ApprovalsPage(reviewer.page);
+      await inbox.goto("demo");
+      await expect(inbox.card(handle)).toHaveCount(0);
+
+      const chat = new ChatPage(member.page);
+      await chat.goto("demo");
+      await chat.startWith(handle);
+      // The sign-in page is a real web page: fetching it taints the run before the post.
+      await chat.send(`fetch http://127.0.0.1:3100/sign-in\nslack #general hello`);
+      const reply = chat.lastReply();
+      await expect(chat.step(reply, "http.fetch")).toContainText("web:127.0.0.1");
+      const slackStep = chat.step(reply, "slack.post");
+      await expect(slackStep.getByTestId("approval-pending")).toBeVisible();
+      await expect(chat.stepStatus(slackStep)).toHaveText("Awaiting approval");
+
+      // Appears in the reviewer's inbox without a reload, with its preview and taint.
+      const card = inbox.card(handle);
+      await expect(card).toBeVisible();
+      await expect(card.getByTestId("approval-preview")).toContainText("#general");
+      await expect(card.getByTestId("approval-preview")).toContainText("hello");
+      await expect(card.getByRole("list", { name: "Taint sources" })).toContainText("web:127.0.0.1");
+      await expect(card).toContainText("Passes on untrusted content");
+      await expect(inbox.badge()).toHaveText(/^[1-9]\d*$/);
+      await inbox.approve(card);
+      await expect(card).toHaveCount(0);
+
+      await expect(slackStep.getByTestId("approval-decided")).toContainText("Approved");
+      await expect(chat.stepStatus(slackStep)).toHaveText("Succeeded");
+      await expect(slackStep.getByTestId("step-summary")).toContainText("kept in the Outbox");
+      await expect(chat.stopButton()).toHaveCount(0);
+
+      const outbox = await member.page.request.get("/api/outbox", { headers: { "x-clawdeck-workspace": "demo" } });
+      const messages = (await outbox.json()).messages as { body: string; agent: { handle: string } }[];
+      expect(messages.filter((m) => m.agent.handle === handle).map((m) => m.body)).toEqual(["hello"]);
+
+      const history = await inbox.openHistory();
+      await expect(history.getByRole("listitem", { name: /approved: Post to Slack/ }).first()).toContainText(reviewer.person.name);
+    } finally {
+      await member.context.close();
+      await reviewer.context.close();
+    }
+  });
+
+  test("a rejection goes back to the chat as a refusal with the reviewer's reason", async ({ page, browser }) => {
+    await new SignInPage(page).signInAs(OWNER);
+    const member = await personWithRole(browser, page, "member");
+    const reviewer = await personWithRole(browser, page, "reviewer");
+    try {
+      const chat = new ChatPage(member.page);
+      await chat.goto("demo");
+      await chat.startWith("herald");
+      await chat.send("slack #general hello");
+      const slackStep = chat.step(chat.lastReply(), "slack.post");
+      await expect(slackStep.getByTestId("approval-pending")).toBeVisible();
+
+      const inbox = new ApprovalsPage(reviewer.page);
+      await inbox.goto("demo");
+      const card = inbox.card("herald");
+      await expect(card).toContainText("Sends outside");
+      await expect(card).toContainText("No untrusted content reached this run");
+      await inbox.reject(card, "Not in #general, please");
+      await expect(card).toHaveCount(0);
+
+      await expect(slackStep.getByTestId("approval-decided")).toContainText("Rejected by a reviewer: Not in #general, please");
+      await expect(chat.stepStatus(slackStep)).toHaveText("Refused");
+      await expect(chat.lastReply()).toContainText("did not work");
+    } finally {
+      await member.context.close();
+      await reviewer.context.close();
+    }
+  });
+});
