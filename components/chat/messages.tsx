@@ -15,6 +15,8 @@ export interface ReplyView {
   usage: Usage | null;
   taint: string[];
   thinking: string;
+  /** The run is suspended until a reviewer decides. */
+  waiting: boolean;
 }
 
 export function viewFromTimeline(timeline: Timeline): ReplyView {
@@ -26,6 +28,7 @@ export function viewFromTimeline(timeline: Timeline): ReplyView {
     usage: timeline.usage,
     taint: timeline.taint,
     thinking: timeline.thinking,
+    waiting: timeline.waitingFor !== null,
   };
 }
 
@@ -50,6 +53,7 @@ export function viewFromStored(message: ChatMessage): ReplyView {
     usage: run ? { inputTokens: run.inputTokens, outputTokens: run.outputTokens, credits: run.credits, estimated: false } : null,
     taint: [...new Set(message.steps.flatMap((s) => s.taint))],
     thinking: "",
+    waiting: false,
   };
 }
 
@@ -100,7 +104,7 @@ export function AssistantReply({ agent, view, offline }: { agent: { name: string
           {view.taint.map((source) => (
             <TaintBadge key={source} source={source} />
           ))}
-          {view.streaming && hasText ? (
+          {view.streaming && hasText && !view.waiting ? (
             <span className="inline-flex items-center gap-1.5 text-xs text-slate-400">
               <span aria-hidden className="h-1.5 w-1.5 animate-pulse rounded-full bg-indigo-400" />
               writing…
@@ -127,8 +131,8 @@ export function AssistantReply({ agent, view, offline }: { agent: { name: string
 
         {view.streaming && (!hasText || view.items[lastIndex]?.kind === "step") ? (
           <p role="status" className="flex items-center gap-2 py-1 text-sm text-slate-500">
-            <TypingDots />
-            {view.started ? `${agent.name} is working…` : `Waiting for ${agent.name}…`}
+            {view.waiting ? null : <TypingDots />}
+            {view.waiting ? "Paused until a reviewer decides on the action above." : view.started ? `${agent.name} is working…` : `Waiting for ${agent.name}…`}
           </p>
         ) : null}
 
