@@ -31,6 +31,8 @@ export interface RuntimeDeps {
   breakers: CircuitBreakers;
   /** An extra policy hook applied before the workspace policy; it can tighten or rewrite, never waive. */
   gate?: PolicyGate;
+  /** Checked before every model call; throws (e.g. `budget_exceeded`) to stop the run before it spends. */
+  checkBudget?: (input: { workspaceId: string; agentId: string; runId: string }) => Promise<void>;
 }
 
 /**
@@ -217,6 +219,7 @@ async function callModel(deps: RuntimeDeps, ctx: CallContext, model: ResolvedMod
   if (state.modelCalls >= deps.maxSteps) {
     throw new AppError("unprocessable:step_limit", `The run stopped after ${deps.maxSteps} model calls, the limit for one run.`);
   }
+  await deps.checkBudget?.({ workspaceId: ctx.run.workspaceId, agentId: ctx.run.agentId, runId: ctx.run.id });
   const usage: Usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
   let sawUsage = false;
   let text = "";

@@ -32,6 +32,13 @@ export const agentRuns = pgTable(
     userId: uuid().references(() => users.id, { onDelete: "set null" }),
     trigger: runTriggerEnum().notNull().default("chat"),
     userMessageId: uuid().references(() => messages.id, { onDelete: "set null" }),
+    /** For runs started by another agent or a room post: the thread or room, the message, and its text. */
+    threadId: uuid(),
+    roomId: uuid(),
+    sourceMessageId: uuid(),
+    inputText: text(),
+    /** How many agent-to-agent hops led to this run (0 for a person's message). */
+    hop: integer().notNull().default(0),
     replyMessageId: uuid().references(() => messages.id, { onDelete: "set null" }),
     model: text().notNull(),
     state: runStateEnum().notNull().default("queued"),
@@ -61,6 +68,8 @@ export const agentRuns = pgTable(
     index("agent_runs_workspace_created_idx").on(t.workspaceId, t.createdAt),
     index("agent_runs_session_idx").on(t.sessionId, t.createdAt),
     index("agent_runs_state_lease_idx").on(t.state, t.leaseExpiresAt),
+    index("agent_runs_agent_created_idx").on(t.agentId, t.createdAt),
+    index("agent_runs_thread_idx").on(t.threadId),
   ],
 );
 
