@@ -1,7 +1,7 @@
-import { asc, eq } from "drizzle-orm";
+import { and, asc, desc, eq, gte, or, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "../db/client";
-import { agents } from "../db/schema";
+import { agentMessages, agentRuns, agents, usageRollupsHourly } from "../db/schema";
 import { AppError, PG_UNIQUE_VIOLATION, pgErrorCode } from "../errors";
 import { recordAudit } from "../audit";
 
@@ -79,4 +79,72 @@ export async function createAgent(
     if (pgErrorCode(error) === PG_UNIQUE_VIOLATION) throw new AppError("conflict:agent", `@${input.handle} already exists in this workspace.`);
     throw error;
   }
+}
+
+export const agentUpdateSchema = agentInputSchema.partial().extend({ status: z.enum(["active", "paused"]).optional() });
+
+export async function updateAgent(
+  db: Db,
+  workspaceId: string,
+  actorId: string,
+  agentId: string,
+  input: z.infer<typeof agentUpdateSchema>,
+  check: { modelProblem: (spec: string) => string | null; knownTools: readonly string[] },
+): Promise<AgentSummary> {
+  if (input.model !== undefined) {
+    const problem = check.modelProblem(input.model);
+    if (problem) throw new AppError("unprocessable:model", problem);
+  }
+  const unknown = (input.tools ?? []).filter((t) => !check.knownTools.includes(t));
+  if (unknown.length > 0) throw new AppError("unprocessable:tools", `Unknown tools: ${unknown.join(", ")}`);
+  try {
+    const [row] = await db
+      .update(agents)
+      .set({ ...input, ...(input.tools ? { tools: [...new Set(input.tools)] } : {}) })
+      .where(and(eq(agents.id, agentId), eq(agents.workspaceId, workspaceId)))
+      .returning();
+    if (!row) throw new AppError("not_found:agent");
+    await recordAudit(db, { workspaceId, actor: { kind: "user", id: actorId }, action: "agent.updated", target: { type: "agent", id: row.id }, detail: input });
+    return { id: row.id, handle: row.handle, name: row.name, description: row.description, model: row.model, tools: row.tools, color: row.color, status: row.status };
+  } catch (error) {
+    if (pgErrorCode(error) === PG_UNIQUE_VIOLATION) throw new AppError("conflict:agent", `@${input.handle} already exists in this workspace.`);
+    throw error;
+  }
+}
+
+/** One agent with what it did lately: runs, messages to and from other agents, and spend over 30 days. */
+export async function getAgentDetail(db: Db, workspaceId: string, agentId: string) {
+  const [agent] = await db.select().from(agents).where(and(eq(agents.id, agentId), eq(agents.workspaceId, workspaceId)));
+  if (!agent) throw new AppError("not_found:agent");
+  const runs = await db
+    .select({
+      id: agentRuns.id,
+      trigger: agentRuns.trigger,
+      state: agentRuns.state,
+      sessionId: agentRuns.sessionId,
+      error: agentRuns.error,
+      credits: agentRuns.credits,
+      createdAt: agentRuns.createdAt,
+      finishedAt: agentRuns.finishedAt,
+    })
+    .from(agentRuns)
+    .where(eq(agentRuns.agentId, agentId))
+    .orderBy(desc(agentRuns.createdAt))
+    .limit(20);
+  const messages = await db
+    .select({ id: agentMessages.id, body: agentMessages.body, fromAgentId: agentMessages.fromAgentId, toAgentId: agentMessages.toAgentId, roomId: agentMessages.roomId, runId: agentMessages.runId, createdAt: agentMessages.createdAt })
+    .from(agentMessages)
+    .where(and(eq(agentMessages.workspaceId, workspaceId), or(eq(agentMessages.fromAgentId, agentId), eq(agentMessages.toAgentId, agentId))))
+    .orderBy(desc(agentMessages.createdAt))
+    .limit(20);
+  const [spend] = await db
+    .select({ credits: sql<number>`coalesce(sum(${usageRollupsHourly.credits}), 0)::bigint`, calls: sql<number>`coalesce(sum(${usageRollupsHourly.calls}), 0)::bigint` })
+    .from(usageRollupsHourly)
+    .where(and(eq(usageRollupsHourly.workspaceId, workspaceId), eq(usageRollupsHourly.agentId, agentId), gte(usageRollupsHourly.bucket, sql`now() - interval '30 days'`)));
+  return {
+    agent: { ...agent, createdAt: agent.createdAt, updatedAt: agent.updatedAt },
+    runs,
+    messages,
+    spend30d: { credits: Number(spend?.credits ?? 0), calls: Number(spend?.calls ?? 0) },
+  };
 }

@@ -165,7 +165,10 @@ export function createOfflineProvider(options: { delayMs?: number } = {}): Model
       if (last.content.some((b) => b.type === "tool_result")) {
         text = answerAfterTools(request.messages);
       } else {
-        const question = textOf(last.content);
+        const raw = textOf(last.content);
+        // A message from another agent or a room arrives as "Message from @x [in #room]: …": its body is what to act on.
+        const from = raw.match(/^Message from (.+?)(?: in #([a-z0-9_-]+))?:\s*([\s\S]*)$/i);
+        const question = from ? from[3]! : raw;
         const parsed = question.split("\n").map(parseCommand);
         const commands = parsed.filter((c): c is Call => c !== null);
         const missing = commands.filter((c) => !available.has(c.name));
@@ -174,6 +177,8 @@ export function createOfflineProvider(options: { delayMs?: number } = {}): Model
         } else if (commands.length > 0) {
           calls = commands;
           text = leadIn(commands);
+        } else if (from) {
+          text = `Thanks ${from[1]}, noted${from[2] ? ` in #${from[2]}` : ""}: “${question.trim().slice(0, 200)}”.`;
         } else {
           text = plainAnswer(question, request.system);
         }

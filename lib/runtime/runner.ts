@@ -11,6 +11,8 @@ import type { EventBus } from "./bus";
 import { buildSystemPrompt, loadHistory } from "./context";
 import { appendRunEvents, LEASE_SECONDS, RunLostError } from "./journal";
 import { RunJournal } from "./run-journal";
+import { postReply, type Delivery } from "./delivery";
+import { recordFeed, recordRunFinished } from "../feed/feed";
 import { chargeModelCall } from "./run-usage";
 import { dispatchCall, resumeCall, suspendRun, type CallContext } from "./tool-call";
 
@@ -31,6 +33,8 @@ export interface RuntimeDeps {
   breakers: CircuitBreakers;
   /** An extra policy hook applied before the workspace policy; it can tighten or rewrite, never waive. */
   gate?: PolicyGate;
+  /** Starts the turns of agents that another agent wrote to. */
+  delivery?: Delivery;
   /** Checked before every model call; throws (e.g. `budget_exceeded`) to stop the run before it spends. */
   checkBudget?: (input: { workspaceId: string; agentId: string; runId: string }) => Promise<void>;
 }
@@ -108,6 +112,17 @@ export async function driveRun(deps: RuntimeDeps, runId: string, external?: Abor
       state = parseCheckpoint(run.checkpoint);
     } else {
       state = await freshState(db, run, agent);
+      await recordFeed(db, bus, [
+        {
+          workspaceId: run.workspaceId,
+          kind: "run_started",
+          agentId: agent.id,
+          runId,
+          threadId: run.threadId,
+          roomId: run.roomId,
+          payload: { agent: agent.handle, trigger: run.trigger, sessionId: run.sessionId, hop: run.hop },
+        },
+      ]);
       await journal.emit({
         type: "run_started",
         payload: { runId, agentId: agent.id, agentHandle: agent.handle, model: agent.model, offline: model.offline, replyMessageId: run.replyMessageId ?? "" },
@@ -161,6 +176,8 @@ export async function driveRun(deps: RuntimeDeps, runId: string, external?: Abor
       );
     }
     await appendRunEvents(db, bus, runId, null, [{ type: "run_completed", payload: { replyMessageId: run.replyMessageId ?? "" } }]);
+    await recordRunFinished(deps, run, agent.handle, "succeeded");
+    if (run.trigger === "agent_message" || run.trigger === "room_post") await postReply(deps, run, state.fullText);
   } catch (error) {
     const reason = abortReason(controller.signal);
     if (error instanceof RunLostError || reason === "lost") {
@@ -172,12 +189,14 @@ export async function driveRun(deps: RuntimeDeps, runId: string, external?: Abor
     if (reason === "cancel" && isAbort(error)) {
       if (await finishRun(deps, runId, { state: "cancelled", replyText })) {
         await appendRunEvents(db, bus, runId, null, [{ type: "run_cancelled", payload: { reason: "Stopped by a person." } }]);
+        await recordRunFinished(deps, run, agent?.handle, "cancelled");
       }
       return;
     }
     const { code, message } = describeFailure(error);
     if (await finishRun(deps, runId, { state: "failed", replyText, code, message })) {
       await appendRunEvents(db, bus, runId, null, [{ type: "run_failed", payload: { code, message } }]);
+      await recordRunFinished(deps, run, agent?.handle, "failed", { code, message });
     }
   } finally {
     clearInterval(heartbeat);
@@ -194,7 +213,7 @@ async function currentReply(db: Database, replyMessageId: string | null): Promis
 
 async function freshState(db: Database, run: AgentRun, agent: Agent): Promise<LoopState> {
   const [userMessage] = run.userMessageId ? await db.select().from(messages).where(eq(messages.id, run.userMessageId)) : [];
-  const question = userMessage?.content ?? "";
+  const question = userMessage?.content ?? run.inputText ?? "";
   const conversation = await loadHistory(db, run);
   if (conversation.length === 0 || conversation[conversation.length - 1]!.role !== "user") {
     conversation.push({ role: "user", content: [{ type: "text", text: question || "(no text)" }] });

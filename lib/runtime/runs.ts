@@ -4,6 +4,7 @@ import { agentRuns, agents, approvals, messages, runEvents, sessions, type Appro
 import { AppError } from "../errors";
 import type { EventBus } from "./bus";
 import { appendRunEvents, insertRunEvents, LEASE_SECONDS, notifyRun } from "./journal";
+import { recordRunFinished } from "../feed/feed";
 
 export const activeStates = ["queued", "running"] as const;
 
@@ -110,7 +111,7 @@ export async function endRunFromOutside(
         options.staleOnly ? lt(agentRuns.leaseExpiresAt, sql`now()`) : undefined,
       ),
     )
-    .returning({ replyMessageId: agentRuns.replyMessageId });
+    .returning();
   if (!ended) return false;
   // Keep the partial reply the journal holds, so the person sees what was said before it stopped.
   if (ended.replyMessageId) await db.update(messages).set({ content: await journalText(db, runId) }).where(eq(messages.id, ended.replyMessageId));
@@ -119,6 +120,8 @@ export async function endRunFromOutside(
       ? { type: "run_failed", payload: { code: options.code, message: options.message } }
       : { type: "run_cancelled", payload: { reason: options.message } },
   ]);
+  const [agent] = await db.select({ handle: agents.handle }).from(agents).where(eq(agents.id, ended.agentId));
+  await recordRunFinished({ db, bus }, ended, agent?.handle, options.to, options.to === "failed" ? { code: options.code, message: options.message } : undefined);
   return true;
 }
 

@@ -34,6 +34,7 @@ export interface Runtime {
 export function createRuntime(input: Omit<RuntimeDeps, "breakers"> & { breakers?: CircuitBreakers }): Runtime {
   const deps: RuntimeDeps = { ...input, breakers: input.breakers ?? new CircuitBreakers() };
   const active = new Map<string, { done: Promise<void>; controller: AbortController }>();
+  deps.delivery = { startRun: (runId) => drive(runId) };
 
   function drive(runId: string, resume?: Approval) {
     const controller = new AbortController();

@@ -11,6 +11,9 @@ import { classifyCall, workspacePolicy, type ApprovalCategory } from "../safety/
 import type { AnyTool } from "../tools/registry";
 import { ToolError, type ToolContext, type ToolPreview } from "../tools/types";
 import { insertRunEvents, notifyRun } from "./journal";
+import { deliverAgentMessage } from "./delivery";
+import type { ChatSendOutput } from "../tools/chat-send";
+import { recordFeed } from "../feed/feed";
 import type { RunJournal } from "./run-journal";
 import type { LoopState, RuntimeDeps } from "./runner";
 
@@ -216,6 +219,7 @@ async function execute(ctx: CallContext, tool: AnyTool, step: { id: string; call
     agentHandle: ctx.agent.handle,
     runId: ctx.run.id,
     stepId: step.id,
+    hop: ctx.run.hop,
     credential: (provider) => credentialFor(ctx.deps, ctx.run.workspaceId, provider),
     signal: AbortSignal.any([ctx.signal, timeout]),
   };
@@ -245,6 +249,9 @@ async function execute(ctx: CallContext, tool: AnyTool, step: { id: string; call
     }
   }
   ctx.deps.breakers.record(tool.name, end.status === "succeeded");
+  if (tool.name === "chat.send" && end.status === "succeeded") {
+    await deliverAgentMessage(ctx.deps, { run: ctx.run, handle: ctx.agent.handle, stepId: step.id }, end.output as ChatSendOutput, String(input.message ?? ""));
+  }
   const result = await finishStep(ctx, step, end);
   await ctx.journal.emit({
     type: "dispatch_finished",
@@ -311,6 +318,17 @@ export async function suspendRun(ctx: CallContext, pending: NewApproval): Promis
   });
   await notifyRun(deps.bus, run.id, seq);
   await deps.bus.publish(approvalsTopic(run.workspaceId), { approvalId, status: "pending" });
+  await recordFeed(deps.db, deps.bus, [
+    {
+      workspaceId: run.workspaceId,
+      kind: "approval_requested",
+      agentId: run.agentId,
+      runId: run.id,
+      stepId: pending.stepId,
+      approvalId,
+      payload: { agent: ctx.agent.handle, tool: pending.tool.name, category: pending.category, title: pending.preview.title, taint: ctx.state.taint.map((t) => t.source) },
+    },
+  ]);
   return approvalId;
 }
 

@@ -6,6 +6,7 @@ import { AppError } from "../errors";
 import { recordAudit } from "../audit";
 import type { EventBus } from "../runtime/bus";
 import { insertRunEvents, notifyRun } from "../runtime/journal";
+import { recordFeed } from "../feed/feed";
 import type { ToolRegistry } from "../tools/registry";
 import { hasRole } from "../workspaces/roles";
 import { callFingerprint } from "./fingerprint";
@@ -111,6 +112,17 @@ export async function decideApproval(
   });
   await notifyRun(bus, result.decided.runId, result.seq);
   await bus.publish(approvalsTopic(input.workspaceId), { approvalId: result.decided.id, status: result.decided.status });
+  await recordFeed(db, bus, [
+    {
+      workspaceId: input.workspaceId,
+      kind: "approval_decided",
+      agentId: result.decided.agentId,
+      runId: result.decided.runId,
+      stepId: result.decided.stepId,
+      approvalId: result.decided.id,
+      payload: { status: result.decided.status, tool: result.decided.tool, category: result.decided.category, reason: result.decided.reason, inputEdited: !!result.decided.editedInput },
+    },
+  ]);
   return result.decided;
 }
 
@@ -122,7 +134,7 @@ export async function expireOverdueApprovals(db: Db, bus: EventBus): Promise<str
       .set({ status: "expired", decidedAt: new Date(), reason: "No decision before the deadline." })
       .where(and(eq(approvals.status, "pending"), lt(approvals.expiresAt, sql`now()`)))
       .returning({ id: approvals.id, runId: approvals.runId, workspaceId: approvals.workspaceId, tool: approvals.tool });
-    const seqs: { runId: string; seq: number; workspaceId: string; id: string }[] = [];
+    const seqs: { runId: string; seq: number; workspaceId: string; id: string; tool: string }[] = [];
     for (const row of rows) {
       await recordAudit(tx, { workspaceId: row.workspaceId, actor: { kind: "system" }, action: "approval.expired", target: { type: "approval", id: row.id }, detail: { tool: row.tool } });
       const seq = await insertRunEvents(tx, row.runId, null, [
@@ -135,6 +147,9 @@ export async function expireOverdueApprovals(db: Db, bus: EventBus): Promise<str
   for (const row of expired) {
     await notifyRun(bus, row.runId, row.seq);
     await bus.publish(approvalsTopic(row.workspaceId), { approvalId: row.id, status: "expired" });
+    await recordFeed(db, bus, [
+      { workspaceId: row.workspaceId, kind: "approval_decided", runId: row.runId, approvalId: row.id, payload: { status: "expired", tool: row.tool } },
+    ]);
   }
   return expired.map((r) => r.id);
 }

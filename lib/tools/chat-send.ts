@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import { agentMessages, agents, agentThreads, roomMembers, rooms } from "../db/schema";
 import { ToolError, type ToolDefinition } from "./types";
@@ -26,6 +26,8 @@ export interface ChatSendOutput {
   room?: string;
   roomId?: string;
   recipients: string[];
+  recipientIds: string[];
+  hop: number;
   threadId?: string;
   summary: string;
 }
@@ -54,7 +56,10 @@ export const chatSendTool: ToolDefinition<ChatSendInput, ChatSendOutput> = {
       const [thread] = await ctx.db
         .insert(agentThreads)
         .values({ workspaceId: ctx.workspaceId, agentLowId: low, agentHighId: high })
-        .onConflictDoUpdate({ target: [agentThreads.workspaceId, agentThreads.agentLowId, agentThreads.agentHighId], set: { updatedAt: new Date() } })
+        .onConflictDoUpdate({
+          target: [agentThreads.workspaceId, agentThreads.agentLowId, agentThreads.agentHighId],
+          set: { updatedAt: new Date(), hops: sql`${agentThreads.hops} + 1` },
+        })
         .returning({ id: agentThreads.id, hops: agentThreads.hops });
       const [message] = await ctx.db
         .insert(agentMessages)
@@ -66,7 +71,7 @@ export const chatSendTool: ToolDefinition<ChatSendInput, ChatSendOutput> = {
           runId: ctx.runId,
           stepId: ctx.stepId,
           body: input.message,
-          hop: thread!.hops,
+          hop: ctx.hop + 1,
         })
         .returning({ id: agentMessages.id });
       return {
@@ -74,6 +79,8 @@ export const chatSendTool: ToolDefinition<ChatSendInput, ChatSendOutput> = {
         to: target.handle,
         toAgentId: target.id,
         recipients: [target.handle],
+        recipientIds: [target.id],
+        hop: ctx.hop + 1,
         threadId: thread!.id,
         summary: `Sent to @${target.handle}.`,
       };
@@ -84,15 +91,23 @@ export const chatSendTool: ToolDefinition<ChatSendInput, ChatSendOutput> = {
       .where(and(eq(rooms.workspaceId, ctx.workspaceId), eq(rooms.name, input.room!)));
     if (!room) throw new ToolError(`There is no room #${input.room} in this workspace.`);
     const members = await ctx.db
-      .select({ handle: agents.handle })
+      .select({ id: agents.id, handle: agents.handle })
       .from(roomMembers)
       .innerJoin(agents, eq(agents.id, roomMembers.agentId))
       .where(eq(roomMembers.roomId, room.id));
     const [message] = await ctx.db
       .insert(agentMessages)
-      .values({ workspaceId: ctx.workspaceId, roomId: room.id, fromAgentId: ctx.agentId, runId: ctx.runId, stepId: ctx.stepId, body: input.message })
+      .values({ workspaceId: ctx.workspaceId, roomId: room.id, fromAgentId: ctx.agentId, runId: ctx.runId, stepId: ctx.stepId, body: input.message, hop: ctx.hop + 1 })
       .returning({ id: agentMessages.id });
-    const recipients = members.map((m) => m.handle).filter((h) => h !== ctx.agentHandle);
-    return { messageId: message!.id, room: room.name, roomId: room.id, recipients, summary: `Posted in #${room.name}.` };
+    const others = members.filter((m) => m.id !== ctx.agentId);
+    return {
+      messageId: message!.id,
+      room: room.name,
+      roomId: room.id,
+      recipients: others.map((m) => m.handle),
+      recipientIds: others.map((m) => m.id),
+      hop: ctx.hop + 1,
+      summary: others.length ? `Posted in #${room.name} to ${others.map((m) => `@${m.handle}`).join(", ")}.` : `Posted in #${room.name}; no other agent is in the room.`,
+    };
   },
 };

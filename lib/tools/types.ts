@@ -33,6 +33,8 @@ export interface ToolContext {
   agentHandle: string;
   runId: string;
   stepId: string;
+  /** Agent-to-agent hops that led to this run (0 when a person started it). */
+  hop: number;
   /** Decrypts the workspace's credential for a provider; the model never sees it. */
   credential(provider: string): Promise<{ secret: string; config: Record<string, string> } | null>;
   signal: AbortSignal;

@@ -531,6 +531,7 @@ describe("http.fetch tool", () => {
     agentHandle: "scout",
     runId: "run_1",
     stepId: "step_1",
+    hop: 0,
     credential: async () => null,
     signal,
   });

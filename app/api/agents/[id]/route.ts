@@ -1,0 +1,16 @@
+import { z } from "zod";
+import { agentUpdateSchema, getAgentDetail, updateAgent } from "@/lib/agents/agents";
+import { route } from "@/lib/http/route";
+import { checkModelSpec } from "@/lib/models/registry";
+import { toolNames } from "@/lib/tools/registry";
+
+const params = z.object({ id: z.uuid() });
+
+export const GET = route({ params }, async ({ db, workspace, params }) => getAgentDetail(db, workspace.id, params.id));
+
+export const PATCH = route({ role: "manager", params, body: agentUpdateSchema }, async ({ server, workspace, user, params, body }) => ({
+  agent: await updateAgent(server.db, workspace.id, user.id, params.id, body, {
+    modelProblem: (spec) => checkModelSpec(spec, server.models),
+    knownTools: toolNames,
+  }),
+}));

@@ -1,0 +1,264 @@
+import { and, asc, eq, gt, inArray, sql, type SQL } from "drizzle-orm";
+import { z } from "zod";
+import { rowsOf, type Db } from "../db/client";
+import { feedItems, workspaces, type AgentRun } from "../db/schema";
+import type { EventBus } from "../runtime/bus";
+
+export const feedTopic = (workspaceId: string) => `feed:${workspaceId}`;
+
+export const feedKinds = [
+  "agent_message",
+  "room_post",
+  "run_started",
+  "run_finished",
+  "approval_requested",
+  "approval_decided",
+  "budget_alert",
+  "thread_limit",
+] as const;
+export type FeedKind = (typeof feedKinds)[number];
+
+export interface FeedItemInput {
+  workspaceId: string;
+  kind: FeedKind;
+  agentId?: string | null;
+  targetAgentId?: string | null;
+  roomId?: string | null;
+  threadId?: string | null;
+  runId?: string | null;
+  stepId?: string | null;
+  approvalId?: string | null;
+  payload: Record<string, unknown>;
+}
+
+/**
+ * Inserts feed items inside the caller's transaction, numbering them from the
+ * workspace's own sequence; call `notifyFeed` after the commit. Readers get
+ * the rows from the table, so a reconnecting browser sees what a live one saw.
+ */
+export async function insertFeedItems(tx: Db, items: FeedItemInput[]): Promise<{ workspaceId: string; seq: number }[]> {
+  const out: { workspaceId: string; seq: number }[] = [];
+  const byWorkspace = new Map<string, FeedItemInput[]>();
+  for (const item of items) byWorkspace.set(item.workspaceId, [...(byWorkspace.get(item.workspaceId) ?? []), item]);
+  for (const [workspaceId, group] of byWorkspace) {
+    const [row] = await tx
+      .update(workspaces)
+      .set({ feedSeq: sql`${workspaces.feedSeq} + ${group.length}` })
+      .where(eq(workspaces.id, workspaceId))
+      .returning({ feedSeq: workspaces.feedSeq });
+    const first = row!.feedSeq - group.length + 1;
+    await tx.insert(feedItems).values(
+      group.map((item, i) => ({
+        workspaceId,
+        seq: first + i,
+        kind: item.kind,
+        agentId: item.agentId ?? null,
+        targetAgentId: item.targetAgentId ?? null,
+        roomId: item.roomId ?? null,
+        threadId: item.threadId ?? null,
+        runId: item.runId ?? null,
+        stepId: item.stepId ?? null,
+        approvalId: item.approvalId ?? null,
+        payload: item.payload,
+      })),
+    );
+    out.push({ workspaceId, seq: row!.feedSeq });
+  }
+  return out;
+}
+
+export async function notifyFeed(bus: EventBus, written: { workspaceId: string; seq: number }[]): Promise<void> {
+  for (const w of written) await bus.publish(feedTopic(w.workspaceId), { seq: w.seq });
+}
+
+/** Appends feed items in their own transaction, then notifies: persist before emit. */
+export async function appendFeedItems(db: Db, bus: EventBus, items: FeedItemInput[]): Promise<void> {
+  if (items.length === 0) return;
+  const written = await db.transaction((tx) => insertFeedItems(tx, items));
+  await notifyFeed(bus, written);
+}
+
+/** A feed append that must never break what it reports on (a run, a decision). */
+export async function recordFeed(db: Db, bus: EventBus, items: FeedItemInput[]): Promise<void> {
+  await appendFeedItems(db, bus, items).catch((error: unknown) => console.error("Could not write to the feed", error));
+}
+
+export const feedFilterSchema = z.object({
+  agent: z.uuid().optional(),
+  room: z.uuid().optional(),
+  thread: z.uuid().optional(),
+  kind: z
+    .string()
+    .optional()
+    .transform((v) => (v ? v.split(",").filter((k): k is FeedKind => (feedKinds as readonly string[]).includes(k)) : undefined)),
+});
+export type FeedFilter = Partial<z.infer<typeof feedFilterSchema>>;
+
+export interface FeedItemView {
+  seq: number;
+  kind: string;
+  agentId: string | null;
+  targetAgentId: string | null;
+  roomId: string | null;
+  threadId: string | null;
+  runId: string | null;
+  stepId: string | null;
+  approvalId: string | null;
+  payload: Record<string, unknown>;
+  at: string;
+}
+
+function filterWhere(workspaceId: string, filter: FeedFilter): SQL[] {
+  const where: SQL[] = [eq(feedItems.workspaceId, workspaceId)];
+  if (filter.agent) where.push(sql`(${feedItems.agentId} = ${filter.agent} or ${feedItems.targetAgentId} = ${filter.agent})`);
+  if (filter.room) where.push(eq(feedItems.roomId, filter.room));
+  if (filter.thread) where.push(eq(feedItems.threadId, filter.thread));
+  if (filter.kind && filter.kind.length > 0) where.push(inArray(feedItems.kind, filter.kind));
+  return where;
+}
+
+const toView = (r: typeof feedItems.$inferSelect): FeedItemView => ({
+  seq: r.seq,
+  kind: r.kind,
+  agentId: r.agentId,
+  targetAgentId: r.targetAgentId,
+  roomId: r.roomId,
+  threadId: r.threadId,
+  runId: r.runId,
+  stepId: r.stepId,
+  approvalId: r.approvalId,
+  payload: r.payload as Record<string, unknown>,
+  at: r.createdAt.toISOString(),
+});
+
+export async function readFeed(db: Db, workspaceId: string, afterSeq: number, filter: FeedFilter = {}, limit = 500): Promise<FeedItemView[]> {
+  const rows = await db
+    .select()
+    .from(feedItems)
+    .where(and(...filterWhere(workspaceId, filter), gt(feedItems.seq, afterSeq)))
+    .orderBy(asc(feedItems.seq))
+    .limit(limit);
+  return rows.map(toView);
+}
+
+/** The newest items (for a first page load), oldest first. */
+export async function latestFeed(db: Db, workspaceId: string, filter: FeedFilter = {}, limit = 200): Promise<FeedItemView[]> {
+  const rows = await db
+    .select()
+    .from(feedItems)
+    .where(and(...filterWhere(workspaceId, filter)))
+    .orderBy(sql`${feedItems.seq} desc`)
+    .limit(limit);
+  return rows.reverse().map(toView);
+}
+
+export async function currentFeedSeq(db: Db, workspaceId: string): Promise<number> {
+  const [row] = await db.select({ seq: workspaces.feedSeq }).from(workspaces).where(eq(workspaces.id, workspaceId));
+  return row?.seq ?? 0;
+}
+
+export type FeedStreamItem = { kind: "item"; item: FeedItemView } | { kind: "heartbeat" };
+
+/** Every feed item after `afterSeq`, then the live tail, read from the table after each notification. */
+export async function* streamFeed(options: {
+  db: Db;
+  bus: EventBus;
+  workspaceId: string;
+  afterSeq: number;
+  filter?: FeedFilter;
+  signal?: AbortSignal;
+  heartbeatMs?: number;
+}): AsyncGenerator<FeedStreamItem> {
+  const { db, bus, workspaceId, signal } = options;
+  let cursor = options.afterSeq;
+  let dirty = true;
+  let wake: (() => void) | null = null;
+  const unsubscribe = bus.subscribe(feedTopic(workspaceId), () => {
+    dirty = true;
+    wake?.();
+  });
+  const onAbort = () => wake?.();
+  signal?.addEventListener("abort", onAbort);
+  try {
+    while (!signal?.aborted) {
+      if (dirty) {
+        dirty = false;
+        for (;;) {
+          const batch = await readFeed(db, workspaceId, cursor, options.filter);
+          for (const item of batch) {
+            cursor = item.seq;
+            yield { kind: "item", item };
+          }
+          if (batch.length < 500) break;
+        }
+        continue;
+      }
+      const timedOut = await new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => resolve(true), options.heartbeatMs ?? 15_000);
+        wake = () => {
+          clearTimeout(timer);
+          resolve(false);
+        };
+      });
+      wake = null;
+      if (timedOut) {
+        dirty = true;
+        yield { kind: "heartbeat" };
+      }
+    }
+  } finally {
+    unsubscribe();
+    signal?.removeEventListener("abort", onAbort);
+  }
+}
+
+/** A run ended: one feed item with how. */
+export async function recordRunFinished(
+  deps: { db: Db; bus: EventBus },
+  run: AgentRun,
+  handle: string | undefined,
+  state: "succeeded" | "failed" | "cancelled",
+  error?: { code: string; message: string },
+) {
+  await recordFeed(deps.db, deps.bus, [
+    {
+      workspaceId: run.workspaceId,
+      kind: "run_finished",
+      agentId: run.agentId,
+      runId: run.id,
+      threadId: run.threadId,
+      roomId: run.roomId,
+      payload: { agent: handle ?? null, state, trigger: run.trigger, sessionId: run.sessionId, ...(error ?? {}) },
+    },
+  ]);
+}
+
+
+export const matrixQuerySchema = z.object({
+  from: z.coerce.date().optional(),
+  to: z.coerce.date().optional(),
+});
+
+/**
+ * Who talks to whom between two times: message counts from each agent to each
+ * other agent (a room post counts once for every other member of the room).
+ */
+export async function talkMatrix(db: Db, workspaceId: string, range: { from?: Date; to?: Date }) {
+  const to = range.to ?? new Date();
+  const from = range.from ?? new Date(to.getTime() - 7 * 24 * 3600 * 1000);
+  const rows = rowsOf<{ from_agent: string; to_agent: string; n: number }>(
+    await db.execute(sql`
+      select from_agent, to_agent, count(*)::int as n from (
+        select m.from_agent_id as from_agent, m.to_agent_id as to_agent
+          from agent_messages m
+         where m.workspace_id = ${workspaceId} and m.from_agent_id is not null and m.to_agent_id is not null
+           and m.created_at >= ${from.toISOString()}::timestamptz and m.created_at < ${to.toISOString()}::timestamptz
+        union all
+        select m.from_agent_id, rm.agent_id
+          from agent_messages m join room_members rm on rm.room_id = m.room_id and rm.agent_id <> m.from_agent_id
+         where m.workspace_id = ${workspaceId} and m.from_agent_id is not null and m.room_id is not null
+           and m.created_at >= ${from.toISOString()}::timestamptz and m.created_at < ${to.toISOString()}::timestamptz
+      ) t group by from_agent, to_agent`),
+  );
+  return { from: from.toISOString(), to: to.toISOString(), cells: rows.map((r) => ({ from: r.from_agent, to: r.to_agent, count: Number(r.n) })) };
+}

@@ -1,0 +1,183 @@
+import { and, eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { GET as feedEventsRoute } from "../../app/api/feed/events/route";
+import { GET as feedRoute } from "../../app/api/feed/route";
+import { GET as matrixRoute } from "../../app/api/feed/matrix/route";
+import { POST as postToRoomRoute } from "../../app/api/rooms/[id]/messages/route";
+import { POST as createRoomRoute } from "../../app/api/rooms/route";
+import { agentMessages, agentRuns, workspaces } from "../../lib/db/schema";
+import { readFeed, streamFeed, type FeedItemView } from "../../lib/feed/feed";
+import { textTurn, toolTurn } from "../../lib/models/scripted";
+import type { ModelEvent, ModelProvider, ModelRequest } from "../../lib/models/types";
+import { createSession } from "../../lib/runtime/sessions";
+import { demoOwner, makeUser, makeWorkspace } from "../support/fixtures";
+import { makeAgent, routeModel, useScriptedModel, waitForRun } from "../support/runtime";
+import { jsonRequest, sessionCookie, useTestServer } from "../support/server";
+
+/** A model that always writes to `to`, then ends its turn: two of them play ping-pong. */
+function pingModel(to: string): ModelProvider {
+  return {
+    name: "ping",
+    async *stream(request: ModelRequest): AsyncIterable<ModelEvent> {
+      const last = request.messages.at(-1)!;
+      if (last.content.some((b) => b.type === "tool_result")) {
+        yield { type: "text", delta: "sent" };
+        yield { type: "stop", reason: "end_turn" };
+        return;
+      }
+      yield { type: "tool_call", id: `c${Math.random().toString(36).slice(2)}`, name: "chat.send", input: { to, message: "ping" } };
+      yield { type: "usage", usage: { inputTokens: 10, outputTokens: 5 } };
+      yield { type: "stop", reason: "tool_use" };
+    },
+  };
+}
+
+async function settle(check: () => Promise<boolean>, timeoutMs = 20_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error("condition not reached");
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe("agents together", () => {
+  const server = useTestServer();
+
+  async function chatWith(agentId: string, text: string) {
+    const s = server();
+    const owner = await demoOwner(s.db);
+    const session = await createSession(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agentId } });
+    return s.runtime.startChatRun({ workspaceId: owner.workspaceId, sessionId: session.id, userId: owner.id, text });
+  }
+
+  it("tell @scout: the message is journaled in the feed with its run and step, scout answers with its own run, and the answer follows", async () => {
+    const s = server();
+    const owner = await demoOwner(s.db);
+    const before = (await readFeed(s.db, owner.workspaceId, 0, {}, 10_000)).at(-1)?.seq ?? 0;
+    const atlas = await makeAgent(s.db, owner.workspaceId, { model: "offline", tools: ["chat.send"] });
+    const scout = await makeAgent(s.db, owner.workspaceId, { model: "offline", tools: ["memory.recall"] });
+    const { runId } = await chatWith(atlas.id, `tell @${scout.handle} hi there`);
+    await waitForRun(s.db, runId);
+    let scoutRun: { id: string } | undefined;
+    await settle(async () => {
+      [scoutRun] = await s.db.select({ id: agentRuns.id }).from(agentRuns).where(eq(agentRuns.agentId, scout.id));
+      return !!scoutRun;
+    });
+    await waitForRun(s.db, scoutRun!.id);
+    await settle(async () => (await readFeed(s.db, owner.workspaceId, before)).some((i) => i.kind === "agent_message" && i.payload.reply === true));
+    const feed = await readFeed(s.db, owner.workspaceId, before);
+    const sent = feed.find((i) => i.kind === "agent_message" && !i.payload.reply)!;
+    expect(sent).toMatchObject({ agentId: atlas.id, targetAgentId: scout.id, runId, payload: { text: "hi there", from: atlas.handle, to: scout.handle, hop: 1 } });
+    expect(sent.stepId).toBeTruthy();
+    const reply = feed.find((i) => i.kind === "agent_message" && i.payload.reply === true)!;
+    expect(reply).toMatchObject({ agentId: scout.id, targetAgentId: atlas.id, runId: scoutRun!.id, threadId: sent.threadId });
+    expect(String(reply.payload.text)).toContain("hi there");
+    const [run] = await s.db.select().from(agentRuns).where(eq(agentRuns.id, scoutRun!.id));
+    expect(run).toMatchObject({ trigger: "agent_message", hop: 1, state: "succeeded", threadId: sent.threadId });
+    expect(run!.credits).toBeGreaterThan(0);
+    expect(feed.map((i) => i.seq)).toEqual([...feed.map((i) => i.seq)].sort((a, b) => a - b));
+    const kinds = feed.map((i) => i.kind);
+    expect(kinds.filter((k) => k === "run_started")).toHaveLength(2);
+    expect(kinds.filter((k) => k === "run_finished")).toHaveLength(2);
+  });
+
+  it("a room post reaches every other member; a person's post reaches all of them", async () => {
+    const s = server();
+    const owner = await demoOwner(s.db);
+    const poster = await makeAgent(s.db, owner.workspaceId, { model: "scripted" });
+    const a = await makeAgent(s.db, owner.workspaceId, { model: "offline", tools: [] });
+    const b = await makeAgent(s.db, owner.workspaceId, { model: "offline", tools: [] });
+    const cookie = await sessionCookie(s, owner);
+    const created = await createRoomRoute(jsonRequest("/api/rooms", { method: "POST", cookie, body: { name: "#Ops", subject: "Deploys", agentIds: [poster.id, a.id, b.id] } }));
+    expect(created.status).toBe(201);
+    const room = (await created.json()).room;
+    expect(room.name).toBe("ops");
+
+    useScriptedModel(s, [toolTurn([{ id: "p1", name: "chat.send", input: { room: "ops", message: "deploy done" } }]), textTurn(["posted"])]);
+    const { runId } = await chatWith(poster.id, "announce");
+    await waitForRun(s.db, runId);
+    await settle(async () => (await s.db.select().from(agentRuns).where(and(eq(agentRuns.roomId, room.id), eq(agentRuns.state, "succeeded")))).length === 2);
+    const woken = await s.db.select({ agentId: agentRuns.agentId, trigger: agentRuns.trigger }).from(agentRuns).where(eq(agentRuns.roomId, room.id));
+    expect(woken.map((r) => r.agentId).sort()).toEqual([a.id, b.id].sort());
+    expect(new Set(woken.map((r) => r.trigger))).toEqual(new Set(["room_post"]));
+
+    const posted = await postToRoomRoute(
+      jsonRequest(`/api/rooms/${room.id}/messages`, { method: "POST", cookie, body: { text: "status please" } }),
+      { params: Promise.resolve({ id: room.id }) },
+    );
+    expect(posted.status).toBe(202);
+    expect((await posted.json()).runIds).toHaveLength(3);
+    const feed = await readFeed(s.db, owner.workspaceId, 0, { room: room.id }, 10_000);
+    expect(feed.find((i) => i.kind === "room_post" && i.payload.fromUser)?.payload).toMatchObject({ text: "status please", recipients: expect.arrayContaining([a.handle, b.handle, poster.handle]) });
+    await s.runtime.drain();
+  });
+
+  it("the hop limit stops a ping-pong between two agents, and the feed says why", async () => {
+    const s = server();
+    const owner = await demoOwner(s.db);
+    await s.db.update(workspaces).set({ settings: { maxHopsPerThread: 3 } }).where(eq(workspaces.id, owner.workspaceId));
+    try {
+      const ping = await makeAgent(s.db, owner.workspaceId, { model: "ping-a", tools: ["chat.send"] });
+      const pong = await makeAgent(s.db, owner.workspaceId, { model: "ping-b", tools: ["chat.send"] });
+      routeModel(s, "ping-a", pingModel(pong.handle));
+      routeModel(s, "ping-b", pingModel(ping.handle));
+      const { runId } = await chatWith(ping.id, "start the rally");
+      await waitForRun(s.db, runId);
+      await settle(async () => (await readFeed(s.db, owner.workspaceId, 0, { kind: ["thread_limit"] })).length > 0);
+      await s.runtime.drain();
+      const runs = await s.db.select({ hop: agentRuns.hop }).from(agentRuns).where(eq(agentRuns.trigger, "agent_message"));
+      const mine = runs.filter(() => true);
+      expect(Math.max(...mine.map((r) => r.hop))).toBe(3);
+      const sent = await s.db.select().from(agentMessages).where(eq(agentMessages.fromAgentId, ping.id));
+      const limit = (await readFeed(s.db, owner.workspaceId, 0, { kind: ["thread_limit"] }))[0]!;
+      expect(String(limit.payload.reason)).toMatch(/reached 3 hops/);
+      expect(sent.length).toBeGreaterThanOrEqual(2);
+    } finally {
+      await s.db.update(workspaces).set({ settings: {} }).where(eq(workspaces.id, owner.workspaceId));
+    }
+  });
+
+  it("reattaching to the feed with Last-Event-ID shows no gap and no duplicate", async () => {
+    const s = server();
+    const owner = await demoOwner(s.db);
+    const all = await readFeed(s.db, owner.workspaceId, 0, {}, 10_000);
+    expect(all.length).toBeGreaterThan(5);
+    const cut = all[2]!.seq;
+    const seen: FeedItemView[] = [];
+    const abort = new AbortController();
+    for await (const next of streamFeed({ db: s.db, bus: s.bus, workspaceId: owner.workspaceId, afterSeq: cut, signal: abort.signal, heartbeatMs: 100 })) {
+      if (next.kind === "heartbeat") break;
+      seen.push(next.item);
+    }
+    expect(seen.map((i) => i.seq)).toEqual(all.filter((i) => i.seq > cut).map((i) => i.seq));
+
+    const cookie = await sessionCookie(s, owner);
+    const res = await feedEventsRoute(jsonRequest("/api/feed/events", { cookie, headers: { "last-event-id": String(cut) } }));
+    expect(res.headers.get("content-type")).toContain("text/event-stream");
+    const reader = res.body!.getReader();
+    let text = "";
+    while (!text.includes(`id: ${all.at(-1)!.seq}\n`)) text += new TextDecoder().decode((await reader.read()).value);
+    await reader.cancel();
+    const ids = [...text.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]));
+    expect(ids).toEqual(all.filter((i) => i.seq > cut).map((i) => i.seq));
+  });
+
+  it("another workspace's feed is refused, and the matrix counts who talks to whom", async () => {
+    const s = server();
+    const owner = await demoOwner(s.db);
+    const stranger = await makeUser(s.db);
+    await makeWorkspace(s.db, "Other Feed Co", stranger);
+    const theirs = await feedRoute(jsonRequest("/api/feed", { cookie: await sessionCookie(s, stranger), workspace: "demo" }));
+    expect(theirs.status).toBe(403);
+    expect((await theirs.json()).code).toBe("forbidden:workspace");
+    const ownFeed = await (await feedRoute(jsonRequest("/api/feed", { cookie: await sessionCookie(s, stranger) }))).json();
+    expect(ownFeed.items).toEqual([]);
+
+    const matrix = await (await matrixRoute(jsonRequest("/api/feed/matrix", { cookie: await sessionCookie(s, owner) }))).json();
+    const direct = await s.db.select().from(agentMessages).where(eq(agentMessages.workspaceId, owner.workspaceId));
+    const directPairs = direct.filter((m) => m.fromAgentId && m.toAgentId).length;
+    const total = matrix.cells.reduce((n: number, c: { count: number }) => n + c.count, 0);
+    expect(total).toBeGreaterThanOrEqual(directPairs);
+    expect(matrix.cells.every((c: { from: string; to: string }) => c.from !== c.to)).toBe(true);
+  });
+});
