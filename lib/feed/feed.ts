@@ -3,6 +3,7 @@ import { z } from "zod";
 import { rowsOf, type Db } from "../db/client";
 import { feedItems, workspaces, type AgentRun } from "../db/schema";
 import type { EventBus } from "../runtime/bus";
+import { tailJournal, type TailItem } from "../runtime/tail";
 
 export const feedTopic = (workspaceId: string) => `feed:${workspaceId}`;
 
@@ -157,10 +158,10 @@ export async function currentFeedSeq(db: Db, workspaceId: string): Promise<numbe
   return row?.seq ?? 0;
 }
 
-export type FeedStreamItem = { kind: "item"; item: FeedItemView } | { kind: "heartbeat" };
+export type FeedStreamItem = TailItem<FeedItemView>;
 
 /** Every feed item after `afterSeq`, then the live tail, read from the table after each notification. */
-export async function* streamFeed(options: {
+export function streamFeed(options: {
   db: Db;
   bus: EventBus;
   workspaceId: string;
@@ -169,70 +170,16 @@ export async function* streamFeed(options: {
   signal?: AbortSignal;
   heartbeatMs?: number;
 }): AsyncGenerator<FeedStreamItem> {
-  const { db, bus, workspaceId, signal } = options;
-  let cursor = options.afterSeq;
-  let dirty = true;
-  let wake: (() => void) | null = null;
-  const unsubscribe = bus.subscribe(feedTopic(workspaceId), () => {
-    dirty = true;
-    wake?.();
+  const { db, bus, workspaceId } = options;
+  return tailJournal<FeedItemView>({
+    subscribe: (wake) => bus.subscribe(feedTopic(workspaceId), wake),
+    read: (after) => readFeed(db, workspaceId, after, options.filter, 500),
+    batchSize: 500,
+    afterSeq: options.afterSeq,
+    signal: options.signal,
+    heartbeatMs: options.heartbeatMs,
   });
-  const onAbort = () => wake?.();
-  signal?.addEventListener("abort", onAbort);
-  try {
-    while (!signal?.aborted) {
-      if (dirty) {
-        dirty = false;
-        for (;;) {
-          const batch = await readFeed(db, workspaceId, cursor, options.filter);
-          for (const item of batch) {
-            cursor = item.seq;
-            yield { kind: "item", item };
-          }
-          if (batch.length < 500) break;
-        }
-        continue;
-      }
-      const timedOut = await new Promise<boolean>((resolve) => {
-        const timer = setTimeout(() => resolve(true), options.heartbeatMs ?? 15_000);
-        wake = () => {
-          clearTimeout(timer);
-          resolve(false);
-        };
-      });
-      wake = null;
-      if (timedOut) {
-        dirty = true;
-        yield { kind: "heartbeat" };
-      }
-    }
-  } finally {
-    unsubscribe();
-    signal?.removeEventListener("abort", onAbort);
-  }
 }
-
-/** A run ended: one feed item with how. */
-export async function recordRunFinished(
-  deps: { db: Db; bus: EventBus },
-  run: AgentRun,
-  handle: string | undefined,
-  state: "succeeded" | "failed" | "cancelled",
-  error?: { code: string; message: string },
-) {
-  await recordFeed(deps.db, deps.bus, [
-    {
-      workspaceId: run.workspaceId,
-      kind: "run_finished",
-      agentId: run.agentId,
-      runId: run.id,
-      threadId: run.threadId,
-      roomId: run.roomId,
-      payload: { agent: handle ?? null, state, trigger: run.trigger, sessionId: run.sessionId, ...(error ?? {}) },
-    },
-  ]);
-}
-
 
 export const matrixQuerySchema = z.object({
   from: z.coerce.date().optional(),
@@ -261,4 +208,25 @@ export async function talkMatrix(db: Db, workspaceId: string, range: { from?: Da
       ) t group by from_agent, to_agent`),
   );
   return { from: from.toISOString(), to: to.toISOString(), cells: rows.map((r) => ({ from: r.from_agent, to: r.to_agent, count: Number(r.n) })) };
+}
+
+/** A run ended: one feed item with how. */
+export async function recordRunFinished(
+  deps: { db: Db; bus: EventBus },
+  run: AgentRun,
+  handle: string | undefined,
+  state: "succeeded" | "failed" | "cancelled",
+  error?: { code: string; message: string },
+) {
+  await recordFeed(deps.db, deps.bus, [
+    {
+      workspaceId: run.workspaceId,
+      kind: "run_finished",
+      agentId: run.agentId,
+      runId: run.id,
+      threadId: run.threadId,
+      roomId: run.roomId,
+      payload: { agent: handle ?? null, state, trigger: run.trigger, sessionId: run.sessionId, ...(error ?? {}) },
+    },
+  ]);
 }

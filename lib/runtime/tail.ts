@@ -1,0 +1,62 @@
+export type TailItem<T> = { kind: "item"; item: T } | { kind: "heartbeat" };
+
+/**
+ * Reads a sequenced journal after `afterSeq`, then follows it: each
+ * notification only says "there is more", and the rows are read from the
+ * journal, so a late reader gets exactly what a live one got. Subscribes
+ * before the first read so nothing published in between is missed; on a
+ * quiet stretch it yields a heartbeat and reads again anyway (a lost
+ * notification cannot stall it). Ends after an item for which `isLast` is true.
+ */
+export async function* tailJournal<T extends { seq: number }>(options: {
+  subscribe: (wake: () => void) => () => void;
+  read: (afterSeq: number) => Promise<T[]>;
+  batchSize: number;
+  afterSeq: number;
+  isLast?: (item: T) => boolean;
+  signal?: AbortSignal;
+  heartbeatMs?: number;
+}): AsyncGenerator<TailItem<T>> {
+  const { signal } = options;
+  let cursor = options.afterSeq;
+  let dirty = true;
+  let wake: (() => void) | null = null;
+  const unsubscribe = options.subscribe(() => {
+    dirty = true;
+    wake?.();
+  });
+  const onAbort = () => wake?.();
+  signal?.addEventListener("abort", onAbort);
+  try {
+    while (!signal?.aborted) {
+      if (dirty) {
+        dirty = false;
+        for (;;) {
+          const batch = await options.read(cursor);
+          for (const item of batch) {
+            cursor = item.seq;
+            yield { kind: "item", item };
+            if (options.isLast?.(item)) return;
+          }
+          if (batch.length < options.batchSize) break;
+        }
+        continue;
+      }
+      const timedOut = await new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => resolve(true), options.heartbeatMs ?? 15_000);
+        wake = () => {
+          clearTimeout(timer);
+          resolve(false);
+        };
+      });
+      wake = null;
+      if (timedOut) {
+        dirty = true;
+        yield { kind: "heartbeat" };
+      }
+    }
+  } finally {
+    unsubscribe();
+    signal?.removeEventListener("abort", onAbort);
+  }
+}
