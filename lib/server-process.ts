@@ -1,3 +1,4 @@
+import { startBillingJobs } from "./billing/jobs";
 import { getServer, stopServer } from "./server";
 
 /**
@@ -11,6 +12,8 @@ export async function startServerProcess(): Promise<void> {
     // Runs orphaned by a crash of this or another process are failed with a reason, never left "running".
     await server.runtime.sweep();
     server.runtime.startSweeper();
+    // Finished runs are reconciled with the usage ledger, and budget alerts raised, every minute.
+    startBillingJobs(server.db);
   } catch (error) {
     console.error(`\n  Clawdeck cannot start: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exit(1);

@@ -8,6 +8,7 @@ import { createLocalBus, createPostgresBus, type EventBus } from "./runtime/bus"
 import { createRuntime, type Runtime } from "./runtime/runtime";
 import { createModelResolver, modelConfigFromEnv, type ModelConfig } from "./models/registry";
 import { createToolRegistry } from "./tools/registry";
+import { checkBudget } from "./billing/budgets";
 
 /**
  * Everything a server process shares: one database handle (PGlite is a
@@ -78,6 +79,7 @@ async function startServer(): Promise<Server> {
     maxTokens: 4096,
     coalesceMs: 40,
     heartbeatMs: 10_000,
+    checkBudget: (input) => checkBudget(handle.db, input),
   });
   return { env, db: handle.db, handle, secrets, bus, runtime, models };
 }

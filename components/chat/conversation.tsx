@@ -11,6 +11,7 @@ import { AssistantReply, Avatar, UserMessage, viewFromStored, viewFromTimeline, 
 import { OfflineNotice } from "./offline-notice";
 import { emptyTimeline, isDone, type Timeline } from "./timeline";
 import { activeRunStates, chatKeys, type ChatAgent, type ChatMessage, type SessionHistory } from "./types";
+import { anchoredStepClasses, useStepAnchor } from "../runs/use-step-anchor";
 import { useFinishedTimelines, useRunStream } from "./use-run";
 
 function errorText(error: unknown): string {
@@ -75,6 +76,9 @@ export function Conversation({ sessionId, currentUserId }: { sessionId: string; 
   const readOnlyReason = session && session.userId !== currentUserId ? "Only the person who started this chat can write in it." : null;
   const postedInHistory = !!posted && messages.some((m) => m.run?.id === posted.runId);
   const ready = history.isSuccess && !finished.pending;
+  // `#step-<id>` links (from the feed, a run page or an approval) open at that step once it is on the page.
+  const liveStepIds = (live.timeline?.items ?? []).flatMap((item) => (item.kind === "step" ? [item.step.key] : []));
+  useStepAnchor(ready ? [...messages.flatMap((m) => m.steps.map((s) => s.id)), ...liveStepIds] : []);
 
   function replyView(message: ChatMessage): ReplyView {
     const run = message.run;
@@ -145,7 +149,7 @@ export function Conversation({ sessionId, currentUserId }: { sessionId: string; 
 
       <div
         ref={scroller}
-        className="min-h-0 flex-1 overflow-y-auto px-5 py-4"
+        className={`min-h-0 flex-1 overflow-y-auto px-5 py-4 ${anchoredStepClasses}`}
         onScroll={(e) => {
           const el = e.currentTarget;
           sticky.current = el.scrollHeight - el.scrollTop - el.clientHeight < STICKY_PX;

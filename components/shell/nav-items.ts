@@ -16,9 +16,14 @@ export function navItems(slug: string): NavItem[] {
     { href: `/w/${slug}`, label: "Overview", section: "work" },
     { href: `/w/${slug}/chat`, label: "Chat", section: "work" },
     { href: `/w/${slug}/approvals`, label: "Approvals", section: "work", badge: "pendingApprovals" },
+    { href: `/w/${slug}/usage`, label: "Usage", role: "reviewer", section: "work" },
     { href: `/w/${slug}/outbox`, label: "Outbox", section: "work" },
+    { href: `/w/${slug}/agents`, label: "Agents", section: "work" },
+    { href: `/w/${slug}/rooms`, label: "Rooms", section: "work" },
+    { href: `/w/${slug}/feed`, label: "Feed", section: "work" },
     { href: `/w/${slug}/settings/members`, label: "Members", role: "manager", section: "settings" },
     { href: `/w/${slug}/settings/policy`, label: "Policy", section: "settings" },
+    { href: `/w/${slug}/settings/billing`, label: "Billing", role: "reviewer", section: "settings" },
     { href: `/w/${slug}/settings/connections`, label: "Connections", role: "manager", section: "settings" },
   ];
 }

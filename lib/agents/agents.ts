@@ -33,7 +33,7 @@ export async function listAgents(db: Db, workspaceId: string): Promise<AgentSumm
     .orderBy(asc(agents.handle));
 }
 
-export const agentInputSchema = z.object({
+const agentFields = {
   handle: z
     .string()
     .trim()
@@ -41,14 +41,19 @@ export const agentInputSchema = z.object({
     .transform((v) => v.replace(/^@/, ""))
     .pipe(z.string().regex(/^[a-z0-9][a-z0-9_-]{1,31}$/, "2–32 letters, digits, - or _, starting with a letter or digit")),
   name: z.string().trim().min(1).max(60),
-  description: z.string().trim().max(500).default(""),
-  systemPrompt: z.string().trim().max(20_000).default(""),
+  description: z.string().trim().max(500),
+  systemPrompt: z.string().trim().max(20_000),
   model: z.string().trim().min(1).max(100),
-  tools: z.array(z.string()).max(50).default([]),
-  color: z
-    .string()
-    .regex(/^#[0-9a-fA-F]{6}$/)
-    .default("#6366f1"),
+  tools: z.array(z.string()).max(50),
+  color: z.string().regex(/^#[0-9a-fA-F]{6}$/),
+};
+
+export const agentInputSchema = z.object({
+  ...agentFields,
+  description: agentFields.description.default(""),
+  systemPrompt: agentFields.systemPrompt.default(""),
+  tools: agentFields.tools.default([]),
+  color: agentFields.color.default("#6366f1"),
 });
 export type AgentInput = z.infer<typeof agentInputSchema>;
 
@@ -81,7 +86,11 @@ export async function createAgent(
   }
 }
 
-export const agentUpdateSchema = agentInputSchema.partial().extend({ status: z.enum(["active", "paused"]).optional() });
+/** An edit changes only the fields it names (no defaults, so a pause keeps the prompt and tools). */
+export const agentUpdateSchema = z
+  .object(agentFields)
+  .partial()
+  .extend({ status: z.enum(["active", "paused"]).optional() });
 
 export async function updateAgent(
   db: Db,

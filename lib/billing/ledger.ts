@@ -2,7 +2,8 @@ import { sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { usageEvents, usageRollupsHourly } from "../db/schema";
 import type { Usage } from "../models/types";
-import { creditsFor, priceFor } from "./prices";
+import { lookupPrice } from "./price-book";
+import { creditsAtRates } from "./prices";
 
 export type UsageSource =
   | { kind: "run"; runId: string }
@@ -16,6 +17,8 @@ export interface ChargeInput {
   usage: Usage;
   /** Same key, same call: a retry or a resume never charges twice. */
   idempotencyKey: string;
+  /** When the call happened, if not now (a reconciliation row is dated when its run finished). */
+  occurredAt?: Date;
 }
 
 export interface ChargeResult {
@@ -26,13 +29,15 @@ export interface ChargeResult {
 
 /**
  * Writes one ledger row for one model call, and adds it to the hourly rollup
- * in the same transaction, so the rollups always equal the ledger. A repeated
- * idempotency key changes nothing.
+ * in the same transaction, so the rollups always equal the ledger. The price
+ * is the workspace's (read inside the transaction, so a price change applies
+ * to the next call exactly); a model without one is charged at the default
+ * and flagged. A repeated idempotency key changes nothing.
  */
 export async function chargeUsage(db: Db, input: ChargeInput): Promise<ChargeResult> {
-  const { price, priced } = priceFor(input.model);
-  const credits = creditsFor(input.usage, price);
   return db.transaction(async (tx) => {
+    const price = await lookupPrice(tx, input.workspaceId, input.model);
+    const credits = creditsAtRates(input.usage, price.rates);
     const [row] = await tx
       .insert(usageEvents)
       .values({
@@ -48,17 +53,21 @@ export async function chargeUsage(db: Db, input: ChargeInput): Promise<ChargeRes
         cacheReadTokens: input.usage.cacheReadTokens,
         cacheWriteTokens: input.usage.cacheWriteTokens,
         credits,
-        unpriced: priced ? 0 : 1,
+        unpriced: price.priced ? 0 : 1,
         idempotencyKey: input.idempotencyKey,
+        ...(input.occurredAt ? { createdAt: input.occurredAt } : {}),
       })
       .onConflictDoNothing({ target: usageEvents.idempotencyKey })
       .returning({ id: usageEvents.id, createdAt: usageEvents.createdAt });
-    if (!row) return { charged: false, credits: 0, unpriced: !priced };
+    if (!row) return { charged: false, credits: 0, unpriced: !price.priced };
+    // One atomic upsert per call: concurrent calls of the same hour, agent and model
+    // serialise on the rollup row's lock, so none of their increments is lost.
     await tx
       .insert(usageRollupsHourly)
       .values({
         workspaceId: input.workspaceId,
-        bucket: sql`date_trunc('hour', ${row.createdAt.toISOString()}::timestamptz)`,
+        // Buckets are UTC hours whatever the server's time zone, so ranges on whole hours line up.
+        bucket: sql`date_trunc('hour', ${row.createdAt.toISOString()}::timestamptz, 'UTC')`,
         agentId: input.agentId,
         model: input.model,
         sourceKind: input.source.kind,
@@ -68,6 +77,7 @@ export async function chargeUsage(db: Db, input: ChargeInput): Promise<ChargeRes
         cacheReadTokens: input.usage.cacheReadTokens,
         cacheWriteTokens: input.usage.cacheWriteTokens,
         credits,
+        unpricedCalls: price.priced ? 0 : 1,
       })
       .onConflictDoUpdate({
         target: [usageRollupsHourly.workspaceId, usageRollupsHourly.bucket, usageRollupsHourly.agentId, usageRollupsHourly.model, usageRollupsHourly.sourceKind],
@@ -78,8 +88,9 @@ export async function chargeUsage(db: Db, input: ChargeInput): Promise<ChargeRes
           cacheReadTokens: sql`${usageRollupsHourly.cacheReadTokens} + excluded.cache_read_tokens`,
           cacheWriteTokens: sql`${usageRollupsHourly.cacheWriteTokens} + excluded.cache_write_tokens`,
           credits: sql`${usageRollupsHourly.credits} + excluded.credits`,
+          unpricedCalls: sql`${usageRollupsHourly.unpricedCalls} + excluded.unpriced_calls`,
         },
       });
-    return { charged: true, credits, unpriced: !priced };
+    return { charged: true, credits, unpriced: !price.priced };
   });
 }

@@ -14,6 +14,17 @@ export interface ModelPrice {
   cacheWrite: number;
 }
 
+/**
+ * The same price in credits per million tokens (= micro-credits per token):
+ * whole numbers for any dollar price with up to six decimals.
+ */
+export interface PriceRates {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+}
+
 const claude = (input: number, output: number): ModelPrice => ({ input, output, cacheRead: input / 10, cacheWrite: input * 1.25 });
 
 /**
@@ -27,27 +38,86 @@ export const defaultPrices: { prefix: string; price: ModelPrice }[] = [
   { prefix: "offline", price: { input: 0.25, output: 1.25, cacheRead: 0, cacheWrite: 0 } },
 ];
 
-/** Charged for a model with no price, and flagged. */
+/** Charged for a model with no price, and flagged (unless a workspace sets its own default). */
 export const fallbackPrice: ModelPrice = claude(3, 15);
 
-export function priceFor(model: string): { price: ModelPrice; priced: boolean } {
-  const bare = model.includes(":") ? model.slice(model.indexOf(":") + 1) : model;
-  const hit = defaultPrices.find((p) => bare.startsWith(p.prefix) || model.startsWith(p.prefix));
-  return hit ? { price: hit.price, priced: true } : { price: fallbackPrice, priced: false };
+/** The key of a workspace's default price: charged for models without one, and flagged. */
+export const DEFAULT_PRICE_KEY = "*";
+
+export const NOMINAL_MODEL = "offline";
+
+/** Whether a model spec is the offline model, whose price is nominal (nothing is really spent). */
+export const isNominal = (model: string) => model === NOMINAL_MODEL || model.startsWith(`${NOMINAL_MODEL}:`);
+
+/** Where a charge's price came from. `default` means the model had no price: the charge is flagged. */
+export type PriceSource = "workspace" | "built-in" | "default";
+
+export interface ResolvedPrice {
+  rates: PriceRates;
+  priced: boolean;
+  source: PriceSource;
+  /** The prefix that matched, or `*` for the default. */
+  match: string;
 }
 
-/** Micro-credits per token for a dollars-per-million price (exact for prices with up to 6 decimals). */
-const perToken = (usdPerMillion: number) => BigInt(Math.round(usdPerMillion * CREDITS_PER_USD));
+const bareModel = (model: string) => (model.includes(":") ? model.slice(model.indexOf(":") + 1) : model);
+const matches = (model: string, prefix: string) => model.startsWith(prefix) || bareModel(model).startsWith(prefix);
 
-/** Credits for a call, rounded up to a whole credit (never undercharges by a fraction). */
-export function creditsFor(usage: Usage, price: ModelPrice): number {
+/** Dollars per Mtok → credits per Mtok (rounded to the nearest credit; exact up to six decimals). */
+export const creditsPerMtok = (usdPerMillion: number) => Math.round(usdPerMillion * CREDITS_PER_USD);
+export const usdPerMtok = (creditsPerMillion: number) => creditsPerMillion / CREDITS_PER_USD;
+
+export function ratesOf(price: ModelPrice): PriceRates {
+  return {
+    input: creditsPerMtok(price.input),
+    output: creditsPerMtok(price.output),
+    cacheRead: creditsPerMtok(price.cacheRead),
+    cacheWrite: creditsPerMtok(price.cacheWrite),
+  };
+}
+
+export function priceOf(rates: PriceRates): ModelPrice {
+  return { input: usdPerMtok(rates.input), output: usdPerMtok(rates.output), cacheRead: usdPerMtok(rates.cacheRead), cacheWrite: usdPerMtok(rates.cacheWrite) };
+}
+
+/**
+ * The price of a model for a workspace: the workspace's longest matching
+ * model or prefix, else the built-in list, else the workspace's default (`*`),
+ * else the built-in fallback. Only the last two leave the charge flagged.
+ */
+export function resolvePrice(model: string, workspacePrices: { model: string; rates: PriceRates }[] = []): ResolvedPrice {
+  let best: { model: string; rates: PriceRates } | undefined;
+  for (const row of workspacePrices) {
+    if (row.model === DEFAULT_PRICE_KEY || !matches(model, row.model)) continue;
+    if (!best || row.model.length > best.model.length) best = row;
+  }
+  if (best) return { rates: best.rates, priced: true, source: "workspace", match: best.model };
+  const builtIn = defaultPrices.find((p) => matches(model, p.prefix));
+  if (builtIn) return { rates: ratesOf(builtIn.price), priced: true, source: "built-in", match: builtIn.prefix };
+  const fallback = workspacePrices.find((row) => row.model === DEFAULT_PRICE_KEY);
+  return { rates: fallback?.rates ?? ratesOf(fallbackPrice), priced: false, source: "default", match: DEFAULT_PRICE_KEY };
+}
+
+/** The built-in price of a model (no workspace prices). */
+export function priceFor(model: string): { price: ModelPrice; priced: boolean } {
+  const resolved = resolvePrice(model);
+  return { price: priceOf(resolved.rates), priced: resolved.priced };
+}
+
+/** Credits for a call at integer rates, rounded up to a whole credit (never undercharges by a fraction). */
+export function creditsAtRates(usage: Usage, rates: PriceRates): number {
   const microCredits =
-    BigInt(usage.inputTokens) * perToken(price.input) +
-    BigInt(usage.outputTokens) * perToken(price.output) +
-    BigInt(usage.cacheReadTokens) * perToken(price.cacheRead) +
-    BigInt(usage.cacheWriteTokens) * perToken(price.cacheWrite);
+    BigInt(usage.inputTokens) * BigInt(rates.input) +
+    BigInt(usage.outputTokens) * BigInt(rates.output) +
+    BigInt(usage.cacheReadTokens) * BigInt(rates.cacheRead) +
+    BigInt(usage.cacheWriteTokens) * BigInt(rates.cacheWrite);
   const whole = microCredits / BigInt(CREDITS_PER_USD);
   return Number(microCredits % BigInt(CREDITS_PER_USD) === 0n ? whole : whole + 1n);
+}
+
+/** Credits for a call at a dollar price (exact for prices with up to 6 decimals). */
+export function creditsFor(usage: Usage, price: ModelPrice): number {
+  return creditsAtRates(usage, ratesOf(price));
 }
 
 export function formatCredits(credits: number): string {
@@ -55,4 +125,15 @@ export function formatCredits(credits: number): string {
   if (usd === 0) return "$0";
   if (usd < 0.01) return `$${usd.toFixed(4)}`;
   return `$${usd.toFixed(2)}`;
+}
+
+/**
+ * Dollars for dashboards: four decimals below $1 (so a single small call
+ * still shows), two above, with thousands separators.
+ */
+export function formatUsd(credits: number): string {
+  const usd = credits / CREDITS_PER_USD;
+  if (usd === 0) return "$0";
+  const digits = Math.abs(usd) < 1 ? 4 : 2;
+  return `${usd < 0 ? "-" : ""}$${Math.abs(usd).toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits })}`;
 }

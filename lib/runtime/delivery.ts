@@ -1,6 +1,6 @@
 import { eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { agentMessages, agentRuns, agents, workspaces, type AgentRun } from "../db/schema";
+import { agentMessages, agentRuns, agents, rooms, workspaces, type AgentRun } from "../db/schema";
 import { recordFeed, type FeedItemInput } from "../feed/feed";
 import type { ChatSendOutput } from "../tools/chat-send";
 import type { EventBus } from "./bus";
@@ -52,6 +52,8 @@ export async function deliverAgentMessage(
         recipients: sent.recipients,
         text,
         hop: sent.hop,
+        sessionId: run.sessionId,
+        trigger: run.trigger,
       },
     },
   ];
@@ -159,7 +161,17 @@ export async function postReply(deps: { db: Db; bus: EventBus }, run: AgentRun, 
       roomId: source.roomId,
       threadId: source.threadId,
       runId: run.id,
-      payload: { messageId: reply!.id, from: me?.handle ?? null, to: to?.handle ?? null, text: text.slice(0, 2000), reply: true, hop: run.hop, recipients: [] },
+      payload: {
+        messageId: reply!.id,
+        from: me?.handle ?? null,
+        to: to?.handle ?? null,
+        room: source.roomId ? ((await deps.db.select({ name: rooms.name }).from(rooms).where(eq(rooms.id, source.roomId)))[0]?.name ?? null) : null,
+        text: text.slice(0, 2000),
+        reply: true,
+        hop: run.hop,
+        recipients: [],
+        trigger: run.trigger,
+      },
     },
   ]);
 }

@@ -326,7 +326,15 @@ export async function suspendRun(ctx: CallContext, pending: NewApproval): Promis
       runId: run.id,
       stepId: pending.stepId,
       approvalId,
-      payload: { agent: ctx.agent.handle, tool: pending.tool.name, category: pending.category, title: pending.preview.title, taint: ctx.state.taint.map((t) => t.source) },
+      payload: {
+        agent: ctx.agent.handle,
+        tool: pending.tool.name,
+        category: pending.category,
+        title: pending.preview.title,
+        taint: ctx.state.taint.map((t) => t.source),
+        sessionId: run.sessionId,
+        trigger: run.trigger,
+      },
     },
   ]);
   return approvalId;

@@ -120,7 +120,14 @@ export async function decideApproval(
       runId: result.decided.runId,
       stepId: result.decided.stepId,
       approvalId: result.decided.id,
-      payload: { status: result.decided.status, tool: result.decided.tool, category: result.decided.category, reason: result.decided.reason, inputEdited: !!result.decided.editedInput },
+      payload: {
+        status: result.decided.status,
+        tool: result.decided.tool,
+        title: (result.decided.preview as { title?: string }).title ?? result.decided.tool,
+        category: result.decided.category,
+        reason: result.decided.reason,
+        inputEdited: !!result.decided.editedInput,
+      },
     },
   ]);
   return result.decided;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { GET as getAgentRoute, PATCH as patchAgentRoute } from "../../app/api/agents/[id]/route";
 import { GET as listAgentsRoute, POST as createAgentRoute } from "../../app/api/agents/route";
 import { checkModelSpec, modelConfigFromEnv } from "../../lib/models/registry";
 import { demoOwner, makeUser } from "../support/fixtures";
@@ -48,5 +49,28 @@ describe("agents", () => {
     expect(checkModelSpec("glm:", config)).toMatch(/Name a model/);
     expect(config.defaultModel).toBe("claude-sonnet-4-6");
     expect(modelConfigFromEnv({}).defaultModel).toBe("offline");
+  });
+});
+
+describe("editing agents", () => {
+  const server = useTestServer();
+
+  it("an edit changes only the fields it names: pausing keeps the prompt, tools and colour", async () => {
+    const s = server();
+    const owner = await demoOwner(s.db);
+    const cookie = await sessionCookie(s, owner);
+    const created = await (
+      await createAgentRoute(
+        jsonRequest("/api/agents", { method: "POST", cookie, body: { handle: "keeper", name: "Keeper", model: "offline", tools: ["memory.recall"], systemPrompt: "Keep things.", color: "#112233" } }),
+      )
+    ).json();
+    const id = created.agent.id as string;
+    const paused = await patchAgentRoute(jsonRequest(`/api/agents/${id}`, { method: "PATCH", cookie, body: { status: "paused" } }), { params: Promise.resolve({ id }) });
+    expect(paused.status).toBe(200);
+    const detail = await (await getAgentRoute(jsonRequest(`/api/agents/${id}`, { cookie }), { params: Promise.resolve({ id }) })).json();
+    expect(detail.agent).toMatchObject({ status: "paused", systemPrompt: "Keep things.", tools: ["memory.recall"], color: "#112233" });
+    const bad = await patchAgentRoute(jsonRequest(`/api/agents/${id}`, { method: "PATCH", cookie, body: { model: "kimi:kimi-k2" } }), { params: Promise.resolve({ id }) });
+    expect(bad.status).toBe(422);
+    expect((await bad.json()).code).toBe("unprocessable:model");
   });
 });

@@ -70,6 +70,8 @@ export const agentRuns = pgTable(
     index("agent_runs_state_lease_idx").on(t.state, t.leaseExpiresAt),
     index("agent_runs_agent_created_idx").on(t.agentId, t.createdAt),
     index("agent_runs_thread_idx").on(t.threadId),
+    // Usage reconciliation walks finished runs in order of when they finished.
+    index("agent_runs_finished_idx").on(t.finishedAt),
   ],
 );
 

@@ -1,5 +1,5 @@
-import { bigint, bigserial, index, integer, pgEnum, pgTable, text, timestamp, unique, uniqueIndex, uuid } from "drizzle-orm/pg-core";
-import { createdAt } from "./common";
+import { bigint, bigserial, index, integer, pgEnum, pgTable, primaryKey, text, timestamp, unique, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { at, createdAt, updatedAt } from "./common";
 import { agents } from "./agents";
 import { agentRuns } from "./runs";
 import { workspaces } from "./workspaces";
@@ -41,15 +41,20 @@ export const usageEvents = pgTable(
   ],
 );
 
-/** Hourly sums of the ledger, written in the same transaction as each usage row. */
+/**
+ * Hourly sums of the ledger, written in the same transaction as each usage row.
+ * `agentId` has no foreign key on purpose: deleting an agent must neither
+ * fail on the unique key (two rows becoming "no agent") nor drop its spend.
+ */
 export const usageRollupsHourly = pgTable(
   "usage_rollups_hourly",
   {
     workspaceId: uuid()
       .notNull()
       .references(() => workspaces.id, { onDelete: "cascade" }),
+    /** The UTC hour the calls were made in. */
     bucket: timestamp({ withTimezone: true, mode: "date" }).notNull(),
-    agentId: uuid().references(() => agents.id, { onDelete: "set null" }),
+    agentId: uuid(),
     model: text().notNull(),
     sourceKind: usageSourceEnum().notNull(),
     calls: bigint({ mode: "number" }).notNull().default(0),
@@ -58,6 +63,8 @@ export const usageRollupsHourly = pgTable(
     cacheReadTokens: bigint({ mode: "number" }).notNull().default(0),
     cacheWriteTokens: bigint({ mode: "number" }).notNull().default(0),
     credits: bigint({ mode: "number" }).notNull().default(0),
+    /** Calls charged at the default price because their model had none. */
+    unpricedCalls: bigint({ mode: "number" }).notNull().default(0),
   },
   (t) => [
     unique("usage_rollups_hourly_key").on(t.workspaceId, t.bucket, t.agentId, t.model, t.sourceKind).nullsNotDistinct(),
@@ -65,4 +72,98 @@ export const usageRollupsHourly = pgTable(
   ],
 );
 
+/**
+ * A workspace's own price for a model id or id prefix (the longest match
+ * wins over the built-in list), or `*` for models that have no price. In
+ * credits per million tokens, which is US$ per Mtok × 1,000,000: integers, so
+ * every charge is exact.
+ */
+export const modelPrices = pgTable(
+  "model_prices",
+  {
+    workspaceId: uuid()
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    model: text().notNull(),
+    inputCreditsPerMtok: bigint({ mode: "number" }).notNull(),
+    outputCreditsPerMtok: bigint({ mode: "number" }).notNull(),
+    cacheReadCreditsPerMtok: bigint({ mode: "number" }).notNull(),
+    cacheWriteCreditsPerMtok: bigint({ mode: "number" }).notNull(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [primaryKey({ columns: [t.workspaceId, t.model] })],
+);
+
+/** The workspace's monthly hard cap in credits (agents carry their own on `agents`). */
+export const workspaceBudgets = pgTable("workspace_budgets", {
+  workspaceId: uuid()
+    .primaryKey()
+    .references(() => workspaces.id, { onDelete: "cascade" }),
+  monthlyBudgetCredits: bigint({ mode: "number" }),
+  updatedAt: updatedAt(),
+});
+
+/**
+ * Budget alerts already raised: one per scope (`workspace` or `agent:<id>`),
+ * month and level, so the audit log gets each alert exactly once however many
+ * processes notice it.
+ */
+export const budgetAlerts = pgTable(
+  "budget_alerts",
+  {
+    workspaceId: uuid()
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    scope: text().notNull(),
+    /** First instant of the UTC month. */
+    month: timestamp({ withTimezone: true, mode: "date" }).notNull(),
+    level: text().$type<"warning" | "exceeded">().notNull(),
+    spentCredits: bigint({ mode: "number" }).notNull(),
+    budgetCredits: bigint({ mode: "number" }).notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.workspaceId, t.scope, t.month, t.level] })],
+);
+
+export const reconciliationOutcomeEnum = pgEnum("reconciliation_outcome", ["filled", "flagged"]);
+
+/**
+ * What reconciliation found: a finished run whose token totals differ from
+ * the sum of its ledger rows. A shortfall is filled with one explicit row;
+ * anything else (the ledger holds more than the run) is flagged for a person.
+ */
+export const usageReconciliations = pgTable(
+  "usage_reconciliations",
+  {
+    id: bigserial({ mode: "number" }).primaryKey(),
+    workspaceId: uuid()
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    runId: uuid()
+      .notNull()
+      .references(() => agentRuns.id, { onDelete: "cascade" }),
+    agentId: uuid(),
+    model: text().notNull(),
+    outcome: reconciliationOutcomeEnum().notNull(),
+    reason: text().notNull(),
+    runInputTokens: bigint({ mode: "number" }).notNull(),
+    runOutputTokens: bigint({ mode: "number" }).notNull(),
+    ledgerInputTokens: bigint({ mode: "number" }).notNull(),
+    ledgerOutputTokens: bigint({ mode: "number" }).notNull(),
+    ledgerRows: integer().notNull(),
+    filledCredits: bigint({ mode: "number" }).notNull().default(0),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("usage_reconciliations_run_key").on(t.runId), index("usage_reconciliations_workspace_created_idx").on(t.workspaceId, t.createdAt)],
+);
+
+/** Where the periodic reconciliation got to: runs that finished before `checkedUntil` were checked. */
+export const usageReconciliationCursor = pgTable("usage_reconciliation_cursor", {
+  id: integer().primaryKey(),
+  checkedUntil: at().notNull(),
+  lastRunAt: at().notNull(),
+});
+
 export type UsageEvent = typeof usageEvents.$inferSelect;
+export type ModelPriceRow = typeof modelPrices.$inferSelect;
+export type UsageReconciliation = typeof usageReconciliations.$inferSelect;

@@ -1,9 +1,13 @@
 import type { Metadata } from "next";
+import Link from "next/link";
 import { listAgents } from "@/lib/agents/agents";
 import { requireWorkspacePage } from "@/lib/http/page";
 import { getServer } from "@/lib/server";
 import { countMembers } from "@/lib/workspaces/members";
+import { hasRole } from "@/lib/workspaces/roles";
 import { AgentCard } from "@/components/agents/agent-card";
+import { BudgetBanner } from "@/components/usage/budget-banner";
+import { OverviewCards } from "@/components/usage/overview-cards";
 
 export const metadata: Metadata = { title: "Overview" };
 
@@ -11,6 +15,8 @@ export default async function OverviewPage({ params }: { params: Promise<{ works
   const { workspace } = await requireWorkspacePage((await params).workspace);
   const { db } = await getServer();
   const [agents, members] = await Promise.all([listAgents(db, workspace.id), countMembers(db, workspace.id)]);
+  // Members see activity and throughput; spend is for reviewers and up.
+  const canSeeSpend = hasRole(workspace.role, "reviewer");
   return (
     <div className="mx-auto max-w-5xl space-y-8">
       <header>
@@ -19,6 +25,21 @@ export default async function OverviewPage({ params }: { params: Promise<{ works
           {agents.length} {agents.length === 1 ? "agent" : "agents"} · {members} {members === 1 ? "member" : "members"}
         </p>
       </header>
+
+      <section aria-labelledby="activity-heading" className="space-y-3">
+        <div className="flex items-baseline justify-between">
+          <h2 id="activity-heading" className="text-sm font-semibold uppercase tracking-wide text-slate-500">
+            Today
+          </h2>
+          {canSeeSpend ? (
+            <Link href={`/w/${workspace.slug}/usage`} className="text-sm font-medium text-indigo-700 hover:underline">
+              Usage details
+            </Link>
+          ) : null}
+        </div>
+        {canSeeSpend ? <BudgetBanner /> : null}
+        <OverviewCards canSeeSpend={canSeeSpend} />
+      </section>
 
       <section aria-labelledby="agents-heading" className="space-y-3">
         <h2 id="agents-heading" className="text-sm font-semibold uppercase tracking-wide text-slate-500">
@@ -35,15 +56,6 @@ export default async function OverviewPage({ params }: { params: Promise<{ works
             ))}
           </ul>
         )}
-      </section>
-
-      <section aria-labelledby="activity-heading" className="space-y-3">
-        <h2 id="activity-heading" className="text-sm font-semibold uppercase tracking-wide text-slate-500">
-          Activity
-        </h2>
-        <div className="card p-6 text-sm text-slate-600">
-          No agent has run in this workspace yet. Runs, approvals and spend will show here as your agents work.
-        </div>
       </section>
     </div>
   );

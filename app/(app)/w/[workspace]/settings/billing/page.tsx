@@ -1,0 +1,46 @@
+import type { Metadata } from "next";
+import { requireWorkspacePage } from "@/lib/http/page";
+import { hasRole } from "@/lib/workspaces/roles";
+import { AccessDenied } from "@/components/shell/access-denied";
+import { BudgetsPanel } from "@/components/billing/budgets-panel";
+import { PricesPanel } from "@/components/billing/prices-panel";
+import { ReconciliationPanel } from "@/components/billing/reconciliation-panel";
+
+export const metadata: Metadata = { title: "Billing" };
+
+export default async function BillingPage({ params }: { params: Promise<{ workspace: string }> }) {
+  const { workspace } = await requireWorkspacePage((await params).workspace);
+  if (!hasRole(workspace.role, "reviewer")) {
+    return <AccessDenied code="forbidden:billing" message="Budgets and prices are shown to reviewers, managers and owners of this workspace." />;
+  }
+  const canEdit = hasRole(workspace.role, "manager");
+  return (
+    <div className="mx-auto max-w-5xl space-y-8">
+      <header>
+        <h1 className="text-2xl font-semibold tracking-tight">Billing</h1>
+        <p className="mt-1 text-sm text-slate-600">
+          Monthly budgets, the prices every model call is charged at, and what reconciliation of runs against the usage ledger found.
+          {canEdit ? "" : " You can read these; managers and owners change them."}
+        </p>
+      </header>
+      <section aria-labelledby="budgets-heading" className="space-y-3">
+        <h2 id="budgets-heading" className="text-sm font-semibold uppercase tracking-wide text-slate-500">
+          Budgets
+        </h2>
+        <BudgetsPanel canEdit={canEdit} />
+      </section>
+      <section aria-labelledby="prices-heading" className="space-y-3">
+        <h2 id="prices-heading" className="text-sm font-semibold uppercase tracking-wide text-slate-500">
+          Prices
+        </h2>
+        <PricesPanel canEdit={canEdit} />
+      </section>
+      <section aria-labelledby="reconciliation-heading" className="space-y-3">
+        <h2 id="reconciliation-heading" className="text-sm font-semibold uppercase tracking-wide text-slate-500">
+          Reconciliation
+        </h2>
+        <ReconciliationPanel />
+      </section>
+    </div>
+  );
+}

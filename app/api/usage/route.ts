@@ -1,0 +1,4 @@
+import { route } from "@/lib/http/route";
+import { getUsageReport, reportQuerySchema } from "@/lib/billing/report";
+
+export const GET = route({ role: "reviewer", query: reportQuerySchema }, async ({ db, workspace, query }) => getUsageReport(db, workspace.id, query));

@@ -1,0 +1,253 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { useState } from "react";
+import { formatCredits, isNominal } from "@/lib/billing/prices";
+import { Avatar } from "../chat/messages";
+import { chatKeys } from "../chat/types";
+import { triggerLabels } from "../feed/types";
+import { useApi, useWorkspace } from "../providers";
+import { RunStateBadge } from "../runs/run-view";
+import { AgentForm, type AgentFormValues } from "./agent-form";
+import { AgentStatusBadge, ModelLabel } from "./agents-list";
+import { agentKeys, errorText, keepDefaultedFields, shortWhen, type AgentDetail, type AgentItem, type ModelChoice, type ToolChoice } from "./types";
+
+const triggerShort: Record<string, string> = { chat: "chat message", agent_message: "agent message", room_post: "room post", mission: "mission", door: "inbound" };
+
+export function AgentDetailView({ agentId, canEdit, models, tools }: { agentId: string; canEdit: boolean; models: ModelChoice[]; tools: ToolChoice[] }) {
+  const api = useApi();
+  const { slug } = useWorkspace();
+  const router = useRouter();
+  const queryClient = useQueryClient();
+  const [editing, setEditing] = useState(false);
+  const detail = useQuery({ queryKey: agentKeys.detail(slug, agentId), queryFn: () => api<AgentDetail>(`/api/agents/${agentId}`) });
+  const agents = useQuery({ queryKey: agentKeys.list(slug), queryFn: () => api<{ agents: AgentItem[] }>("/api/agents") });
+  const rooms = useQuery({ queryKey: ["rooms", slug], queryFn: () => api<{ rooms: { id: string; name: string }[] }>("/api/rooms") });
+
+  const refresh = () => {
+    void queryClient.invalidateQueries({ queryKey: agentKeys.detail(slug, agentId) });
+    void queryClient.invalidateQueries({ queryKey: agentKeys.list(slug) });
+  };
+  const setStatus = useMutation({
+    mutationFn: (input: { status: AgentItem["status"]; agent: AgentDetail["agent"] }) =>
+      api<{ agent: AgentItem }>(`/api/agents/${agentId}`, { method: "PATCH", body: { ...keepDefaultedFields(input.agent), status: input.status } }),
+    onSuccess: refresh,
+  });
+  const chat = useMutation({
+    mutationFn: () => api<{ id: string }>("/api/sessions", { method: "POST", body: { agentId } }),
+    onSuccess: ({ id }) => {
+      void queryClient.invalidateQueries({ queryKey: chatKeys.sessions(slug) });
+      router.push(`/w/${slug}/chat/${id}`);
+    },
+  });
+
+  if (detail.isError) {
+    return (
+      <div className="card mx-auto mt-12 max-w-md p-6 text-center" role="alert">
+        <h1 className="text-lg font-semibold">This agent cannot be opened</h1>
+        <p className="mt-2 text-sm text-slate-600">{errorText(detail.error)}</p>
+        <Link href={`/w/${slug}/agents`} className="btn-secondary mt-4">
+          Back to agents
+        </Link>
+      </div>
+    );
+  }
+  if (!detail.data) {
+    return (
+      <p role="status" className="py-12 text-center text-sm text-slate-500">
+        Loading the agent…
+      </p>
+    );
+  }
+
+  const { agent, runs, messages, spend30d } = detail.data;
+  const handles = new Map((agents.data?.agents ?? []).map((a) => [a.id, a.handle]));
+  const roomNames = new Map((rooms.data?.rooms ?? []).map((r) => [r.id, r.name]));
+  const paused = agent.status === "paused";
+  const initial: AgentFormValues = {
+    name: agent.name,
+    handle: agent.handle,
+    color: agent.color,
+    description: agent.description,
+    systemPrompt: agent.systemPrompt,
+    model: agent.model,
+    tools: agent.tools,
+  };
+
+  return (
+    <div className="mx-auto max-w-5xl space-y-6">
+      <nav aria-label="Breadcrumb" className="text-xs text-slate-500">
+        <Link href={`/w/${slug}/agents`} className="hover:text-indigo-700 hover:underline">
+          Agents
+        </Link>{" "}
+        / <span className="font-mono">@{agent.handle}</span>
+      </nav>
+
+      <header className="flex flex-wrap items-center gap-3">
+        <Avatar name={agent.name} color={agent.color} />
+        <div className="min-w-0">
+          <h1 className="text-2xl font-semibold tracking-tight">{agent.name}</h1>
+          <p className="font-mono text-xs text-slate-500">@{agent.handle}</p>
+        </div>
+        <AgentStatusBadge status={agent.status} />
+        <div className="ml-auto flex flex-wrap gap-2">
+          <button type="button" className="btn-secondary" disabled={paused || chat.isPending} onClick={() => chat.mutate()} title={paused ? "A paused agent does not take new chats" : undefined}>
+            {chat.isPending ? "Starting…" : "Chat"}
+          </button>
+          {canEdit ? (
+            <>
+              <button type="button" className="btn-secondary" disabled={setStatus.isPending} onClick={() => setStatus.mutate({ status: paused ? "active" : "paused", agent })}>
+                {paused ? "Resume" : "Pause"}
+              </button>
+              {!editing ? (
+                <button type="button" className="btn-primary" onClick={() => setEditing(true)}>
+                  Edit
+                </button>
+              ) : null}
+            </>
+          ) : null}
+        </div>
+      </header>
+      {setStatus.isError || chat.isError ? (
+        <p role="alert" className="text-sm text-rose-700">
+          {errorText(setStatus.error ?? chat.error)}
+        </p>
+      ) : null}
+      {paused ? (
+        <p className="rounded-md border border-amber-200 bg-amber-50 px-4 py-2 text-sm text-amber-900">
+          Paused: {agent.name} takes no new work until {canEdit ? "you resume it" : "a manager resumes it"}.
+        </p>
+      ) : null}
+
+      {editing ? (
+        <section aria-labelledby="edit-heading" className="card p-5">
+          <h2 id="edit-heading" className="mb-4 text-base font-semibold">
+            Edit {agent.name}
+          </h2>
+          <AgentForm
+            agentId={agent.id}
+            initial={initial}
+            models={models}
+            tools={tools}
+            onCancel={() => setEditing(false)}
+            onSaved={() => {
+              setEditing(false);
+              refresh();
+            }}
+          />
+        </section>
+      ) : (
+        <div className="grid gap-4 md:grid-cols-3">
+          <section aria-label="Profile" className="card space-y-3 p-4 md:col-span-2">
+            {agent.description ? <p className="text-sm text-slate-700">{agent.description}</p> : null}
+            <dl className="space-y-2 text-sm">
+              <div className="flex items-center gap-3">
+                <dt className="w-16 shrink-0 text-xs text-slate-500">Model</dt>
+                <dd className="flex items-center gap-2">
+                  <ModelLabel model={agent.model} />
+                  {isNominal(agent.model) ? null : <span className="font-mono text-xs text-slate-500">{agent.model}</span>}
+                </dd>
+              </div>
+              <div className="flex gap-3">
+                <dt className="w-16 shrink-0 pt-0.5 text-xs text-slate-500">Tools</dt>
+                <dd className="flex flex-wrap gap-1" data-testid="agent-tools">
+                  {agent.tools.length === 0 ? <span className="text-xs text-slate-400">none</span> : null}
+                  {agent.tools.map((tool) => (
+                    <span key={tool} className="rounded bg-slate-100 px-1.5 py-0.5 font-mono text-[11px] text-slate-700">
+                      {tool}
+                    </span>
+                  ))}
+                </dd>
+              </div>
+            </dl>
+            <details className="text-sm">
+              <summary className="cursor-pointer text-xs font-medium text-slate-600">System prompt</summary>
+              <p className="mt-2 rounded-md bg-slate-50 p-3 font-mono text-xs leading-relaxed whitespace-pre-wrap text-slate-700 ring-1 ring-slate-200">
+                {agent.systemPrompt || "(none)"}
+              </p>
+            </details>
+          </section>
+          <section aria-label="Spend over 30 days" className="card p-4">
+            <h2 className="text-xs font-medium text-slate-500">Spend, last 30 days</h2>
+            <p className="mt-1 text-2xl font-semibold tabular-nums" data-testid="agent-spend">
+              {formatCredits(spend30d.credits)}
+            </p>
+            <p className="text-xs text-slate-500">
+              {spend30d.calls.toLocaleString("en")} model {spend30d.calls === 1 ? "call" : "calls"}
+              {isNominal(agent.model) ? " · nominal price (offline model)" : ""}
+            </p>
+          </section>
+        </div>
+      )}
+
+      <div className="grid gap-6 lg:grid-cols-2">
+        <section aria-labelledby="runs-heading" className="space-y-2">
+          <h2 id="runs-heading" className="text-sm font-semibold tracking-wide text-slate-500 uppercase">
+            Recent runs
+          </h2>
+          {runs.length === 0 ? (
+            <p className="card p-4 text-sm text-slate-500">No runs yet.</p>
+          ) : (
+            <ul className="card divide-y divide-slate-100" aria-label="Recent runs">
+              {runs.map((run) => (
+                <li key={run.id} className="flex flex-wrap items-center gap-x-3 gap-y-1 px-4 py-2.5 text-sm">
+                  <span className="w-24 shrink-0 text-xs text-slate-500 tabular-nums">{shortWhen(run.createdAt)}</span>
+                  <Link href={`/w/${slug}/runs/${run.id}`} className="font-medium text-slate-800 hover:text-indigo-700 hover:underline" title={`Started by ${triggerLabels[run.trigger] ?? run.trigger}`}>
+                    {triggerShort[run.trigger] ?? run.trigger}
+                  </Link>
+                  <RunStateBadge state={run.state} />
+                  {run.sessionId ? (
+                    <Link href={`/w/${slug}/chat/${run.sessionId}`} className="text-xs text-indigo-700 hover:underline">
+                      open chat
+                    </Link>
+                  ) : null}
+                  <span className="ml-auto text-xs text-slate-500 tabular-nums">{formatCredits(run.credits)}</span>
+                  {run.error ? <p className="basis-full truncate text-xs text-rose-700">{run.error}</p> : null}
+                </li>
+              ))}
+            </ul>
+          )}
+        </section>
+
+        <section aria-labelledby="messages-heading" className="space-y-2">
+          <h2 id="messages-heading" className="text-sm font-semibold tracking-wide text-slate-500 uppercase">
+            Recent messages
+          </h2>
+          {messages.length === 0 ? (
+            <p className="card p-4 text-sm text-slate-500">No messages with other agents yet.</p>
+          ) : (
+            <ul className="card divide-y divide-slate-100" aria-label="Recent messages">
+              {messages.map((m) => {
+                const outgoing = m.fromAgentId === agent.id;
+                const other = outgoing ? m.toAgentId : m.fromAgentId;
+                const where = m.roomId
+                  ? `#${roomNames.get(m.roomId) ?? "room"}`
+                  : other
+                    ? `${outgoing ? "→" : "←"} @${handles.get(other) ?? "agent"}`
+                    : outgoing
+                      ? "→"
+                      : "← a person";
+                return (
+                  <li key={m.id} className="px-4 py-2.5 text-sm">
+                    <div className="flex items-center gap-2 text-xs text-slate-500">
+                      <span className="font-mono font-medium text-slate-700">{where}</span>
+                      <span className="tabular-nums">{shortWhen(m.createdAt)}</span>
+                      {m.runId ? (
+                        <Link href={`/w/${slug}/runs/${m.runId}`} className="ml-auto text-indigo-700 hover:underline">
+                          run
+                        </Link>
+                      ) : null}
+                    </div>
+                    <p className="mt-0.5 line-clamp-3 break-words whitespace-pre-wrap text-slate-700">{m.body}</p>
+                  </li>
+                );
+              })}
+            </ul>
+          )}
+        </section>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,146 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import type { BudgetLine, BudgetOverview, BudgetState } from "@/lib/billing/budgets";
+import { AppError } from "@/lib/errors";
+import { useApi, useWorkspace } from "../providers";
+import { budgetsKey } from "../usage/budget-banner";
+import { creditsToUsdInput, formatUsd, usdInputToCredits } from "../usage/format";
+
+const stateStyles: Record<BudgetState, { label: string; className: string }> = {
+  none: { label: "No budget", className: "bg-slate-100 text-slate-600" },
+  ok: { label: "Within budget", className: "bg-emerald-50 text-emerald-700" },
+  warning: { label: "80 % reached", className: "bg-amber-50 text-amber-800" },
+  exceeded: { label: "Used up: runs stop", className: "bg-rose-50 text-rose-700" },
+};
+
+export function BudgetsPanel({ canEdit }: { canEdit: boolean }) {
+  const api = useApi();
+  const { slug } = useWorkspace();
+  const query = useQuery({ queryKey: budgetsKey(slug), queryFn: () => api<BudgetOverview>("/api/budgets") });
+  if (!query.data) return <p className="text-sm text-slate-500">{query.isError ? "Could not load the budgets." : "Loading budgets…"}</p>;
+  // A new month (or a new agent) starts a fresh draft; spend figures refresh underneath the draft.
+  return <BudgetsEditor key={`${query.data.month.start}:${query.data.agents.length}`} overview={query.data} canEdit={canEdit} />;
+}
+
+function BudgetsEditor({ overview, canEdit }: { overview: BudgetOverview; canEdit: boolean }) {
+  const api = useApi();
+  const { slug } = useWorkspace();
+  const queryClient = useQueryClient();
+  const [draft, setDraft] = useState(() => ({
+    workspace: creditsToUsdInput(overview.workspace.budgetCredits),
+    agents: Object.fromEntries(overview.agents.map((a) => [a.agentId!, creditsToUsdInput(a.budgetCredits)])),
+  }));
+  const [invalid, setInvalid] = useState<string | null>(null);
+  const save = useMutation({
+    mutationFn: (body: unknown) => api<BudgetOverview>("/api/budgets", { method: "PUT", body }),
+    onSuccess: (data) => queryClient.setQueryData(budgetsKey(slug), data),
+  });
+
+  const submit = () => {
+    const workspace = usdInputToCredits(draft.workspace);
+    const agents = overview.agents.map((a) => ({ agentId: a.agentId!, monthlyBudgetCredits: usdInputToCredits(draft.agents[a.agentId!] ?? "") }));
+    if (Number.isNaN(workspace) || agents.some((a) => Number.isNaN(a.monthlyBudgetCredits))) {
+      setInvalid("Budgets are amounts in US dollars (or empty for none).");
+      return;
+    }
+    setInvalid(null);
+    save.mutate({ workspace, agents });
+  };
+
+  const row = (line: BudgetLine, label: React.ReactNode, value: string, onChange: (v: string) => void, inputLabel: string) => {
+    const pct = line.budgetCredits ? Math.min(100, (line.spentCredits * 100) / line.budgetCredits) : 0;
+    const style = stateStyles[line.state];
+    return (
+      <tr key={line.scope} data-testid={`budget-${line.agentId ? line.handle : "workspace"}`}>
+        <td className="px-4 py-2">{label}</td>
+        <td className="px-4 py-2">
+          <div className="tabular-nums">{formatUsd(line.spentCredits)}</div>
+          {line.budgetCredits !== null ? (
+            <div className="mt-1 h-1.5 w-32 rounded bg-slate-100" aria-hidden>
+              <div className={`h-1.5 rounded ${line.state === "exceeded" ? "bg-rose-500" : line.state === "warning" ? "bg-amber-500" : "bg-emerald-500"}`} style={{ width: `${pct}%` }} />
+            </div>
+          ) : null}
+        </td>
+        <td className="px-4 py-2">
+          <div className="flex items-center gap-1">
+            <span className="text-slate-500">$</span>
+            <input
+              className="input w-32 py-1 text-right tabular-nums disabled:bg-slate-50 disabled:text-slate-600"
+              inputMode="decimal"
+              aria-label={inputLabel}
+              placeholder="none"
+              disabled={!canEdit}
+              value={value}
+              onChange={(e) => onChange(e.target.value)}
+            />
+          </div>
+        </td>
+        <td className="px-4 py-2">
+          <span className={`rounded px-2 py-0.5 text-xs font-medium ${style.className}`}>{style.label}</span>
+        </td>
+      </tr>
+    );
+  };
+
+  return (
+    <form
+      className="card overflow-x-auto"
+      aria-label="Budgets"
+      onSubmit={(e) => {
+        e.preventDefault();
+        submit();
+      }}
+    >
+      <table className="w-full text-sm">
+        <thead className="bg-slate-50 text-left text-xs uppercase tracking-wide text-slate-500">
+          <tr>
+            <th className="px-4 py-2">Scope</th>
+            <th className="px-4 py-2">Spent in {overview.month.label}</th>
+            <th className="px-4 py-2">Monthly budget</th>
+            <th className="px-4 py-2">Status</th>
+          </tr>
+        </thead>
+        <tbody className="divide-y divide-slate-100">
+          {row(overview.workspace, <span className="font-medium">The whole workspace</span>, draft.workspace, (v) => setDraft((d) => ({ ...d, workspace: v })), "Workspace monthly budget in US dollars")}
+          {overview.agents.map((a) =>
+            row(
+              a,
+              <span>
+                {a.name} <span className="font-mono text-xs text-slate-500">@{a.handle}</span>
+              </span>,
+              draft.agents[a.agentId!] ?? "",
+              (v) => setDraft((d) => ({ ...d, agents: { ...d.agents, [a.agentId!]: v } })),
+              `Monthly budget of @${a.handle} in US dollars`,
+            ),
+          )}
+        </tbody>
+      </table>
+      <div className="flex flex-wrap items-center gap-3 border-t border-slate-100 px-4 py-3">
+        <p className="flex-1 text-xs text-slate-500">
+          Checked before every model call: at 80 % a warning shows on the overview and the usage page; at 100 % runs stop with{" "}
+          <code>budget_exceeded</code> until the budget is raised or the month (UTC) ends. The last call before the cap may overshoot it by that
+          call&apos;s cost.
+        </p>
+        {canEdit ? (
+          <button className="btn-primary" disabled={save.isPending}>
+            {save.isPending ? "Saving…" : "Save budgets"}
+          </button>
+        ) : (
+          <span className="text-xs text-slate-500">Managers and owners change budgets.</span>
+        )}
+      </div>
+      {invalid || save.isError ? (
+        <p role="alert" className="border-t border-rose-100 bg-rose-50 px-4 py-2 text-sm text-rose-700">
+          {invalid ?? (save.error instanceof AppError ? save.error.message : "Could not save the budgets.")}
+        </p>
+      ) : null}
+      {save.isSuccess ? (
+        <p role="status" className="border-t border-emerald-100 bg-emerald-50 px-4 py-2 text-sm text-emerald-700">
+          Budgets saved. They apply from the next model call.
+        </p>
+      ) : null}
+    </form>
+  );
+}

@@ -1,0 +1,70 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import type { ReconciliationView } from "@/lib/billing/reconcile";
+import { useApi, useWorkspace } from "../providers";
+import { formatCount, formatUsd } from "../usage/format";
+
+/** What the periodic reconciliation of runs against the ledger found in this workspace. */
+export function ReconciliationPanel() {
+  const api = useApi();
+  const { slug } = useWorkspace();
+  const query = useQuery({ queryKey: ["reconciliation", slug], queryFn: () => api<ReconciliationView>("/api/usage/reconciliation"), refetchInterval: 60_000 });
+  const data = query.data;
+  return (
+    <section className="card overflow-x-auto" aria-label="Reconciliation findings">
+      <div className="flex flex-wrap items-baseline justify-between gap-2 px-4 py-3">
+        <p className="text-sm text-slate-600">
+          Every minute, each finished run&apos;s token totals are compared with its ledger rows. A shortfall is filled with one explicit row;
+          a ledger that holds more than the run is flagged here.
+        </p>
+        <span className="text-xs text-slate-500" data-testid="reconciliation-last-run">
+          {data ? (data.lastRunAt ? `Last checked ${new Date(data.lastRunAt).toLocaleString()}` : "Not run yet") : query.isError ? "Could not load." : "Loading…"}
+        </span>
+      </div>
+      {data && data.findings.length === 0 ? (
+        <p className="border-t border-slate-100 px-4 py-4 text-sm text-slate-600">No gaps found: every finished run matches the ledger.</p>
+      ) : null}
+      {data && data.findings.length > 0 ? (
+        <table className="w-full border-t border-slate-100 text-sm">
+          <thead className="bg-slate-50 text-left text-xs uppercase tracking-wide text-slate-500">
+            <tr>
+              <th className="px-4 py-2">Found</th>
+              <th className="px-4 py-2">Run</th>
+              <th className="px-4 py-2">Outcome</th>
+              <th className="px-4 py-2 text-right">Run tokens (in / out)</th>
+              <th className="px-4 py-2 text-right">Ledger tokens (in / out)</th>
+              <th className="px-4 py-2 text-right">Filled</th>
+            </tr>
+          </thead>
+          <tbody className="divide-y divide-slate-100">
+            {data.findings.map((f) => (
+              <tr key={f.id} data-testid="reconciliation-finding">
+                <td className="px-4 py-2 whitespace-nowrap text-slate-600">{new Date(f.createdAt).toLocaleString()}</td>
+                <td className="px-4 py-2">
+                  <div className="font-mono text-xs">{f.runId.slice(0, 8)}</div>
+                  <div className="text-xs text-slate-500">
+                    {f.agentHandle ? `@${f.agentHandle}` : "deleted agent"} · {f.model}
+                  </div>
+                </td>
+                <td className="px-4 py-2">
+                  <span className={`rounded px-2 py-0.5 text-xs font-medium ${f.outcome === "filled" ? "bg-sky-50 text-sky-700" : "bg-rose-50 text-rose-700"}`}>
+                    {f.outcome === "filled" ? "Gap filled" : "Flagged"}
+                  </span>
+                  <div className="mt-1 max-w-xs text-xs text-slate-500">{f.reason}</div>
+                </td>
+                <td className="px-4 py-2 text-right tabular-nums">
+                  {formatCount(f.runInputTokens)} / {formatCount(f.runOutputTokens)}
+                </td>
+                <td className="px-4 py-2 text-right tabular-nums">
+                  {formatCount(f.ledgerInputTokens)} / {formatCount(f.ledgerOutputTokens)}
+                </td>
+                <td className="px-4 py-2 text-right tabular-nums">{f.outcome === "filled" ? formatUsd(f.filledCredits) : "—"}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+    </section>
+  );
+}

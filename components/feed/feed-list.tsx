@@ -1,0 +1,159 @@
+"use client";
+
+import { useVirtualizer } from "@tanstack/react-virtual";
+import { useRef, useState } from "react";
+import { FeedRow, type AgentRef } from "./feed-row";
+import type { FeedItem } from "./types";
+import type { FeedStatus } from "./use-feed";
+
+const statusLabels: Record<FeedStatus, { text: string; dot: string }> = {
+  loading: { text: "Loading…", dot: "bg-slate-300" },
+  live: { text: "Live", dot: "bg-emerald-500 animate-pulse" },
+  reconnecting: { text: "Reconnecting…", dot: "bg-amber-400" },
+  offline: { text: "Offline, still retrying", dot: "bg-rose-500" },
+  error: { text: "Not connected", dot: "bg-rose-500" },
+};
+
+const PAUSE_KEYS = new Set(["ArrowUp", "PageUp", "Home"]);
+
+export interface FeedListProps {
+  items: FeedItem[];
+  status: FeedStatus;
+  slug: string;
+  agents: Map<string, AgentRef>;
+  rooms: Map<string, string>;
+  sessions: Map<string, string>;
+  activeThread: string | undefined;
+  onThread: (threadId: string) => void;
+  older: "unknown" | "loading" | "none";
+  onLoadOlder: () => void;
+  emptyText: string;
+}
+
+/**
+ * The feed as a virtualised list, newest at the bottom. While live it follows
+ * new items; paused (by the button, or by scrolling up) it stays put and
+ * counts what arrived since.
+ */
+export function FeedList({ items, status, slug, agents, rooms, sessions, activeThread, onThread, older, onLoadOlder, emptyText }: FeedListProps) {
+  const scroller = useRef<HTMLDivElement>(null);
+  /** The last seq seen before pausing; null while following. */
+  const [pausedAfter, setPausedAfter] = useState<number | null>(null);
+  const paused = pausedAfter !== null;
+  const lastSeq = items.length > 0 ? items[items.length - 1]!.seq : 0;
+
+  // The virtualizer hands out fresh functions on every render by design; nothing here is memoised by a compiler.
+  // eslint-disable-next-line react-hooks/incompatible-library
+  const virtualizer = useVirtualizer({
+    count: items.length,
+    getScrollElement: () => scroller.current,
+    estimateSize: () => 56,
+    overscan: 10,
+    getItemKey: (index) => items[index]?.seq ?? index,
+    // Keep what is on screen in place when items are added above or below it; follow new ones while live.
+    anchorTo: "end",
+    followOnAppend: paused ? false : "auto",
+  });
+
+  let unseen = 0;
+  if (paused) {
+    for (let i = items.length - 1; i >= 0 && items[i]!.seq > pausedAfter; i--) unseen++;
+  }
+
+  const pause = () => {
+    if (!paused) setPausedAfter(lastSeq);
+  };
+  const resume = () => {
+    setPausedAfter(null);
+    if (items.length > 0) virtualizer.scrollToIndex(items.length - 1, { align: "end" });
+  };
+
+  const { text, dot } = statusLabels[status];
+  return (
+    <div className="flex h-full min-h-0 flex-col">
+      <div className="flex flex-wrap items-center gap-3 border-b border-slate-200 px-4 py-2 text-sm">
+        <span className="inline-flex items-center gap-1.5 text-xs font-medium text-slate-600" role="status" data-testid="feed-status" data-status={status}>
+          <span aria-hidden className={`h-2 w-2 rounded-full ${dot}`} />
+          {text}
+        </span>
+        <span
+          className="text-xs text-slate-500"
+          data-testid="feed-count"
+          data-count={items.length}
+          data-first-seq={items[0]?.seq ?? 0}
+          data-last-seq={lastSeq}
+        >
+          {items.length.toLocaleString("en")} {items.length === 1 ? "item" : "items"}
+        </span>
+        {older !== "none" && items.length > 0 ? (
+          <button type="button" className="text-xs font-medium text-indigo-700 hover:underline disabled:text-slate-400" disabled={older === "loading"} onClick={onLoadOlder}>
+            {older === "loading" ? "Loading older…" : "Load older"}
+          </button>
+        ) : null}
+        <div className="ml-auto flex items-center gap-2">
+          {paused && unseen > 0 ? (
+            <span className="rounded-full bg-indigo-600 px-2 py-0.5 text-xs font-semibold text-white" data-testid="feed-unseen" aria-live="polite">
+              {unseen} new
+            </span>
+          ) : null}
+          {paused ? (
+            <button type="button" className="btn-primary px-2.5 py-1 text-xs" onClick={resume}>
+              ▶ Resume live
+            </button>
+          ) : (
+            <button type="button" className="btn-secondary px-2.5 py-1 text-xs" onClick={pause}>
+              ❚❚ Pause
+            </button>
+          )}
+        </div>
+      </div>
+
+      <div
+        ref={scroller}
+        role="feed"
+        aria-label="World feed"
+        aria-busy={status === "loading"}
+        tabIndex={0}
+        className="relative min-h-0 flex-1 overflow-y-auto overscroll-contain outline-none"
+        onWheel={(e) => {
+          if (e.deltaY < 0) pause();
+        }}
+        onTouchMove={pause}
+        onKeyDown={(e) => {
+          if (PAUSE_KEYS.has(e.key)) pause();
+        }}
+      >
+        {items.length === 0 ? (
+          <p className="px-4 py-10 text-center text-sm text-slate-500">{status === "loading" ? "Loading the feed…" : emptyText}</p>
+        ) : (
+          <div className="relative w-full" style={{ height: virtualizer.getTotalSize() }}>
+            {virtualizer.getVirtualItems().map((row) => {
+              const item = items[row.index]!;
+              return (
+                <div
+                  key={row.key}
+                  data-index={row.index}
+                  ref={virtualizer.measureElement}
+                  className="absolute top-0 left-0 w-full"
+                  style={{ transform: `translateY(${row.start}px)` }}
+                >
+                  <FeedRow
+                    item={item}
+                    slug={slug}
+                    agent={item.agentId ? agents.get(item.agentId) : undefined}
+                    sessionId={item.runId ? sessions.get(item.runId) : undefined}
+                    roomName={item.roomId ? rooms.get(item.roomId) : undefined}
+                    activeThread={activeThread}
+                    onThread={onThread}
+                    position={row.index + 1}
+                    total={items.length}
+                  />
+                </div>
+              );
+            })}
+          </div>
+        )}
+      </div>
+    </div>
+  );
+}

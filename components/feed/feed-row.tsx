@@ -1,0 +1,128 @@
+"use client";
+
+import Link from "next/link";
+import { memo } from "react";
+import { describeFeedItem, runHref, type FeedItem, type Tone } from "./types";
+
+export interface AgentRef {
+  id: string;
+  handle: string;
+  name: string;
+  color: string;
+}
+
+const toneStyles: Record<Tone, { badge: string; label: string }> = {
+  message: { badge: "bg-indigo-50 text-indigo-700 ring-indigo-200", label: "message" },
+  room: { badge: "bg-sky-50 text-sky-700 ring-sky-200", label: "room" },
+  run: { badge: "bg-slate-100 text-slate-600 ring-slate-200", label: "run" },
+  ok: { badge: "bg-emerald-50 text-emerald-700 ring-emerald-200", label: "done" },
+  fail: { badge: "bg-rose-50 text-rose-700 ring-rose-200", label: "failed" },
+  approval: { badge: "bg-violet-50 text-violet-700 ring-violet-200", label: "approval" },
+  warn: { badge: "bg-amber-50 text-amber-800 ring-amber-200", label: "stopped" },
+  muted: { badge: "bg-slate-100 text-slate-500 ring-slate-200", label: "note" },
+};
+
+const kindBadges: Record<string, string> = {
+  agent_message: "message",
+  room_post: "room",
+  run_started: "run",
+  run_finished: "run",
+  approval_requested: "approval",
+  approval_decided: "approval",
+  budget_alert: "budget",
+  thread_limit: "stopped",
+};
+
+function clock(iso: string): string {
+  const date = new Date(iso);
+  const today = date.toDateString() === new Date().toDateString();
+  const time = date.toLocaleTimeString("en-GB", { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+  return today ? time : `${date.toLocaleDateString("en-GB", { day: "numeric", month: "short" })} ${time.slice(0, 5)}`;
+}
+
+export interface FeedRowProps {
+  item: FeedItem;
+  slug: string;
+  agent: AgentRef | undefined;
+  /** The chat session of the item's run, when it is a chat run. */
+  sessionId: string | undefined;
+  roomName: string | undefined;
+  /** The thread being shown, so its chip is not offered again. */
+  activeThread: string | undefined;
+  onThread: (threadId: string) => void;
+  position: number;
+  total: number;
+}
+
+/** One feed item: when, what kind, what happened, and where to read more. */
+export const FeedRow = memo(function FeedRow({ item, slug, agent, sessionId, roomName, activeThread, onThread, position, total }: FeedRowProps) {
+  const { headline, quote, tags, tone } = describeFeedItem(item, { room: roomName });
+  const style = toneStyles[tone];
+  const target = runHref(slug, item) ?? (item.roomId ? `/w/${slug}/rooms/${item.roomId}` : null);
+  const label = quote ? `${headline}: ${quote}` : headline;
+  return (
+    <article
+      aria-label={label}
+      aria-posinset={position}
+      aria-setsize={total}
+      data-seq={item.seq}
+      data-kind={item.kind}
+      className="group flex items-start gap-3 border-b border-slate-100 px-4 py-2.5 hover:bg-slate-50"
+    >
+      <time dateTime={item.at} title={new Date(item.at).toLocaleString()} className="w-16 shrink-0 pt-0.5 font-mono text-[11px] text-slate-400 tabular-nums">
+        {clock(item.at)}
+      </time>
+      <span
+        aria-hidden
+        className="mt-1.5 h-2.5 w-2.5 shrink-0 rounded-full ring-2 ring-white"
+        style={{ backgroundColor: agent?.color ?? "#94a3b8" }}
+        title={agent ? `@${agent.handle}` : undefined}
+      />
+      <div className="min-w-0 flex-1">
+        <p className="line-clamp-2 text-sm leading-snug break-words text-slate-800">
+          <span className={`mr-2 inline-block rounded px-1.5 py-px align-[1px] text-[10px] font-semibold tracking-wide uppercase ring-1 ring-inset ${style.badge}`}>
+            {kindBadges[item.kind] ?? style.label}
+          </span>
+          {target ? (
+            <Link href={target} className="font-medium text-slate-900 hover:text-indigo-700 hover:underline" data-testid="feed-item-link">
+              {headline}
+            </Link>
+          ) : (
+            <span className="font-medium text-slate-900">{headline}</span>
+          )}
+          {quote ? <span className="text-slate-600">: {quote}</span> : null}
+          {tags.map((tag) => (
+            <span
+              key={tag}
+              className={`ml-1.5 inline-block rounded px-1.5 py-px align-[1px] text-[11px] leading-4 ${tag.startsWith("⚠") ? "bg-amber-50 font-mono text-amber-800 ring-1 ring-amber-200 ring-inset" : "bg-slate-100 text-slate-600"}`}
+            >
+              {tag}
+            </span>
+          ))}
+        </p>
+      </div>
+      <nav aria-label="Open" className="flex shrink-0 flex-wrap items-center justify-end gap-x-2 gap-y-0.5 pt-0.5 text-xs text-slate-500">
+        {sessionId ? (
+          <Link href={`/w/${slug}/chat/${sessionId}${item.stepId ? `#step-${item.stepId}` : ""}`} className="hover:text-indigo-700 hover:underline">
+            Chat
+          </Link>
+        ) : null}
+        {item.approvalId ? (
+          <Link href={`/w/${slug}/approvals`} className="hover:text-indigo-700 hover:underline">
+            Approval
+          </Link>
+        ) : null}
+        {item.roomId ? (
+          <Link href={`/w/${slug}/rooms/${item.roomId}`} className="hover:text-indigo-700 hover:underline">
+            {roomName ? `#${roomName}` : "Room"}
+          </Link>
+        ) : null}
+        {item.threadId && item.threadId !== activeThread ? (
+          <button type="button" className="hover:text-indigo-700 hover:underline" onClick={() => onThread(item.threadId!)} title="Show only this conversation">
+            Thread
+          </button>
+        ) : null}
+      </nav>
+    </article>
+  );
+});

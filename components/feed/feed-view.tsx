@@ -1,0 +1,226 @@
+"use client";
+
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import { useEffect, useMemo, useRef } from "react";
+import { chatKeys } from "../chat/types";
+import { useApi, useWorkspace } from "../providers";
+import { FeedList } from "./feed-list";
+import type { AgentRef } from "./feed-row";
+import { matrixKey, matrixRanges, TalkMatrix, type MatrixRange } from "./talk-matrix";
+import { feedKindLabels, feedKinds, filterFromParams, filterQuery, type FeedFilter, type FeedItem, type FeedKind } from "./types";
+import { useFeed } from "./use-feed";
+
+interface RoomRef {
+  id: string;
+  name: string;
+}
+
+const agentsKey = chatKeys.agents;
+export const roomsKey = (slug: string) => ["rooms", slug] as const;
+
+/** The world feed page: filters (kept in the URL), the live list, and who talks to whom. */
+export function FeedView() {
+  const api = useApi();
+  const { slug } = useWorkspace();
+  const router = useRouter();
+  const pathname = usePathname();
+  const searchParams = useSearchParams();
+  const filter = filterFromParams(new URLSearchParams(searchParams.toString()));
+  const filterKey = filterQuery(filter).toString();
+  const rangeParam = searchParams.get("range");
+  const range: MatrixRange = rangeParam && rangeParam in matrixRanges ? (rangeParam as MatrixRange) : "7d";
+
+  const agents = useQuery({ queryKey: agentsKey(slug), queryFn: () => api<{ agents: AgentRef[] }>("/api/agents") });
+  const rooms = useQuery({ queryKey: roomsKey(slug), queryFn: () => api<{ rooms: RoomRef[] }>("/api/rooms") });
+  const agentList = useMemo(() => agents.data?.agents ?? [], [agents.data]);
+  const agentMap = useMemo(() => new Map(agentList.map((a) => [a.id, a])), [agentList]);
+  const roomMap = useMemo(() => new Map((rooms.data?.rooms ?? []).map((r) => [r.id, r.name])), [rooms.data]);
+
+  function setParams(changes: Record<string, string | null>) {
+    const next = new URLSearchParams(searchParams.toString());
+    for (const [key, value] of Object.entries(changes)) {
+      if (value) next.set(key, value);
+      else next.delete(key);
+    }
+    const query = next.toString();
+    router.replace(query ? `${pathname}?${query}` : pathname, { scroll: false });
+  }
+
+  const shownKinds = filter.kinds ?? feedKinds;
+  function toggleKind(kind: FeedKind) {
+    const on = shownKinds.includes(kind);
+    const next = on ? shownKinds.filter((k) => k !== kind) : [...shownKinds, kind];
+    if (next.length === 0) return;
+    setParams({ kind: next.length === feedKinds.length ? null : feedKinds.filter((k) => next.includes(k)).join(",") });
+  }
+  const filtered = !!(filter.agent || filter.room || filter.thread || filter.kinds);
+
+  return (
+    <div className="mx-auto flex max-w-7xl flex-col gap-4">
+      <header>
+        <h1 className="text-2xl font-semibold tracking-tight">World feed</h1>
+        <p className="mt-1 text-sm text-slate-600">
+          Everything your agents say and do, live: messages between agents, room posts, runs, approvals. Open any item to see the run and the
+          step behind it.
+        </p>
+      </header>
+
+      <div role="group" aria-label="Filters" className="card space-y-3 p-3">
+        <div className="flex flex-wrap items-center gap-3">
+          <label className="flex items-center gap-2 text-xs font-medium text-slate-600">
+            Agent
+            <select className="input w-44 py-1" value={filter.agent ?? ""} onChange={(e) => setParams({ agent: e.target.value || null })}>
+              <option value="">All agents</option>
+              {agentList.map((a) => (
+                <option key={a.id} value={a.id}>
+                  @{a.handle}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label className="flex items-center gap-2 text-xs font-medium text-slate-600">
+            Room
+            <select className="input w-44 py-1" value={filter.room ?? ""} onChange={(e) => setParams({ room: e.target.value || null })}>
+              <option value="">All rooms</option>
+              {(rooms.data?.rooms ?? []).map((r) => (
+                <option key={r.id} value={r.id}>
+                  #{r.name}
+                </option>
+              ))}
+            </select>
+          </label>
+          {filtered ? (
+            <button type="button" className="btn-secondary ml-auto py-1 text-xs" onClick={() => setParams({ agent: null, room: null, thread: null, kind: null })}>
+              Clear filters
+            </button>
+          ) : null}
+        </div>
+        <fieldset className="flex flex-wrap items-center gap-1.5">
+          <legend className="float-left mr-2 text-xs font-medium text-slate-600">Kinds</legend>
+          {feedKinds.map((kind) => {
+            const on = shownKinds.includes(kind);
+            return (
+              <button
+                key={kind}
+                type="button"
+                aria-pressed={on}
+                onClick={() => toggleKind(kind)}
+                className={`rounded-full px-2.5 py-1 text-xs font-medium ring-1 ring-inset ${on ? "bg-indigo-50 text-indigo-800 ring-indigo-200" : "bg-white text-slate-400 line-through ring-slate-200"}`}
+              >
+                {feedKindLabels[kind]}
+              </button>
+            );
+          })}
+        </fieldset>
+      </div>
+
+      <div className="grid items-start gap-4 xl:grid-cols-[minmax(0,1fr)_auto]">
+        <section aria-label="Feed" className="card h-[calc(100vh-17rem)] min-h-[26rem] overflow-hidden">
+          <FeedStream
+            key={filterKey}
+            filter={filter}
+            slug={slug}
+            agents={agentMap}
+            rooms={roomMap}
+            onThread={(thread) => setParams({ thread })}
+            onClearThread={() => setParams({ thread: null })}
+          />
+        </section>
+        <aside className="xl:w-[24rem]">
+          <TalkMatrix agents={agentList} range={range} onRange={(r) => setParams({ range: r === "7d" ? null : r })} onAgent={(agent) => setParams({ agent })} />
+        </aside>
+      </div>
+    </div>
+  );
+}
+
+const MESSAGE_KINDS = new Set(["agent_message", "room_post"]);
+
+function FeedStream({
+  filter,
+  slug,
+  agents,
+  rooms,
+  onThread,
+  onClearThread,
+}: {
+  filter: FeedFilter;
+  slug: string;
+  agents: Map<string, AgentRef>;
+  rooms: Map<string, string>;
+  onThread: (threadId: string) => void;
+  onClearThread: () => void;
+}) {
+  const queryClient = useQueryClient();
+  const refreshTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  useEffect(() => () => clearTimeout(refreshTimer.current), []);
+
+  const feed = useFeed(filter, {
+    onItems: (fresh: FeedItem[]) => {
+      // New messages change who talks to whom: refresh the counts, at most every few seconds.
+      if (refreshTimer.current || !fresh.some((i) => MESSAGE_KINDS.has(i.kind))) return;
+      refreshTimer.current = setTimeout(() => {
+        refreshTimer.current = undefined;
+        void queryClient.invalidateQueries({ queryKey: matrixKey(slug) });
+      }, 1_500);
+    },
+  });
+
+  // Which runs are chat runs (their start and end items name the session), and who each thread is between.
+  const { sessions, threadLabel } = useMemo(() => {
+    const sessions = new Map<string, string>();
+    let threadLabel: string | null = null;
+    for (const item of feed.items) {
+      const sessionId = item.payload.sessionId;
+      if (item.runId && typeof sessionId === "string" && sessionId) sessions.set(item.runId, sessionId);
+      if (!threadLabel && filter.thread && item.threadId === filter.thread && item.kind === "agent_message") {
+        const pair = [item.payload.from, item.payload.to].filter((h): h is string => typeof h === "string").sort();
+        if (pair.length === 2) threadLabel = `@${pair[0]} ↔ @${pair[1]}`;
+      }
+    }
+    return { sessions, threadLabel };
+  }, [feed.items, filter.thread]);
+
+  return (
+    <div className="flex h-full flex-col">
+      {filter.thread ? (
+        <div className="flex items-center gap-2 border-b border-indigo-100 bg-indigo-50 px-4 py-2 text-sm text-indigo-900" data-testid="thread-filter">
+          <span>
+            One conversation{threadLabel ? `: ${threadLabel}` : ""}
+          </span>
+          <button type="button" className="ml-auto text-xs font-medium underline" onClick={onClearThread}>
+            Show all
+          </button>
+        </div>
+      ) : null}
+      {feed.status === "error" ? (
+        <div role="alert" className="flex items-center gap-2 border-b border-rose-100 bg-rose-50 px-4 py-2 text-sm text-rose-800">
+          {feed.error ?? "The feed is not connected."}
+          <button type="button" className="ml-auto text-xs font-medium underline" onClick={feed.retry}>
+            Try again
+          </button>
+        </div>
+      ) : null}
+      <div className="min-h-0 flex-1">
+        <FeedList
+          items={feed.items}
+          status={feed.status}
+          slug={slug}
+          agents={agents}
+          rooms={rooms}
+          sessions={sessions}
+          activeThread={filter.thread}
+          onThread={onThread}
+          older={feed.older}
+          onLoadOlder={() => void feed.loadOlder()}
+          emptyText={
+            filter.agent || filter.room || filter.thread || filter.kinds
+              ? "Nothing matches these filters yet. New items appear here as they happen."
+              : "Nothing has happened yet. Messages, runs and approvals appear here as they happen."
+          }
+        />
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,266 @@
+"use client";
+
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { formatCredits, isNominal } from "@/lib/billing/prices";
+import { AppError } from "@/lib/errors";
+import { AssistantReply, Avatar, viewFromTimeline } from "../chat/messages";
+import { emptyTimeline } from "../chat/timeline";
+import { activeRunStates } from "../chat/types";
+import { runTimelineQuery, useRunStream } from "../chat/use-run";
+import { triggerLabels } from "../feed/types";
+import { useApi, useWorkspace } from "../providers";
+import { anchoredStepClasses, useStepAnchor } from "./use-step-anchor";
+
+export interface RunSummary {
+  run: {
+    id: string;
+    state: string;
+    trigger: string;
+    sessionId: string | null;
+    threadId: string | null;
+    roomId: string | null;
+    inputText: string | null;
+    hop: number;
+    error: string | null;
+    errorCode: string | null;
+    inputTokens: number;
+    outputTokens: number;
+    credits: number;
+    lastSeq: number;
+    createdAt: string;
+    finishedAt: string | null;
+  };
+  agent: { id: string; handle: string; name: string; color: string; model: string } | undefined;
+}
+
+export const runSummaryKey = (slug: string, runId: string) => ["run-summary", slug, runId] as const;
+
+export const runStateStyles: Record<string, string> = {
+  queued: "bg-slate-100 text-slate-600 ring-slate-200",
+  running: "bg-sky-50 text-sky-700 ring-sky-200",
+  suspended: "bg-violet-50 text-violet-700 ring-violet-200",
+  succeeded: "bg-emerald-50 text-emerald-700 ring-emerald-200",
+  failed: "bg-rose-50 text-rose-700 ring-rose-200",
+  cancelled: "bg-slate-100 text-slate-600 ring-slate-300",
+};
+
+const stateLabels: Record<string, string> = {
+  queued: "Queued",
+  running: "Running",
+  suspended: "Waiting for approval",
+  succeeded: "Succeeded",
+  failed: "Failed",
+  cancelled: "Cancelled",
+};
+
+export function RunStateBadge({ state }: { state: string }) {
+  return (
+    <span className={`inline-flex items-center gap-1 rounded-full px-2 py-0.5 text-[11px] font-medium ring-1 ring-inset ${runStateStyles[state] ?? runStateStyles.queued}`} data-testid="run-state">
+      {state === "running" ? <span aria-hidden className="h-1.5 w-1.5 animate-pulse rounded-full bg-current" /> : null}
+      {stateLabels[state] ?? state}
+    </span>
+  );
+}
+
+function when(iso: string | null): string {
+  return iso ? new Date(iso).toLocaleString("en-GB", { dateStyle: "medium", timeStyle: "medium" }) : "—";
+}
+
+function duration(from: string, to: string | null): string | null {
+  if (!to) return null;
+  const ms = new Date(to).getTime() - new Date(from).getTime();
+  if (ms < 1000) return `${ms} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
+}
+
+/** What a run was, and its timeline replayed from the journal (followed live while it runs). */
+export function RunView({ runId }: { runId: string }) {
+  const api = useApi();
+  const { slug } = useWorkspace();
+  const queryClient = useQueryClient();
+  const summary = useQuery({ queryKey: runSummaryKey(slug, runId), queryFn: () => api<RunSummary>(`/api/runs/${runId}/summary`) });
+  const rooms = useQuery({
+    queryKey: ["rooms", slug],
+    queryFn: () => api<{ rooms: { id: string; name: string }[] }>("/api/rooms"),
+    enabled: !!summary.data?.run.roomId,
+  });
+
+  const state = summary.data?.run.state;
+  const active = !!state && activeRunStates.has(state);
+  const live = useRunStream(active ? runId : null, () => void queryClient.invalidateQueries({ queryKey: runSummaryKey(slug, runId) }));
+  const replay = useQuery({ ...runTimelineQuery(slug, runId), enabled: !!state && !active });
+  const timeline = active ? live.timeline : replay.data;
+  const stepIds = (timeline?.items ?? []).flatMap((item) => (item.kind === "step" ? [item.step.key] : []));
+  useStepAnchor(stepIds);
+
+  if (summary.isError) {
+    return (
+      <div className="card mx-auto mt-12 max-w-md p-6 text-center" role="alert">
+        <h1 className="text-lg font-semibold">This run cannot be opened</h1>
+        <p className="mt-2 text-sm text-slate-600">{summary.error instanceof AppError ? summary.error.message : "Something went wrong."}</p>
+        <Link href={`/w/${slug}/feed`} className="btn-secondary mt-4">
+          Back to the feed
+        </Link>
+      </div>
+    );
+  }
+  if (!summary.data) {
+    return (
+      <p role="status" className="py-12 text-center text-sm text-slate-500">
+        Loading the run…
+      </p>
+    );
+  }
+
+  const { run, agent } = summary.data;
+  const offline = !!agent && isNominal(agent.model);
+  const roomName = run.roomId ? rooms.data?.rooms.find((r) => r.id === run.roomId)?.name : undefined;
+  const took = duration(run.createdAt, run.finishedAt);
+
+  return (
+    <div className="mx-auto max-w-4xl space-y-6">
+      <nav aria-label="Breadcrumb" className="text-xs text-slate-500">
+        <Link href={`/w/${slug}/feed`} className="hover:text-indigo-700 hover:underline">
+          Feed
+        </Link>
+        {agent ? (
+          <>
+            {" / "}
+            <Link href={`/w/${slug}/agents/${agent.id}`} className="hover:text-indigo-700 hover:underline">
+              @{agent.handle}
+            </Link>
+          </>
+        ) : null}
+        {" / "}
+        <span className="font-mono">run {run.id.slice(0, 8)}</span>
+      </nav>
+
+      <header className="flex flex-wrap items-center gap-3">
+        {agent ? <Avatar name={agent.name} color={agent.color} /> : null}
+        <div className="min-w-0">
+          <h1 className="text-2xl font-semibold tracking-tight">Run of {agent?.name ?? "an agent"}</h1>
+          <p className="text-sm text-slate-600">
+            Started by {triggerLabels[run.trigger] ?? run.trigger}
+            {run.hop > 0 ? ` · hop ${run.hop}` : ""}
+          </p>
+        </div>
+        <div className="ml-auto">
+          <RunStateBadge state={run.state} />
+        </div>
+      </header>
+
+      <section aria-label="About this run" className="card p-4">
+        <dl className="grid gap-x-6 gap-y-3 text-sm sm:grid-cols-2 lg:grid-cols-3">
+          <Fact label="Agent">
+            {agent ? (
+              <Link href={`/w/${slug}/agents/${agent.id}`} className="font-medium text-indigo-700 hover:underline">
+                {agent.name} <span className="font-mono text-xs">@{agent.handle}</span>
+              </Link>
+            ) : (
+              "—"
+            )}
+            {agent ? <div className="font-mono text-xs text-slate-500">{agent.model}</div> : null}
+          </Fact>
+          <Fact label="Where">
+            {run.sessionId ? (
+              <Link href={`/w/${slug}/chat/${run.sessionId}`} className="font-medium text-indigo-700 hover:underline">
+                Open the chat →
+              </Link>
+            ) : run.roomId ? (
+              <Link href={`/w/${slug}/rooms/${run.roomId}`} className="font-medium text-indigo-700 hover:underline">
+                {roomName ? `#${roomName}` : "The room"} →
+              </Link>
+            ) : run.threadId ? (
+              <Link href={`/w/${slug}/feed?thread=${run.threadId}`} className="font-medium text-indigo-700 hover:underline">
+                The conversation between agents →
+              </Link>
+            ) : (
+              "—"
+            )}
+          </Fact>
+          <Fact label="Started">{when(run.createdAt)}</Fact>
+          <Fact label="Finished">
+            {run.finishedAt ? when(run.finishedAt) : "not yet"}
+            {took ? <span className="text-slate-500"> · took {took}</span> : null}
+          </Fact>
+          <Fact label="Tokens">
+            <span data-testid="run-tokens">
+              {run.inputTokens.toLocaleString("en")} in · {run.outputTokens.toLocaleString("en")} out
+            </span>
+          </Fact>
+          <Fact label="Cost">
+            <span data-testid="run-cost">{formatCredits(run.credits)}</span>
+            {offline ? <span className="text-slate-500"> (nominal price)</span> : null}
+          </Fact>
+        </dl>
+        {run.state === "failed" && run.error ? (
+          <div role="alert" className="mt-4 rounded-md border border-rose-200 bg-rose-50 px-3 py-2 text-sm text-rose-800">
+            {run.error} {run.errorCode ? <span className="font-mono text-xs text-rose-600">({run.errorCode})</span> : null}
+          </div>
+        ) : null}
+      </section>
+
+      <section aria-labelledby="input-heading" className="space-y-2">
+        <h2 id="input-heading" className="text-sm font-semibold tracking-wide text-slate-500 uppercase">
+          Input
+        </h2>
+        {run.inputText ? (
+          <p className="card p-4 text-sm break-words whitespace-pre-wrap text-slate-800" data-testid="run-input">
+            {run.inputText}
+          </p>
+        ) : run.sessionId ? (
+          <p className="card p-4 text-sm text-slate-600">
+            A person&apos;s message in a chat.{" "}
+            <Link href={`/w/${slug}/chat/${run.sessionId}`} className="font-medium text-indigo-700 hover:underline">
+              Read it in the chat
+            </Link>
+            .
+          </p>
+        ) : (
+          <p className="card p-4 text-sm text-slate-500">No input text was recorded.</p>
+        )}
+      </section>
+
+      <section aria-labelledby="timeline-heading" className="space-y-2">
+        <h2 id="timeline-heading" className="text-sm font-semibold tracking-wide text-slate-500 uppercase">
+          What it did
+        </h2>
+        <div className={`card p-4 ${anchoredStepClasses}`}>
+          {timeline && agent ? (
+            <AssistantReply agent={agent} view={viewFromTimeline(timeline)} offline={offline} />
+          ) : replay.isError ? (
+            <p role="alert" className="text-sm text-rose-700">
+              {replay.error instanceof AppError ? replay.error.message : "Could not replay this run."}
+            </p>
+          ) : active && agent ? (
+            <AssistantReply agent={agent} view={viewFromTimeline(emptyTimeline(runId))} offline={offline} />
+          ) : (
+            <p role="status" className="text-sm text-slate-500">
+              Replaying the run…
+            </p>
+          )}
+          {live.lost ? (
+            <p role="alert" className="mt-3 rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900">
+              Lost the connection to the live run.{" "}
+              <button type="button" className="font-medium underline" onClick={() => window.location.reload()}>
+                Reload
+              </button>{" "}
+              to pick it up where it is.
+            </p>
+          ) : null}
+        </div>
+      </section>
+    </div>
+  );
+}
+
+function Fact({ label, children }: { label: string; children: React.ReactNode }) {
+  return (
+    <div className="min-w-0">
+      <dt className="text-xs font-medium text-slate-500">{label}</dt>
+      <dd className="mt-0.5 text-slate-800">{children}</dd>
+    </div>
+  );
+}

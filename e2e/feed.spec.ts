@@ -1,0 +1,220 @@
+import { expect, test, type Browser, type Page } from "@playwright/test";
+import { newPerson, OWNER } from "./fixtures";
+import { ChatPage } from "./pages/chat-page";
+import { FeedPage } from "./pages/feed-page";
+import { MembersPage } from "./pages/members-page";
+import { RoomPage, RoomsPage } from "./pages/rooms-page";
+import { RunPage } from "./pages/run-page";
+import { SignInPage } from "./pages/sign-in-page";
+
+const DEMO = { "x-clawdeck-workspace": "demo" };
+const stamp = () => Date.now().toString(36);
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/** A person with the given role in the demo workspace (added by the owner), signed in in a fresh browser context. */
+async function personWithRole(browser: Browser, ownerPage: Page, role: "member" | "manager") {
+  const person = newPerson(role);
+  await new MembersPage(ownerPage).goto("demo");
+  await new MembersPage(ownerPage).add(person);
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await new SignInPage(page).signInAs(person);
+  return { person, context, page };
+}
+
+/** No gap and no duplicate: the list holds exactly one item for every seq from its first to its last. */
+async function expectContiguous(feed: FeedPage) {
+  const window = await feed.window();
+  expect(window.count).toBe(window.lastSeq - window.firstSeq + 1);
+  const rendered = await feed.renderedSeqs();
+  expect(rendered.length).toBeGreaterThan(0);
+  rendered.forEach((seq, i) => i > 0 && expect(seq).toBe(rendered[i - 1]! + 1));
+  return window;
+}
+
+test.describe("world feed", () => {
+  test("a manager sees agents talk live: the message, then the reply; the message leads to the run and its step", async ({ page, browser }) => {
+    await new SignInPage(page).signInAs(OWNER);
+    const manager = await personWithRole(browser, page, "manager");
+    const member = await personWithRole(browser, page, "member");
+    try {
+      const feed = new FeedPage(manager.page);
+      await feed.goto("demo");
+      await feed.waitLive();
+      // Marks this document: if the page reloaded, the mark would be gone.
+      await manager.page.evaluate(() => Object.assign(window, { __sameDocument: true }));
+
+      const said = `hi ${stamp()}`;
+      const chat = new ChatPage(member.page);
+      await chat.goto("demo");
+      await chat.startWith("atlas");
+      await chat.send(`tell @scout ${said}`);
+
+      const message = feed.item(new RegExp(`^@atlas → @scout: ${escape(said)}$`));
+      await expect(message).toBeVisible();
+      const reply = feed.item(new RegExp(`^@scout replied to @atlas: Thanks @atlas, noted: “${escape(said)}”\\.$`));
+      await expect(reply).toBeVisible();
+      expect(await feed.seqOf(reply)).toBeGreaterThan(await feed.seqOf(message));
+      expect(await manager.page.evaluate(() => (window as unknown as { __sameDocument?: boolean }).__sameDocument)).toBe(true);
+      // Atlas ran in a chat: the item also leads there, at the same step.
+      const chatLink = message.getByRole("link", { name: "Chat", exact: true });
+      await expect(chatLink).toHaveAttribute("href", /\/w\/demo\/chat\/[0-9a-f-]{36}#step-[0-9a-f-]{36}$/);
+      const chatHref = (await chatLink.getAttribute("href"))!;
+
+      await feed.itemLink(message).click();
+      await expect(manager.page).toHaveURL(/\/w\/demo\/runs\/[0-9a-f-]{36}#step-[0-9a-f-]{36}$/);
+      const run = new RunPage(manager.page);
+      await run.waitLoaded("Atlas");
+      const step = run.step("chat.send");
+      await expect(step).toBeVisible();
+      await expect(step).toContainText(said);
+      await expect(run.anchoredStep()).toHaveAttribute("id", `step-${new URL(manager.page.url()).hash.slice("#step-".length)}`);
+      await expect(step).toHaveAttribute("data-anchored", "");
+      await expect(step).toBeInViewport();
+      await expect(manager.page.getByRole("link", { name: "Open the chat →" })).toBeVisible();
+
+      // The chat opens at that step too (managers read every chat).
+      await manager.page.goto(chatHref);
+      const chatStep = new ChatPage(manager.page).step(manager.page.locator("main"), "chat.send");
+      await expect(chatStep).toHaveAttribute("data-anchored", "");
+      await expect(chatStep).toContainText(said);
+      await expect(chatStep).toBeInViewport();
+
+      // Who talks to whom counts both directions.
+      await feed.goto("demo");
+      await expect(feed.matrixCell("atlas", "scout")).toHaveText(/^[1-9]\d*$/);
+      await expect(feed.matrixCell("scout", "atlas")).toHaveText(/^[1-9]\d*$/);
+      await feed.matrixRange("24 h");
+      await expect(feed.matrix().getByRole("button", { name: "24 h" })).toHaveAttribute("aria-pressed", "true");
+      await expect(manager.page).toHaveURL(/range=24h/);
+      await expect(feed.matrixCell("atlas", "scout")).toHaveText(/^[1-9]\d*$/);
+    } finally {
+      await manager.context.close();
+      await member.context.close();
+    }
+  });
+
+  test("reattaching after a reload shows no gap and no duplicate while items keep arriving; paused, new items are counted", async ({ page }) => {
+    test.setTimeout(120_000);
+    await new SignInPage(page).signInAs(OWNER);
+    const agents = ((await (await page.request.get("/api/agents", { headers: DEMO })).json()).agents as { id: string; handle: string }[]).filter((a) =>
+      ["scout", "atlas"].includes(a.handle),
+    );
+    const created = await page.request.post("/api/rooms", { headers: DEMO, data: { name: `busy${stamp()}`, subject: "Load for the feed", agentIds: agents.map((a) => a.id) } });
+    expect(created.status()).toBe(201);
+    const roomId = ((await created.json()) as { room: { id: string } }).room.id;
+    // One post makes 7 items: the post, and for each of the two agents its run start, reply and run end.
+    const postMany = (n: number, label: string) =>
+      Promise.all(Array.from({ length: n }, (_, i) => page.request.post(`/api/rooms/${roomId}/messages`, { headers: DEMO, data: { text: `${label} ${i}` } })));
+
+    const context = await page.context().browser()!.newContext();
+    try {
+      const watcher = await context.newPage();
+      await new SignInPage(watcher).signInAs(OWNER);
+      const feed = new FeedPage(watcher);
+      await feed.goto("demo");
+      await feed.waitLive();
+      const start = await feed.window();
+
+      await postMany(3, "before");
+      await expect.poll(async () => (await feed.window()).lastSeq, { timeout: 20_000 }).toBeGreaterThanOrEqual(start.lastSeq + 21);
+      const before = await expectContiguous(feed);
+      // Nothing before the live part went missing either (an empty feed starts at seq 1).
+      expect(before.firstSeq).toBe(start.count > 0 ? start.firstSeq : 1);
+
+      // More arrive while the page reloads: the reload must pick up from the newest items without losing or repeating any.
+      const during = postMany(4, "during");
+      await watcher.reload();
+      await feed.waitLive();
+      await during;
+      await expect.poll(async () => (await feed.window()).lastSeq, { timeout: 20_000 }).toBeGreaterThanOrEqual(before.lastSeq + 28);
+      // And more after the reload, so the reattached stream is what brings them.
+      await postMany(2, "after");
+      // Wait for the agents to finish, then the feed must end exactly where the workspace's feed does.
+      await expect
+        .poll(async () => {
+          const { seq } = (await (await page.request.get("/api/feed?limit=1", { headers: DEMO })).json()) as { seq: number };
+          return (await feed.window()).lastSeq === seq;
+        }, { timeout: 20_000 })
+        .toBe(true);
+      const after = await expectContiguous(feed);
+      expect(after.firstSeq).toBeLessThanOrEqual(before.lastSeq);
+
+      // Paused: new items are counted, not scrolled to; resuming shows them.
+      await feed.pause();
+      const pausedAt = await feed.visibleSeqs();
+      await postMany(1, "paused");
+      await expect(feed.unseen()).toHaveText("7 new", { timeout: 20_000 });
+      expect(await feed.visibleSeqs()).toEqual(pausedAt);
+      await feed.resume();
+      await expect(feed.unseen()).toHaveCount(0);
+      await expect(feed.item(/^#busy[a-z0-9]+ · @atlas replied: Thanks Owner, noted in #busy[a-z0-9]+: “paused 0”\.$/)).toBeVisible();
+      await expectContiguous(feed);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test("a post in a room reaches every member agent, and each one's reply appears", async ({ page }) => {
+    await new SignInPage(page).signInAs(OWNER);
+    const rooms = new RoomsPage(page);
+    await rooms.goto("demo");
+    const name = `ops${stamp()}`;
+    await rooms.create({ name, subject: "Deploys and incidents", members: ["scout", "herald", "atlas"] });
+
+    const room = new RoomPage(page);
+    await expect(room.members().getByRole("listitem")).toHaveCount(3);
+    await room.post("deploy is done");
+    await expect(room.from(OWNER.name)).toContainText("deploy is done");
+    for (const handle of ["scout", "herald", "atlas"]) {
+      await expect(room.from(`@${handle}`)).toContainText(`Thanks Owner, noted in #${name}: “deploy is done”.`, { timeout: 20_000 });
+    }
+    await expect(room.messages().getByRole("article")).toHaveCount(4);
+
+    // The feed, filtered to the room (the filter is in the address), shows the post and the three replies.
+    await page.getByRole("link", { name: "This room in the feed →" }).click();
+    await expect(page).toHaveURL(/\/feed\?room=[0-9a-f-]{36}$/);
+    const feed = new FeedPage(page);
+    await expect(feed.item(new RegExp(`^#${name} · Owner: deploy is done`))).toBeVisible();
+    await expect(feed.list().getByRole("article", { name: new RegExp(`^#${name} · @\\w+ replied:`) })).toHaveCount(3);
+    await feed.kindToggle("Runs started").click();
+    await feed.kindToggle("Runs finished").click();
+    await expect(page).toHaveURL(/kind=[a-z_,]+/);
+    await expect(feed.list().getByRole("article", { name: /run (started|succeeded)/ })).toHaveCount(0);
+    await expect(feed.list().getByRole("article")).toHaveCount(4);
+  });
+
+  test("another workspace's feed is refused", async ({ page, browser }) => {
+    await new SignInPage(page).signInAs(OWNER);
+    const member = await personWithRole(browser, page, "member");
+    // Someone else makes a workspace the member is not in (not the owner, whose workspace list other tests check).
+    const founder = await personWithRole(browser, page, "member");
+    try {
+      const made = await founder.page.request.post("/api/workspaces", { data: { name: `Elsewhere ${stamp()}` } });
+      expect(made.status()).toBe(201);
+      const other = ((await made.json()) as { workspace: { slug: string } }).workspace.slug;
+      const theirs = await founder.page.request.get("/api/feed?limit=1", { headers: { "x-clawdeck-workspace": other } });
+      expect(theirs.status()).toBe(200);
+
+      const response = await member.page.goto(`/w/${other}/feed`);
+      expect(response?.status()).toBe(404);
+      await expect(member.page.getByRole("heading", { name: "World feed" })).toHaveCount(0);
+
+      for (const path of ["/api/feed", "/api/feed/matrix"]) {
+        const refused = await member.page.request.get(path, { headers: { "x-clawdeck-workspace": other } });
+        expect(refused.status()).toBe(403);
+        expect((await refused.json()).code).toBe("forbidden:workspace");
+      }
+      const stream = await member.page.request.get(`/api/feed/events?workspace=${other}`);
+      expect(stream.status()).toBe(403);
+      expect((await stream.json()).code).toBe("forbidden:workspace");
+
+      // Their own workspace's feed is there.
+      const own = await member.page.request.get("/api/feed?limit=1", { headers: DEMO });
+      expect(own.status()).toBe(200);
+    } finally {
+      await member.context.close();
+      await founder.context.close();
+    }
+  });
+});

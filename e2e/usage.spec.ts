@@ -1,0 +1,147 @@
+import { expect, test, type Browser, type Page } from "@playwright/test";
+import { newPerson, OWNER } from "./fixtures";
+import { AppShell } from "./pages/app-shell";
+import { ChatPage } from "./pages/chat-page";
+import { MembersPage } from "./pages/members-page";
+import { SignInPage } from "./pages/sign-in-page";
+import { BillingPage, OverviewCards, UsagePage } from "./pages/usage-page";
+
+/** A new person with the role, added by the signed-in owner, signed in in their own browser context. */
+async function personWithRole(browser: Browser, ownerPage: Page, role: "member" | "reviewer" | "manager") {
+  const person = newPerson(role);
+  const members = new MembersPage(ownerPage);
+  await members.goto("demo");
+  await members.add(person);
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await new SignInPage(page).signInAs(person);
+  return { person, context, page };
+}
+
+test.describe("usage and budgets", () => {
+  test("a manager's SPEND card moves, without a reload, after a member chats with the offline model", async ({ page, browser }) => {
+    test.setTimeout(90_000);
+    await new SignInPage(page).signInAs(OWNER);
+    const manager = await personWithRole(browser, page, "manager");
+    const member = await personWithRole(browser, page, "member");
+    try {
+      const cards = new OverviewCards(manager.page);
+      await cards.goto("demo");
+      await expect(cards.spendCard()).toBeVisible();
+      await expect(cards.throughputCard()).toBeVisible();
+      const spendBefore = (await cards.spendToday().textContent()) ?? "";
+      const runsBefore = Number((await cards.runsToday().textContent())?.replace(/,/g, ""));
+      expect(spendBefore).toMatch(/^\$/);
+
+      // Members see activity, not spend, and have no Usage page.
+      const memberCards = new OverviewCards(member.page);
+      await memberCards.goto("demo");
+      await expect(memberCards.spendCard()).toHaveCount(0);
+      await expect(new AppShell(member.page).nav().getByRole("link", { name: "Usage" })).toHaveCount(0);
+
+      // The offline model's nominal price ($0.25 / $1.25 per Mtok) makes even a short chat cost a few hundred credits.
+      const chat = new ChatPage(member.page);
+      await chat.goto("demo");
+      await chat.startWith("scout");
+      await chat.send(`remember the spend check on ${new Date().toISOString()}: ${"the quarterly figures are in the shared folder. ".repeat(20)}`);
+      await expect(chat.lastReply().getByTestId("reply-usage")).toContainText("nominal price", { timeout: 20_000 });
+      await chat.waitUntilIdle();
+
+      // The manager's page refreshes on its own.
+      await expect(cards.spendToday()).not.toHaveText(spendBefore, { timeout: 20_000 });
+      await expect.poll(async () => Number((await cards.runsToday().textContent())?.replace(/,/g, "")), { timeout: 20_000 }).toBeGreaterThan(runsBefore);
+      await manager.page.screenshot({ path: test.info().outputPath("overview-cards.png"), fullPage: true });
+    } finally {
+      await manager.context.close();
+      await member.context.close();
+    }
+  });
+
+  test("the usage page: presets, grouping by model, charts, and a CSV whose rows and total are the table's", async ({ page }) => {
+    await new SignInPage(page).signInAs(OWNER);
+    // Some usage today, whatever ran before.
+    const chat = new ChatPage(page);
+    await chat.goto("demo");
+    await chat.startWith("atlas");
+    await chat.send("recall launch");
+    await chat.waitUntilIdle();
+
+    const usage = new UsagePage(page);
+    await usage.goto("demo");
+    await usage.choose("Today");
+    await usage.groupBy("Model");
+    await expect(usage.rows().filter({ hasText: "offline (nominal price)" })).toHaveCount(1);
+    await expect(usage.chart("Spend over time").locator(".recharts-bar-rectangle").first()).toBeVisible();
+    await expect(usage.chart("Tokens over time").locator(".recharts-area")).toBeVisible();
+    const total = await usage.totalCredits();
+    expect(total).toBeGreaterThan(0);
+    expect((await usage.rowCredits()).reduce((a, b) => a + b, 0)).toBe(total);
+
+    const csv = (await usage.exportCsv()).trim().split("\r\n");
+    expect(csv[0]).toBe("group,key,label,calls,input_tokens,output_tokens,cache_read_tokens,cache_write_tokens,unpriced_calls,credits,usd");
+    const body = csv.slice(1, -1);
+    const totalLine = csv.at(-1)!.split(",");
+    expect(totalLine[0]).toBe("total");
+    expect(Number(totalLine[9])).toBe(total);
+    expect(body.map((line) => Number(line.split(",").at(-2)))).toEqual(await usage.rowCredits());
+    expect(body.map((line) => line.split(",")[0])).toEqual(body.map(() => "model"));
+
+    await usage.choose("30 days");
+    await usage.groupBy("Agent");
+    await expect(usage.rows().filter({ hasText: "(@atlas)" })).toHaveCount(1);
+    expect(await usage.totalCredits()).toBeGreaterThanOrEqual(total);
+    await page.screenshot({ path: test.info().outputPath("usage-page.png"), fullPage: true });
+  });
+
+  test("a manager caps an agent's budget: the member's next message is refused with a clear message, and the banner shows", async ({ page, browser }) => {
+    test.setTimeout(90_000);
+    await new SignInPage(page).signInAs(OWNER);
+    const handle = `capped${Date.now().toString(36)}`;
+    const created = await page.request.post("/api/agents", {
+      headers: { "x-clawdeck-workspace": "demo" },
+      data: { handle, name: "Capped", model: "offline", tools: [], description: "Runs on a tiny budget" },
+    });
+    expect(created.status()).toBe(201);
+    const agentId = ((await created.json()) as { agent: { id: string } }).agent.id;
+    const manager = await personWithRole(browser, page, "manager");
+    const reviewer = await personWithRole(browser, page, "reviewer");
+    const member = await personWithRole(browser, page, "member");
+    try {
+      // A reviewer reads the budgets but cannot change them.
+      const asReviewer = new BillingPage(reviewer.page);
+      await asReviewer.goto("demo");
+      await expect(asReviewer.agentBudget(handle)).toBeDisabled();
+      await expect(reviewer.page.getByRole("button", { name: "Save budgets" })).toHaveCount(0);
+
+      // One credit ($0.000001): the first call is allowed (nothing spent yet), the next is refused.
+      const billing = new BillingPage(manager.page);
+      await billing.goto("demo");
+      await billing.setAgentBudget(handle, "0.000001");
+
+      const chat = new ChatPage(member.page);
+      await chat.goto("demo");
+      await chat.startWith(handle);
+      await chat.send("hello");
+      await chat.waitUntilIdle();
+      await expect(chat.lastReply().getByRole("alert")).toHaveCount(0);
+      await chat.send("hello again");
+      const refusal = chat.lastReply().getByRole("alert");
+      await expect(refusal).toContainText("The reply failed");
+      await expect(refusal).toContainText(`@${handle} has used its monthly budget`);
+      await expect(refusal).toContainText("unprocessable:budget_exceeded");
+
+      const cards = new OverviewCards(manager.page);
+      await cards.goto("demo");
+      await expect(cards.budgetBanner()).toContainText(`@${handle} has used its budget`);
+      await expect(cards.budgetStops()).toBeVisible();
+      await billing.goto("demo");
+      await expect(billing.budgetRow(handle)).toContainText("Used up: runs stop");
+    } finally {
+      // Lift the cap so the agent is usable again.
+      await manager.page.request.put("/api/budgets", { headers: { "x-clawdeck-workspace": "demo" }, data: { agents: [{ agentId, monthlyBudgetCredits: null }] } });
+      await manager.context.close();
+      await reviewer.context.close();
+      await member.context.close();
+    }
+  });
+});

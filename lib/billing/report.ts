@@ -1,0 +1,161 @@
+import { and, eq, gte, lt, sql, type SQL } from "drizzle-orm";
+import { z } from "zod";
+import type { Db } from "../db/client";
+import { agents, usageRollupsHourly } from "../db/schema";
+import { isNominal } from "./prices";
+import { DAY_MS, rangeFields, resolveRange, timeZoneSchema, toHourRange } from "./range";
+
+export const usageGroups = ["agent", "model", "source"] as const;
+export type UsageGroup = (typeof usageGroups)[number];
+
+export const reportQuerySchema = z
+  .object({ ...rangeFields, group: z.enum(usageGroups).default("agent"), tz: timeZoneSchema.default("UTC") })
+  .transform((q, ctx) => ({ ...resolveRange(q, 7 * DAY_MS, ctx), group: q.group, tz: q.tz }));
+export type ReportQuery = z.infer<typeof reportQuerySchema>;
+
+export interface UsageTotals {
+  calls: number;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  credits: number;
+  unpricedCalls: number;
+}
+
+export interface UsageRow extends UsageTotals {
+  key: string;
+  label: string;
+  /** Spend on the offline model: a nominal price, nothing really spent. */
+  nominal: boolean;
+}
+
+export interface UsageReport {
+  range: { from: string; to: string };
+  group: UsageGroup;
+  granularity: "hour" | "day";
+  rows: UsageRow[];
+  totals: UsageTotals;
+  /** Credits and tokens per hour or per day (in the given time zone) and per row key. */
+  series: { at: string; key: string; credits: number; tokens: number }[];
+}
+
+const sum = (column: unknown) => sql<number>`coalesce(sum(${column}), 0)::float8`.mapWith(Number);
+
+const sourceLabels: Record<string, string> = {
+  run: "Agent runs",
+  mission_run: "Mission turns",
+  judge: "Judge calls",
+  governor: "Governor calls",
+  door: "Door calls",
+};
+
+function groupKey(group: UsageGroup): SQL<string> {
+  if (group === "agent") return sql<string>`coalesce(${usageRollupsHourly.agentId}::text, '')`;
+  if (group === "model") return sql<string>`${usageRollupsHourly.model}`;
+  return sql<string>`${usageRollupsHourly.sourceKind}::text`;
+}
+
+/**
+ * The usage page and its CSV: totals per agent, model or source over a range
+ * of whole hours, and a time series (hourly up to three days, else daily in
+ * the viewer's time zone). Read from the hourly rollups only.
+ */
+export async function getUsageReport(db: Db, workspaceId: string, query: ReportQuery): Promise<UsageReport> {
+  const range = toHourRange(query.from, query.to);
+  const granularity = range.to.getTime() - range.from.getTime() <= 3 * DAY_MS ? "hour" : "day";
+  const key = groupKey(query.group);
+  const where = and(eq(usageRollupsHourly.workspaceId, workspaceId), gte(usageRollupsHourly.bucket, range.from), lt(usageRollupsHourly.bucket, range.to));
+  const at =
+    granularity === "hour"
+      ? sql<string>`${usageRollupsHourly.bucket}`
+      : sql<string>`date_trunc('day', ${usageRollupsHourly.bucket}, ${query.tz})`;
+
+  const [grouped, series, names] = await Promise.all([
+    db
+      .select({
+        key,
+        calls: sum(usageRollupsHourly.calls),
+        inputTokens: sum(usageRollupsHourly.inputTokens),
+        outputTokens: sum(usageRollupsHourly.outputTokens),
+        cacheReadTokens: sum(usageRollupsHourly.cacheReadTokens),
+        cacheWriteTokens: sum(usageRollupsHourly.cacheWriteTokens),
+        credits: sum(usageRollupsHourly.credits),
+        unpricedCalls: sum(usageRollupsHourly.unpricedCalls),
+      })
+      .from(usageRollupsHourly)
+      .where(where)
+      .groupBy(sql`1`),
+    db
+      .select({
+        at: sql<string>`to_char((${at}) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.000"Z"')`,
+        key,
+        credits: sum(usageRollupsHourly.credits),
+        tokens: sum(sql`${usageRollupsHourly.inputTokens} + ${usageRollupsHourly.outputTokens}`),
+      })
+      .from(usageRollupsHourly)
+      .where(where)
+      .groupBy(sql`1`, sql`2`)
+      .orderBy(sql`1`),
+    query.group === "agent"
+      ? db.select({ id: agents.id, handle: agents.handle, name: agents.name }).from(agents).where(eq(agents.workspaceId, workspaceId))
+      : Promise.resolve([]),
+  ]);
+
+  const agentLabels = new Map(names.map((a) => [a.id, `${a.name} (@${a.handle})`]));
+  const label = (k: string) => {
+    if (query.group === "agent") return k ? (agentLabels.get(k) ?? "Deleted agent") : "No agent";
+    if (query.group === "source") return sourceLabels[k] ?? k;
+    return isNominal(k) ? `${k} (nominal price)` : k;
+  };
+  const rows = grouped
+    .map((g) => ({ ...g, label: label(g.key), nominal: query.group === "model" && isNominal(g.key) }))
+    .sort((a, b) => b.credits - a.credits || a.label.localeCompare(b.label));
+  const totals = rows.reduce<UsageTotals>(
+    (t, r) => ({
+      calls: t.calls + r.calls,
+      inputTokens: t.inputTokens + r.inputTokens,
+      outputTokens: t.outputTokens + r.outputTokens,
+      cacheReadTokens: t.cacheReadTokens + r.cacheReadTokens,
+      cacheWriteTokens: t.cacheWriteTokens + r.cacheWriteTokens,
+      credits: t.credits + r.credits,
+      unpricedCalls: t.unpricedCalls + r.unpricedCalls,
+    }),
+    { calls: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, credits: 0, unpricedCalls: 0 },
+  );
+  return { range: { from: range.from.toISOString(), to: range.to.toISOString() }, group: query.group, granularity, rows, totals, series };
+}
+
+/** A cell that a spreadsheet would read as a formula is prefixed with an apostrophe; quotes are doubled. */
+function csvCell(value: string | number): string {
+  if (typeof value === "number") return String(value);
+  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return /[",\n\r]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+}
+
+export const csvColumns = ["group", "key", "label", "calls", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "unpriced_calls", "credits", "usd"] as const;
+
+/** The report's table as CSV: the same rows, then one `total` row. Credits are exact integers; `usd` is credits / 1,000,000. */
+export function reportToCsv(report: UsageReport): string {
+  const line = (group: string, key: string, label: string, t: UsageTotals) =>
+    [
+      group,
+      key,
+      label,
+      t.calls,
+      t.inputTokens,
+      t.outputTokens,
+      t.cacheReadTokens,
+      t.cacheWriteTokens,
+      t.unpricedCalls,
+      t.credits,
+      (t.credits / 1_000_000).toFixed(6),
+    ]
+      .map(csvCell)
+      .join(",");
+  return [
+    csvColumns.join(","),
+    ...report.rows.map((r) => line(report.group, r.key, r.label, r)),
+    line("total", "", `Total ${report.range.from} to ${report.range.to}`, report.totals),
+  ].join("\r\n") + "\r\n";
+}

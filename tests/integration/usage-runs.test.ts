@@ -1,0 +1,164 @@
+import { and, eq, like } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { getBudgets, updateBudgets } from "../../lib/billing/budgets";
+import { runBillingJobs } from "../../lib/billing/jobs";
+import { approvals, auditLog, usageEvents, usageRollupsHourly } from "../../lib/db/schema";
+import { textTurn, toolTurn } from "../../lib/models/scripted";
+import { createRuntime } from "../../lib/runtime/runtime";
+import { readRunEvents } from "../../lib/runtime/journal";
+import { createSession } from "../../lib/runtime/sessions";
+import { decideApproval } from "../../lib/safety/approvals";
+import { estimateTokens } from "../../lib/models/offline";
+import { makeUser, makeWorkspace } from "../support/fixtures";
+import { getRunRow, makeAgent, textOf, useScriptedModel, waitForRun } from "../support/runtime";
+import { useTestServer } from "../support/server";
+
+const calls = { inputTokens: 1000, outputTokens: 500 };
+const slackCall = () => toolTurn([{ id: "call_slack", name: "slack.post", input: { channel: "#general", text: "hello" } }], "Posting.", calls);
+
+/**
+ * Every path of a run charges each model call exactly once. The scripted
+ * model has no price, so it is charged at the built-in default of $3 / $15
+ * per million tokens: 1000 in + 500 out = 3,000 + 7,500 = 10,500 credits.
+ */
+describe("charging runs", () => {
+  const server = useTestServer();
+
+  async function setup(name: string) {
+    const s = server();
+    const owner = await makeUser(s.db);
+    const workspace = await makeWorkspace(s.db, name, owner);
+    const agent = await makeAgent(s.db, workspace.id);
+    const session = await createSession(s.db, { workspaceId: workspace.id, userId: owner.id, agent: { id: agent.id } });
+    const start = async (text = "go") => (await s.runtime.startChatRun({ workspaceId: workspace.id, sessionId: session.id, userId: owner.id, text })).runId;
+    return { s, owner, workspace, agent, start };
+  }
+
+  const ledgerOf = async (runId: string) => server().db.select().from(usageEvents).where(eq(usageEvents.runId, runId));
+
+  async function waitForSuspension(runId: string) {
+    const s = server();
+    for (let i = 0; i < 400; i++) {
+      const run = await getRunRow(s.db, runId);
+      if (run.state === "suspended") return (await s.db.select().from(approvals).where(eq(approvals.runId, runId)))[0]!;
+      if (run.state !== "running") throw new Error(`run ended as ${run.state}: ${run.error}`);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    throw new Error("run did not suspend");
+  }
+
+  it("a resumed run is not charged twice: 2 calls × (1000 in, 500 out) at $3/$15 per Mtok = 21,000 credits, with two racing resumers", async () => {
+    const { s, workspace, start } = await setup("Resumed");
+    useScriptedModel(s, [slackCall(), textTurn(["Posted."], calls)]);
+    const runId = await start("slack #general hello");
+    const approval = await waitForSuspension(runId);
+    expect((await ledgerOf(runId)).map((r) => r.idempotencyKey)).toEqual([`run:${runId}:call:0`]);
+    const reviewer = await makeUser(s.db, workspace.id, "reviewer");
+    await decideApproval(s.db, s.bus, s.runtime.deps.tools, { workspaceId: workspace.id, approvalId: approval.id, decider: { userId: reviewer.id, role: "reviewer" }, decision: "approve" });
+    const other = createRuntime({ ...s.runtime.deps, instanceId: "another-process" });
+    await Promise.all([s.runtime.resumeRun(runId), other.resumeRun(runId), s.runtime.resumeRun(runId)]);
+    await Promise.all([s.runtime.drain(), other.drain()]);
+    expect((await waitForRun(s.db, runId)).at(-1)?.type).toBe("run_completed");
+    // The sweeper finds nothing left to resume, so nothing is charged again.
+    await s.runtime.sweep();
+    const rows = await ledgerOf(runId);
+    expect(rows.map((r) => r.idempotencyKey).sort()).toEqual([`run:${runId}:call:0`, `run:${runId}:call:1`]);
+    expect(rows.map((r) => r.credits)).toEqual([10_500, 10_500]);
+    const run = await getRunRow(s.db, runId);
+    expect(run).toMatchObject({ modelCalls: 2, inputTokens: 2000, outputTokens: 1000, credits: 21_000 });
+    const [rollup] = await s.db.select().from(usageRollupsHourly).where(eq(usageRollupsHourly.workspaceId, workspace.id));
+    expect(rollup).toMatchObject({ calls: 2, credits: 21_000 });
+  });
+
+  it("a cancelled run is charged its partial usage: 1000 in reported ($3) + the streamed text's estimated out tokens ($15 per Mtok)", async () => {
+    const { s, owner, workspace, start } = await setup("Cancelled");
+    // The provider reports its input tokens up front; the output count never arrives because the stream is cut.
+    useScriptedModel(s, [{ delayMs: 15, events: [{ type: "usage", usage: { inputTokens: 1000 } }, ...Array.from({ length: 300 }, () => ({ type: "text" as const, delta: "tick " }))] }]);
+    const runId = await start("go on");
+    for (let i = 0; i < 200 && textOf(await readRunEvents(s.db, runId, 0)).length < 40; i++) await new Promise((r) => setTimeout(r, 20));
+    await s.runtime.cancelRun(workspace.id, runId, { userId: owner.id, role: "owner" });
+    const events = await waitForRun(s.db, runId);
+    expect(events.at(-1)?.type).toBe("run_cancelled");
+    const streamed = textOf(events);
+    expect(streamed.length).toBeGreaterThan(0);
+    const out = estimateTokens(streamed);
+    const rows = await ledgerOf(runId);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ inputTokens: 1000, outputTokens: out, credits: 1000 * 3 + out * 15 });
+    expect(await getRunRow(s.db, runId)).toMatchObject({ state: "cancelled", inputTokens: 1000, outputTokens: out, credits: 3000 + out * 15 });
+    const usageEvent = events.find((e) => e.type === "usage");
+    expect(usageEvent?.payload).toMatchObject({ credits: 3000 + out * 15, estimated: true });
+  });
+
+  it("an agent budget of 10,500 credits: the first call (1000 in, 500 out at $3/$15) uses it up and the next model call is refused", async () => {
+    const { s, owner, workspace, agent, start } = await setup("Capped agent");
+    await updateBudgets(s.db, workspace.id, owner.id, { agents: [{ agentId: agent.id, monthlyBudgetCredits: 10_500 }] });
+    const model = useScriptedModel(s, [toolTurn([{ id: "r1", name: "memory.recall", input: { query: "x" } }], "", calls), textTurn(["never said"], calls)]);
+    const runId = await start("recall x");
+    const events = await waitForRun(s.db, runId);
+    const failed = events.at(-1)!;
+    expect(failed.type).toBe("run_failed");
+    expect(failed.payload).toMatchObject({ code: "unprocessable:budget_exceeded" });
+    expect((failed.payload as { message: string }).message).toMatch(new RegExp(`@${agent.handle} has used its monthly budget \\(\\$0\\.0105 of \\$0\\.0105`));
+    expect(model.requests).toHaveLength(1);
+    expect((await ledgerOf(runId)).map((r) => r.credits)).toEqual([10_500]);
+    expect(await getRunRow(s.db, runId)).toMatchObject({ state: "failed", errorCode: "unprocessable:budget_exceeded", credits: 10_500 });
+
+    // The next run is refused before its first call; raising the budget lets it through.
+    const refused = await start("again");
+    expect((await waitForRun(s.db, refused)).at(-1)?.payload).toMatchObject({ code: "unprocessable:budget_exceeded" });
+    expect(await ledgerOf(refused)).toHaveLength(0);
+    await updateBudgets(s.db, workspace.id, owner.id, { agents: [{ agentId: agent.id, monthlyBudgetCredits: 100_000 }] });
+    useScriptedModel(s, [textTurn(["fine"], calls)]);
+    const allowed = await start("hello");
+    expect((await waitForRun(s.db, allowed)).at(-1)?.type).toBe("run_completed");
+
+    // One audit entry per level for this agent this month, however many calls were refused.
+    const audits = await s.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.workspaceId, workspace.id), like(auditLog.action, "budget.%"), eq(auditLog.targetId, agent.id)));
+    expect(audits.map((a) => a.action).sort()).toEqual(["budget.exceeded", "budget.warning"]);
+    const overview = await getBudgets(s.db, workspace.id);
+    expect(overview.agents.find((a) => a.agentId === agent.id)).toMatchObject({ budgetCredits: 100_000, spentCredits: 21_000, state: "ok" });
+  });
+
+  it("a workspace budget of 12,000 credits: 10,500 spent is 87.5 % → one warning, then the cap refuses the second run", async () => {
+    const { s, owner, workspace, start } = await setup("Capped workspace");
+    await updateBudgets(s.db, workspace.id, owner.id, { workspace: 12_000 });
+    useScriptedModel(s, [textTurn(["one"], calls)]);
+    expect((await waitForRun(s.db, await start("one"))).at(-1)?.type).toBe("run_completed");
+    // Under the cap at the call's start (0 of 12,000), so the call ran; the overview now shows the warning.
+    expect((await getBudgets(s.db, workspace.id)).workspace).toMatchObject({ spentCredits: 10_500, state: "warning" });
+    useScriptedModel(s, [textTurn(["two"], calls), textTurn(["three"], calls)]);
+    expect((await waitForRun(s.db, await start("two"))).at(-1)?.type).toBe("run_completed");
+    const third = await start("three");
+    const failed = (await waitForRun(s.db, third)).at(-1);
+    expect(failed?.payload).toMatchObject({ code: "unprocessable:budget_exceeded" });
+    expect((failed?.payload as { message: string }).message).toMatch(/^This workspace has used its monthly budget \(\$0\.0210 of \$0\.0120/);
+    const audits = await s.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.workspaceId, workspace.id), like(auditLog.action, "budget.%")))
+      .orderBy(auditLog.id);
+    expect(audits.map((a) => [a.action, a.targetType])).toEqual([
+      ["budget.warning", "workspace"],
+      ["budget.exceeded", "workspace"],
+    ]);
+  });
+
+  it("a run whose only call crosses 80 % (10,500 of a 12,500 budget = 84 %) is caught by the periodic job: one warning, however often it runs", async () => {
+    const { s, owner, workspace, start } = await setup("Crossed by the last call");
+    await updateBudgets(s.db, workspace.id, owner.id, { workspace: 12_500 });
+    useScriptedModel(s, [textTurn(["one"], calls)]);
+    expect((await waitForRun(s.db, await start("one"))).at(-1)?.type).toBe("run_completed");
+    const warnings = () => s.db.select().from(auditLog).where(and(eq(auditLog.workspaceId, workspace.id), eq(auditLog.action, "budget.warning")));
+    // The check before the call saw nothing spent: no alert yet.
+    expect(await warnings()).toHaveLength(0);
+    await runBillingJobs(s.db);
+    await runBillingJobs(s.db);
+    const raised = await warnings();
+    expect(raised).toHaveLength(1);
+    expect(raised[0]).toMatchObject({ targetType: "workspace", targetId: workspace.id, detail: { spentCredits: 10_500, budgetCredits: 12_500, percent: 84 } });
+  });
+});
