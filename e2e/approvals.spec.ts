@@ -1,20 +1,10 @@
-import { expect, test, type Browser } from "@playwright/test";
-import { newPerson, OWNER } from "./fixtures";
+import { expect, test } from "@playwright/test";
+import { OWNER } from "./fixtures";
 import { ApprovalsPage } from "./pages/approvals-page";
 import { ChatPage } from "./pages/chat-page";
-import { MembersPage } from "./pages/members-page";
 import { SignInPage } from "./pages/sign-in-page";
+import { personWithRole } from "./people";
 
-/** Signs in a new person with the given role (added by the owner) in a fresh browser context. */
-async function personWithRole(browser: Browser, ownerPage: import("@playwright/test").Page, role: "member" | "reviewer") {
-  const person = newPerson(role);
-  await new MembersPage(ownerPage).goto("demo");
-  await new MembersPage(ownerPage).add(person);
-  const context = await browser.newContext();
-  const page = await context.newPage();
-  await new SignInPage(page).signInAs(person);
-  return { person, context, page };
-}
 
 test.describe("gated actions", () => {
   test("a reviewer approves a tainted Slack post live from the inbox; the member's chat resumes with the result", async ({ page, browser }) => {

@@ -1,26 +1,16 @@
-import { expect, test, type Browser, type Page } from "@playwright/test";
-import { newPerson, OWNER } from "./fixtures";
+import { expect, test } from "@playwright/test";
+import { OWNER } from "./fixtures";
 import { ChatPage } from "./pages/chat-page";
 import { FeedPage } from "./pages/feed-page";
-import { MembersPage } from "./pages/members-page";
 import { RoomPage, RoomsPage } from "./pages/rooms-page";
 import { RunPage } from "./pages/run-page";
 import { SignInPage } from "./pages/sign-in-page";
+import { personWithRole } from "./people";
 
 const DEMO = { "x-clawdeck-workspace": "demo" };
 const stamp = () => Date.now().toString(36);
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
-/** A person with the given role in the demo workspace (added by the owner), signed in in a fresh browser context. */
-async function personWithRole(browser: Browser, ownerPage: Page, role: "member" | "manager") {
-  const person = newPerson(role);
-  await new MembersPage(ownerPage).goto("demo");
-  await new MembersPage(ownerPage).add(person);
-  const context = await browser.newContext();
-  const page = await context.newPage();
-  await new SignInPage(page).signInAs(person);
-  return { person, context, page };
-}
 
 /** No gap and no duplicate: the list holds exactly one item for every seq from its first to its last. */
 async function expectContiguous(feed: FeedPage) {
