@@ -1,0 +1,606 @@
+// Benchmark of the run journal and live delivery: N concurrent chat runs, each streamed by a
+// scripted model (M small text deltas at a fixed pace) and read by one live subscriber. Compares
+// the coalescing journal (coalesceMs 40, the product default) with one journal row per delta
+// (coalesceMs 0) on PGlite, and on PostgreSQL when BENCH_DATABASE_URL or TEST_DATABASE_URL is set.
+//
+//   npm run bench:runtime -- --runs 20 --deltas 200 --pace-ms 2
+//
+// Flags (or the environment variable in brackets):
+//   --runs N          concurrent runs                          [BENCH_RUNS, 20]
+//   --deltas M        text deltas per run                      [BENCH_DELTAS, 200]
+//   --pace-ms P       pause before each model event, ms        [BENCH_PACE_MS, 2]
+//   --delta-chars C   characters per delta (marker + filler)   [BENCH_DELTA_CHARS, 8]
+//   --coalesce-ms K   the coalescing window compared with 0    [BENCH_COALESCE_MS, 40]
+//   --drivers LIST    pglite,postgres                          [BENCH_DRIVERS, both when a URL is set]
+//   --timeout-s T     limit for one measured pass              [BENCH_TIMEOUT_S, 120]
+// Exits 1 (after a FAIL line) when a subscriber did not receive exactly the text the model produced.
+import crypto from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { setMaxListeners } from "node:events";
+import { monitorEventLoopDelay, performance } from "node:perf_hooks";
+import { count, eq, inArray } from "drizzle-orm";
+import postgres from "postgres";
+import { openDatabase, type Database, type DatabaseHandle } from "../lib/db/client";
+import { agentRuns, agents, runEvents, users, workspaces } from "../lib/db/schema";
+import { createModelResolver, modelConfigFromEnv, type ResolvedModel } from "../lib/models/registry";
+import { createScriptedModel, textTurn } from "../lib/models/scripted";
+import type { ModelEvent, ModelProvider, ModelRequest } from "../lib/models/types";
+import { createLocalBus, createPostgresBus, type EventBus } from "../lib/runtime/bus";
+import { isTerminal } from "../lib/runtime/events";
+import { createRuntime, type Runtime } from "../lib/runtime/runtime";
+import { createSession } from "../lib/runtime/sessions";
+import { runTopic } from "../lib/runtime/journal";
+import { streamRunEvents } from "../lib/runtime/stream";
+import { createToolRegistry } from "../lib/tools/registry";
+import { bootstrapIfEmpty } from "../lib/workspaces/bootstrap";
+
+// ---------------------------------------------------------------- options
+
+function readOptions() {
+  const argv = process.argv.slice(2);
+  const flags = new Map<string, string>();
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (!arg.startsWith("--")) throw new Error(`Unexpected argument ${arg}`);
+    const eq = arg.indexOf("=");
+    if (eq > 0) flags.set(arg.slice(2, eq), arg.slice(eq + 1));
+    else {
+      const value = argv[i + 1];
+      if (value === undefined || value.startsWith("--")) throw new Error(`${arg} needs a value`);
+      flags.set(arg.slice(2), value);
+      i += 1;
+    }
+  }
+  const known = ["runs", "deltas", "pace-ms", "delta-chars", "coalesce-ms", "drivers", "timeout-s"];
+  for (const name of flags.keys()) if (!known.includes(name)) throw new Error(`Unknown flag --${name} (known: ${known.map((k) => `--${k}`).join(", ")})`);
+
+  const raw = (name: string) => flags.get(name) ?? process.env[`BENCH_${name.replace(/-/g, "_").toUpperCase()}`];
+  const int = (name: string, fallback: number, min: number, max: number) => {
+    const value = raw(name);
+    if (value === undefined || value === "") return fallback;
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < min || n > max) throw new Error(`--${name} must be a whole number from ${min} to ${max}, not ${value}`);
+    return n;
+  };
+  const postgresUrl = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL || undefined;
+  const drivers = (raw("drivers") ?? (postgresUrl ? "pglite,postgres" : "pglite"))
+    .split(",")
+    .map((d) => d.trim())
+    .filter(Boolean);
+  for (const d of drivers) if (d !== "pglite" && d !== "postgres") throw new Error(`Unknown driver ${d} (pglite, postgres)`);
+  if (drivers.includes("postgres") && !postgresUrl) throw new Error("The postgres driver needs BENCH_DATABASE_URL (or TEST_DATABASE_URL)");
+  if (postgresUrl) {
+    const host = new URL(postgresUrl).hostname;
+    if (!["127.0.0.1", "localhost", "::1", "[::1]"].includes(host)) throw new Error(`The benchmark only talks to a server on this machine, not ${host}`);
+  }
+  return {
+    runs: int("runs", 20, 1, 500),
+    deltas: int("deltas", 200, 1, 20_000),
+    paceMs: int("pace-ms", 2, 0, 1000),
+    deltaChars: int("delta-chars", 8, 1, 64),
+    coalesceMs: int("coalesce-ms", 40, 1, 10_000),
+    timeoutS: int("timeout-s", 120, 1, 3600),
+    drivers: drivers as ("pglite" | "postgres")[],
+    postgresUrl,
+  };
+}
+
+// ---------------------------------------------------------------- workload
+
+const MODEL_SPEC = "bench:scripted";
+const FILLER = "abcdefghijklmnopqrstuvwxyz";
+const MARKER = /‹(\d+)›/g;
+
+/** What one run's model says, and when it said each piece. */
+interface Plan {
+  pieces: string[];
+  expected: string;
+  /** performance.now() when the provider yielded piece i. */
+  yieldedAt: number[];
+}
+
+function makePlan(deltas: number, deltaChars: number): Plan {
+  const pieces: string[] = [];
+  for (let i = 0; i < deltas; i++) {
+    const marker = `‹${i}›`;
+    const pad = Math.max(0, deltaChars - marker.length);
+    const start = i % FILLER.length;
+    pieces.push(marker + (FILLER + FILLER + FILLER).slice(start, start + pad));
+  }
+  return { pieces, expected: pieces.join(""), yieldedAt: [] };
+}
+
+/**
+ * One provider for every bench run: the user's message names the run, a scripted model plays
+ * that run's pieces, and each text delta is timestamped as it is handed to the runtime.
+ */
+function createBenchProvider(plans: Map<string, Plan>, paceMs: number): ModelProvider {
+  return {
+    name: "bench",
+    async *stream(request: ModelRequest): AsyncIterable<ModelEvent> {
+      const lastUser = [...request.messages].reverse().find((m) => m.role === "user");
+      const first = lastUser?.content.find((b) => b.type === "text");
+      const key = first?.type === "text" ? first.text : "";
+      const plan = plans.get(key);
+      if (!plan) throw new Error(`The bench provider has no script for ${JSON.stringify(key.slice(0, 60))}`);
+      const scripted = createScriptedModel([textTurn(plan.pieces, { inputTokens: 50, outputTokens: plan.pieces.length }, paceMs || undefined)]);
+      for await (const event of scripted.stream(request)) {
+        if (event.type === "text") plan.yieldedAt.push(performance.now());
+        yield event;
+      }
+    },
+  };
+}
+
+// ---------------------------------------------------------------- drivers
+
+interface Target {
+  handle: DatabaseHandle;
+  bus: EventBus;
+  dispose(): Promise<void>;
+}
+
+async function openPgliteTarget(): Promise<Target> {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "clawdeck-bench-"));
+  let handle: DatabaseHandle | undefined;
+  try {
+    handle = await openDatabase({ driver: "pglite", dataDir: path.join(root, "pglite") });
+    await handle.migrate();
+  } catch (error) {
+    await handle?.close().catch(() => undefined);
+    fs.rmSync(root, { recursive: true, force: true });
+    throw error;
+  }
+  const opened = handle;
+  const bus = createLocalBus();
+  return {
+    handle: opened,
+    bus,
+    async dispose() {
+      try {
+        await bus.close();
+        await opened.close();
+      } finally {
+        fs.rmSync(root, { recursive: true, force: true });
+      }
+    },
+  };
+}
+
+async function openPostgresTarget(serverUrl: string): Promise<Target> {
+  const name = `clawdeck_benchrt_${crypto.randomBytes(5).toString("hex")}`;
+  const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
+  const drop = async () => {
+    await admin.unsafe(`drop database if exists ${name} with (force)`);
+    await admin.end({ timeout: 5 });
+  };
+  await admin.unsafe(`create database ${name}`);
+  const u = new URL(serverUrl);
+  u.pathname = `/${name}`;
+  const url = u.toString();
+  let handle: DatabaseHandle | undefined;
+  let bus: EventBus | undefined;
+  try {
+    handle = await openDatabase({ driver: "postgres", url });
+    await handle.migrate();
+    bus = await createPostgresBus(url);
+  } catch (error) {
+    await bus?.close().catch(() => undefined);
+    await handle?.close().catch(() => undefined);
+    await drop();
+    throw error;
+  }
+  const [opened, openedBus] = [handle, bus];
+  return {
+    handle: opened,
+    bus: openedBus,
+    async dispose() {
+      try {
+        await openedBus.close();
+        await opened.close();
+      } finally {
+        await drop();
+      }
+    },
+  };
+}
+
+// ---------------------------------------------------------------- one pass
+
+interface PassResult {
+  driver: string;
+  runs: number;
+  deltas: number;
+  mode: "coalesced" | "per-delta";
+  coalesceMs: number;
+  rows: number;
+  wallMs: number;
+  delivered: number;
+  /** Model delta yielded → subscriber received it, sorted. */
+  latencies: number[];
+  /** Model delta yielded → the journal write holding it committed (the runtime's publish call), sorted. */
+  toCommit: number[];
+  /** That commit → subscriber received it, sorted. */
+  toSubscriber: number[];
+  /** Mean time from a run's first to its last text delta, as the model actually yielded them. */
+  modelSpanMs: number;
+  loopDelayP99Ms: number;
+  /** CPU time of this process (runtime, subscribers and, for PGlite, the database) over wall time. */
+  cpuPercent: number;
+  /** CPU time of the whole machine (every process, the PostgreSQL server included) over wall time; NaN off Linux. */
+  machinePercent: number;
+  failures: string[];
+}
+
+interface Fixture {
+  db: Database;
+  workspaceId: string;
+  userId: string;
+  agentId: string;
+}
+
+async function prepareFixture(db: Database): Promise<Fixture> {
+  const email = "bench@clawdeck.local";
+  await bootstrapIfEmpty(db, { ownerEmail: email, ownerPassword: crypto.randomBytes(12).toString("hex"), model: "offline" });
+  const [user] = await db.select({ id: users.id }).from(users).where(eq(users.email, email));
+  const [workspace] = await db.select({ id: workspaces.id }).from(workspaces).where(eq(workspaces.slug, "demo"));
+  if (!user || !workspace) throw new Error("First-start setup did not create the owner and the demo workspace");
+  const [agent] = await db
+    .insert(agents)
+    .values({ workspaceId: workspace.id, handle: "benchbot", name: "Bench bot", model: MODEL_SPEC, tools: [] })
+    .returning({ id: agents.id });
+  return { db, workspaceId: workspace.id, userId: user.id, agentId: agent!.id };
+}
+
+/**
+ * The bus as the runtime sees it, with the time of each run notification kept. The runtime
+ * publishes right after the journal transaction commits, so this is the commit time of the
+ * rows up to `seq`. Subscribers use the bus itself.
+ */
+function timedBus(inner: EventBus, published: Map<string, [seq: number, at: number][]>): EventBus {
+  return {
+    publish(topic, message) {
+      const { runId, seq } = message;
+      if (typeof runId === "string" && typeof seq === "number" && topic === runTopic(runId)) {
+        const log = published.get(runId) ?? [];
+        log.push([seq, performance.now()]);
+        published.set(runId, log);
+      }
+      return inner.publish(topic, message);
+    },
+    subscribe: (topic, listener) => inner.subscribe(topic, listener),
+    close: () => inner.close(),
+  };
+}
+
+function buildRuntime(db: Database, bus: EventBus, coalesceMs: number, provider: ModelProvider): Runtime {
+  // As lib/server.ts builds it; only the bench agents' model spec is routed to the scripted provider.
+  const runtime = createRuntime({
+    db,
+    bus,
+    models: createModelResolver(modelConfigFromEnv({})),
+    tools: createToolRegistry(),
+    encryptionKey: crypto.randomBytes(32),
+    instanceId: `${os.hostname()}:${process.pid}:${crypto.randomBytes(3).toString("hex")}`,
+    maxSteps: 8,
+    maxTokens: 4096,
+    coalesceMs,
+    heartbeatMs: 10_000,
+  });
+  const configured = runtime.deps.models;
+  runtime.deps.models = (spec): ResolvedModel => (spec === MODEL_SPEC ? { provider, model: "scripted", spec, offline: false } : configured(spec));
+  return runtime;
+}
+
+/** Busy CPU time of the whole machine so far, in ms summed over cores (Linux /proc/stat), or undefined. */
+function machineCpuMs(): number | undefined {
+  try {
+    const fields = fs.readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number);
+    const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = fields;
+    return ((user + nice + system + irq + softirq + steal) * 1000) / 100; // USER_HZ is 100 on Linux
+  } catch {
+    return undefined;
+  }
+}
+
+interface Received {
+  index: number;
+  seq: number;
+  at: number;
+}
+
+interface SubscriberResult {
+  text: string;
+  delivered: number;
+  terminal: string | null;
+  seqProblem: string | null;
+  received: Received[];
+  duplicates: number;
+  unknownMarkers: number;
+}
+
+async function subscribe(target: Target, runId: string, plan: Plan, signal: AbortSignal): Promise<SubscriberResult> {
+  const result: SubscriberResult = { text: "", delivered: 0, terminal: null, seqProblem: null, received: [], duplicates: 0, unknownMarkers: 0 };
+  const seen = new Set<number>();
+  let scanned = 0;
+  let lastSeq = 0;
+  for await (const item of streamRunEvents({ db: target.handle.db, bus: target.bus, runId, afterSeq: 0, signal })) {
+    if (item.kind !== "event") continue;
+    const at = performance.now();
+    const event = item.event;
+    result.delivered += 1;
+    if (event.seq !== lastSeq + 1 && !result.seqProblem) result.seqProblem = `seq ${event.seq} after ${lastSeq}`;
+    lastSeq = event.seq;
+    if (event.type === "text") {
+      result.text += event.payload.delta;
+      // Deltas are never split, but scan the whole text anyway so a marker across two rows still counts.
+      MARKER.lastIndex = scanned;
+      for (let m = MARKER.exec(result.text); m; m = MARKER.exec(result.text)) {
+        scanned = MARKER.lastIndex;
+        const index = Number(m[1]);
+        if (plan.yieldedAt[index] === undefined) result.unknownMarkers += 1;
+        else if (seen.has(index)) result.duplicates += 1;
+        else {
+          seen.add(index);
+          result.received.push({ index, seq: event.seq, at });
+        }
+      }
+    }
+    if (isTerminal(event.type)) result.terminal = event.type;
+  }
+  return result;
+}
+
+/** When the journal row with `seq` was committed: the first notification covering it. */
+function commitTime(log: [number, number][] | undefined, seq: number): number | undefined {
+  return log?.find(([last]) => last >= seq)?.[1];
+}
+
+async function runPass(
+  target: Target,
+  fixture: Fixture,
+  options: { driver: string; runs: number; deltas: number; paceMs: number; deltaChars: number; coalesceMs: number; timeoutS: number },
+  stop: AbortSignal,
+): Promise<PassResult> {
+  const mode = options.coalesceMs > 0 ? "coalesced" : "per-delta";
+  const plans = new Map<string, Plan>();
+  const published = new Map<string, [number, number][]>();
+  const runtime = buildRuntime(fixture.db, timedBus(target.bus, published), options.coalesceMs, createBenchProvider(plans, options.paceMs));
+  const tag = crypto.randomBytes(4).toString("hex");
+  const sessions = [];
+  for (let i = 0; i < options.runs; i++) {
+    const text = `bench ${tag} ${mode} run ${i}`;
+    plans.set(text, makePlan(options.deltas, options.deltaChars));
+    sessions.push({ text, session: await createSession(fixture.db, { workspaceId: fixture.workspaceId, userId: fixture.userId, agent: { id: fixture.agentId } }) });
+  }
+
+  const timeout = AbortSignal.timeout(options.timeoutS * 1000);
+  const signal = AbortSignal.any([stop, timeout]);
+  setMaxListeners(0, signal); // one listener per subscriber
+  const loop = monitorEventLoopDelay({ resolution: 5 });
+  loop.enable();
+  const cpu = process.cpuUsage();
+  const machine = machineCpuMs();
+  const started = performance.now();
+  const subscribers = await Promise.all(
+    sessions.map(async ({ text, session }) => {
+      const plan = plans.get(text)!;
+      const { runId } = await runtime.startChatRun({ workspaceId: fixture.workspaceId, sessionId: session.id, userId: fixture.userId, text });
+      return { runId, plan, done: subscribe(target, runId, plan, signal) };
+    }),
+  );
+  const results = await Promise.all(subscribers.map((s) => s.done));
+  if (signal.aborted) runtime.abandonAll();
+  await runtime.drain();
+  const wallMs = performance.now() - started;
+  const cpuUsed = process.cpuUsage(cpu);
+  const machineUsed = machine === undefined ? undefined : machineCpuMs();
+  loop.disable();
+
+  const runIds = subscribers.map((s) => s.runId);
+  const [written] = await fixture.db.select({ n: count() }).from(runEvents).where(inArray(runEvents.runId, runIds));
+  const states = await fixture.db.select({ id: agentRuns.id, state: agentRuns.state, error: agentRuns.error }).from(agentRuns).where(inArray(agentRuns.id, runIds));
+  const stateOf = new Map(states.map((s) => [s.id, s]));
+
+  const failures: string[] = [];
+  if (timeout.aborted) failures.push(`the pass did not finish within ${options.timeoutS} s`);
+  if (stop.aborted) failures.push("interrupted");
+  const latencies: number[] = [];
+  const toCommit: number[] = [];
+  const toSubscriber: number[] = [];
+  let spans = 0;
+  subscribers.forEach((s, i) => {
+    const r = results[i]!;
+    const run = `run ${i} (${s.runId})`;
+    const state = stateOf.get(s.runId);
+    if (r.text !== s.plan.expected) {
+      let at = 0;
+      while (at < r.text.length && r.text[at] === s.plan.expected[at]) at += 1;
+      failures.push(`${run}: subscriber received ${r.text.length} of ${s.plan.expected.length} characters; first difference at ${at}`);
+    }
+    if (r.terminal !== "run_completed") failures.push(`${run}: subscriber ended with ${r.terminal ?? "no terminal event"}, run state ${state?.state} ${state?.error ?? ""}`.trim());
+    if (r.seqProblem) failures.push(`${run}: sequence gap or repeat (${r.seqProblem})`);
+    if (r.duplicates > 0) failures.push(`${run}: ${r.duplicates} markers received twice`);
+    if (r.unknownMarkers > 0) failures.push(`${run}: ${r.unknownMarkers} markers received before the model yielded them`);
+    if (s.plan.yieldedAt.length !== options.deltas) failures.push(`${run}: the model yielded ${s.plan.yieldedAt.length} of ${options.deltas} deltas`);
+    spans += (s.plan.yieldedAt[s.plan.yieldedAt.length - 1] ?? 0) - (s.plan.yieldedAt[0] ?? 0);
+    const log = published.get(s.runId);
+    for (const got of r.received) {
+      const yielded = s.plan.yieldedAt[got.index]!;
+      latencies.push(got.at - yielded);
+      const committed = commitTime(log, got.seq);
+      if (committed === undefined) continue;
+      toCommit.push(committed - yielded);
+      toSubscriber.push(got.at - committed);
+    }
+  });
+  const sorted = (xs: number[]) => xs.sort((a, b) => a - b);
+
+  return {
+    driver: options.driver,
+    runs: options.runs,
+    deltas: options.deltas,
+    mode,
+    coalesceMs: options.coalesceMs,
+    rows: Number(written?.n ?? 0),
+    wallMs,
+    delivered: results.reduce((sum, r) => sum + r.delivered, 0),
+    latencies: sorted(latencies),
+    toCommit: sorted(toCommit),
+    toSubscriber: sorted(toSubscriber),
+    modelSpanMs: spans / subscribers.length,
+    loopDelayP99Ms: loop.percentile(99) / 1e6,
+    cpuPercent: ((cpuUsed.user + cpuUsed.system) / 1000 / wallMs) * 100,
+    machinePercent: machine === undefined || machineUsed === undefined ? Number.NaN : ((machineUsed - machine) / wallMs) * 100,
+    failures,
+  };
+}
+
+// ---------------------------------------------------------------- report
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+const fixed = (n: number, digits: number) => (Number.isFinite(n) ? n.toFixed(digits) : "-");
+const modeName = (r: PassResult) => (r.mode === "coalesced" ? `coalesced ${r.coalesceMs} ms` : "per-delta");
+
+function table(header: string[], rows: string[][], leftColumns: number): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i < leftColumns ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
+  return [line(header), widths.map((w) => "-".repeat(w)).join("  "), ...rows.map(line)].join("\n");
+}
+
+function mainTable(results: PassResult[]): string {
+  const header = ["driver", "N", "M", "mode", "rows written", "rows/s", "events/s", "p50 ms", "p99 ms", "max ms", "wall s"];
+  const rows = results.map((r) => {
+    const seconds = r.wallMs / 1000;
+    return [
+      r.driver,
+      String(r.runs),
+      String(r.deltas),
+      modeName(r),
+      String(r.rows),
+      fixed(r.rows / seconds, 0),
+      fixed(r.delivered / seconds, 0),
+      fixed(percentile(r.latencies, 50), 1),
+      fixed(percentile(r.latencies, 99), 1),
+      fixed(r.latencies[r.latencies.length - 1] ?? Number.NaN, 1),
+      fixed(seconds, 2),
+    ];
+  });
+  return table(header, rows, 4);
+}
+
+function breakdownTable(results: PassResult[], idealSpanMs: number): string {
+  const header = ["driver", "mode", "yield→commit p50", "p99", "commit→subscriber p50", "p99", `model stream s (ideal ${fixed(idealSpanMs / 1000, 2)})`, "loop delay p99 ms", "process CPU %", "machine CPU %"];
+  const rows = results.map((r) => [
+    r.driver,
+    modeName(r),
+    fixed(percentile(r.toCommit, 50), 1),
+    fixed(percentile(r.toCommit, 99), 1),
+    fixed(percentile(r.toSubscriber, 50), 1),
+    fixed(percentile(r.toSubscriber, 99), 1),
+    fixed(r.modelSpanMs / 1000, 2),
+    fixed(r.loopDelayP99Ms, 1),
+    fixed(r.cpuPercent, 0),
+    fixed(r.machinePercent, 0),
+  ]);
+  return table(header, rows, 2);
+}
+
+function ratioLine(coalesced: PassResult, perDelta: PassResult): string {
+  const ratio = (a: number, b: number) => (b > 0 && Number.isFinite(a / b) ? `${(a / b).toFixed(2)}x` : "-");
+  const rate = (r: PassResult, n: number) => n / (r.wallMs / 1000);
+  return (
+    `${coalesced.driver}: coalesced / per-delta: rows written ${ratio(coalesced.rows, perDelta.rows)}, ` +
+    `rows/s ${ratio(rate(coalesced, coalesced.rows), rate(perDelta, perDelta.rows))}, ` +
+    `events/s ${ratio(rate(coalesced, coalesced.delivered), rate(perDelta, perDelta.delivered))}, ` +
+    `p50 ${ratio(percentile(coalesced.latencies, 50), percentile(perDelta.latencies, 50))}, ` +
+    `p99 ${ratio(percentile(coalesced.latencies, 99), percentile(perDelta.latencies, 99))}`
+  );
+}
+
+// ---------------------------------------------------------------- main
+
+async function main(): Promise<number> {
+  const options = readOptions();
+  const stop = new AbortController();
+  const onSignal = () => stop.abort("interrupted");
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+
+  console.log(
+    `Runtime journal benchmark: N=${options.runs} runs, M=${options.deltas} deltas of ${options.deltaChars} characters, ` +
+      `pace ${options.paceMs} ms, coalesced ${options.coalesceMs} ms vs per-delta; ` +
+      `node ${process.version}, ${os.cpus().length} CPUs; drivers: ${options.drivers.join(", ")}`,
+  );
+  // Other work on the machine (or on the PostgreSQL server) shows up in every figure: say how busy it was.
+  const load = () => os.loadavg().map((l) => l.toFixed(2)).join(" ");
+  console.log(`load average at start: ${load()}`);
+  const results: PassResult[] = [];
+  const ratios: string[] = [];
+  let failed = false;
+  for (const driver of options.drivers) {
+    for (const coalesceMs of [options.coalesceMs, 0]) {
+      if (stop.signal.aborted) break;
+      // A fresh database per mode, so that neither pass inherits the other's rows.
+      const target = driver === "pglite" ? await openPgliteTarget() : await openPostgresTarget(options.postgresUrl!);
+      try {
+        const fixture = await prepareFixture(target.handle.db);
+        const base = { driver, paceMs: options.paceMs, deltaChars: options.deltaChars, coalesceMs, timeoutS: options.timeoutS };
+        // Warm-up (not reported): JIT, query plans, connections.
+        const warmUp = await runPass(target, fixture, { ...base, runs: Math.min(4, options.runs), deltas: Math.min(40, options.deltas) }, stop.signal);
+        for (const failure of warmUp.failures) {
+          failed = true;
+          console.log(`FAIL ${driver} ${warmUp.mode} (warm-up): ${failure}`);
+        }
+        const result = await runPass(target, fixture, { ...base, runs: options.runs, deltas: options.deltas }, stop.signal);
+        results.push(result);
+        console.log(`  ${driver} ${result.mode}: ${result.rows} rows in ${(result.wallMs / 1000).toFixed(2)} s`);
+        for (const failure of result.failures) {
+          failed = true;
+          console.log(`FAIL ${driver} ${result.mode}: ${failure}`);
+        }
+      } finally {
+        await target.dispose();
+      }
+    }
+    const pair = results.filter((r) => r.driver === driver);
+    const coalesced = pair.find((r) => r.mode === "coalesced");
+    const perDelta = pair.find((r) => r.mode === "per-delta");
+    if (coalesced && perDelta) ratios.push(ratioLine(coalesced, perDelta));
+  }
+
+  console.log("");
+  console.log(mainTable(results));
+  console.log("");
+  console.log(
+    "Where the latency goes (ms; commit = the runtime's notification after the journal transaction; CPU % of one core, " +
+      `so ${os.cpus().length * 100} is every core busy):`,
+  );
+  console.log(breakdownTable(results, options.deltas * options.paceMs));
+  console.log("");
+  for (const line of ratios) console.log(line);
+  console.log(`load average at end: ${load()}`);
+  process.off("SIGINT", onSignal);
+  process.off("SIGTERM", onSignal);
+  if (failed) {
+    console.log("FAIL: at least one check failed (see the FAIL lines above).");
+    return 1;
+  }
+  return stop.signal.aborted ? 130 : 0;
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    console.error(`The benchmark could not run: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    process.exitCode = 1;
+  },
+);
