@@ -17,6 +17,8 @@ export class RunJournal {
   private failure: unknown = null;
   private buffer: Delta[] = [];
   private timer: NodeJS.Timeout | null = null;
+  /** The batch queued behind a write in flight, not started yet: later events join it. */
+  private waiting: RunEventInput[] | null = null;
 
   constructor(
     private readonly db: Db,
@@ -46,6 +48,15 @@ export class RunJournal {
     await this.settle();
   }
 
+  private join(batch: RunEventInput[], event: RunEventInput) {
+    const last = batch[batch.length - 1];
+    if (this.coalesceMs > 0 && last && (last.type === "text" || last.type === "thinking") && last.type === event.type) {
+      last.payload = { delta: last.payload.delta + (event.payload as { delta: string }).delta };
+    } else {
+      batch.push(event.type === "text" || event.type === "thinking" ? { ...event, payload: { ...event.payload } } : event);
+    }
+  }
+
   /** Drops buffered text without writing it (the run is no longer ours). */
   discard() {
     if (this.timer) clearTimeout(this.timer);
@@ -66,10 +77,20 @@ export class RunJournal {
   }
 
   private enqueue(events: RunEventInput[]) {
+    // While a write is in flight, everything that arrives goes into one waiting batch (adjacent text merged),
+    // so a slow database gets fewer, larger writes instead of a growing queue of small ones.
+    if (this.waiting) {
+      for (const event of events) this.join(this.waiting, event);
+      return;
+    }
+    const batch: RunEventInput[] = [];
+    for (const event of events) this.join(batch, event);
+    this.waiting = batch;
     this.tail = this.tail
       .then(async () => {
+        if (this.waiting === batch) this.waiting = null;
         if (this.failure) return;
-        await appendRunEvents(this.db, this.bus, this.runId, this.owner, events);
+        await appendRunEvents(this.db, this.bus, this.runId, this.owner, batch);
       })
       .catch((error: unknown) => {
         this.failure ??= error;
