@@ -31,6 +31,7 @@ const kindBadges: Record<string, string> = {
   approval_decided: "approval",
   budget_alert: "budget",
   thread_limit: "stopped",
+  agent_paused: "paused",
 };
 
 function clock(iso: string): string {

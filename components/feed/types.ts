@@ -41,6 +41,7 @@ export const feedKindLabels = {
   approval_decided: "Approvals decided",
   budget_alert: "Budget alerts",
   thread_limit: "Stopped conversations",
+  agent_paused: "Paused agents",
 } as const;
 
 export type FeedKind = keyof typeof feedKindLabels;
@@ -186,6 +187,8 @@ export function describeFeedItem(item: FeedItem, names: { room?: string } = {}):
       return { headline: `budget alert${str(p.message) ? `: ${str(p.message)}` : ""}`, quote: null, tags: [], tone: "warn" };
     case "thread_limit":
       return { headline: `conversation stopped: ${str(p.reason) ?? "the hop limit was reached"}`, quote: null, tags: typeof p.limit === "number" ? [`limit ${p.limit} hops`] : [], tone: "warn" };
+    case "agent_paused":
+      return { headline: str(p.reason) ?? `@${str(p.agent) ?? "an agent"} is paused`, quote: null, tags: [], tone: "warn" };
     default:
       return { headline: item.kind.replace(/_/g, " "), quote: text, tags: [], tone: "muted" };
   }

@@ -16,6 +16,7 @@ export const feedKinds = [
   "approval_decided",
   "budget_alert",
   "thread_limit",
+  "agent_paused",
 ] as const;
 export type FeedKind = (typeof feedKinds)[number];
 

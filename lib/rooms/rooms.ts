@@ -6,7 +6,8 @@ import { AppError, PG_UNIQUE_VIOLATION, pgErrorCode } from "../errors";
 import { recordAudit } from "../audit";
 import { recordFeed } from "../feed/feed";
 import type { EventBus } from "../runtime/bus";
-import { wakeAgents, type Delivery } from "../runtime/delivery";
+import { pausedFeedItems } from "../runtime/delivery";
+import type { Runtime } from "../runtime/runtime";
 
 export const roomInputSchema = z.object({
   name: z
@@ -69,9 +70,13 @@ export async function getRoom(db: Db, workspaceId: string, roomId: string) {
   return { ...room, messages: recent.reverse() };
 }
 
-/** A person posts into a room: every member agent gets a turn, and the post shows in the feed. */
+/**
+ * A person posts into a room: every member agent that is not paused gets a
+ * turn, acting on behalf of that person; the post shows in the feed, and so
+ * does each paused member that will not answer.
+ */
 export async function postToRoom(
-  deps: { db: Db; bus: EventBus; instanceId: string; delivery?: Delivery },
+  deps: { db: Db; bus: EventBus; wake: Runtime["wake"] },
   input: { workspaceId: string; roomId: string; user: { id: string; name: string }; text: string },
 ) {
   const room = await getRoom(deps.db, input.workspaceId, input.roomId);
@@ -79,15 +84,7 @@ export async function postToRoom(
     .insert(agentMessages)
     .values({ workspaceId: input.workspaceId, roomId: room.id, fromUserId: input.user.id, body: input.text, hop: 0 })
     .returning({ id: agentMessages.id });
-  await recordFeed(deps.db, deps.bus, [
-    {
-      workspaceId: input.workspaceId,
-      kind: "room_post",
-      roomId: room.id,
-      payload: { messageId: message!.id, fromUser: input.user.name, room: room.name, recipients: room.members.map((m) => m.handle), text: input.text, hop: 0 },
-    },
-  ]);
-  const runIds = await wakeAgents(deps, {
+  const { runIds, paused } = await deps.wake({
     workspaceId: input.workspaceId,
     agentIds: room.members.map((m) => m.id),
     trigger: "room_post",
@@ -96,6 +93,21 @@ export async function postToRoom(
     sourceMessageId: message!.id,
     inputText: `Message from ${input.user.name} in #${room.name}: ${input.text}`,
     hop: 0,
+    chain: { onBehalfOfUserId: input.user.id, via: [], originSessionId: null, originRoomId: room.id },
   });
-  return { messageId: message!.id, runIds };
+  await recordFeed(deps.db, deps.bus, [
+    {
+      workspaceId: input.workspaceId,
+      kind: "room_post",
+      roomId: room.id,
+      payload: { messageId: message!.id, fromUser: input.user.name, room: room.name, recipients: room.members.map((m) => m.handle), text: input.text, hop: 0 },
+    },
+    ...pausedFeedItems({ workspaceId: input.workspaceId, roomId: room.id, from: input.user.name }, paused),
+  ]);
+  return {
+    messageId: message!.id,
+    runIds,
+    paused: paused.map((p) => p.handle),
+    ...(paused.length ? { notice: `${paused.map((p) => `@${p.handle}`).join(", ")} ${paused.length === 1 ? "is" : "are"} paused and will not answer.` } : {}),
+  };
 }

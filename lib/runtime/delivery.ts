@@ -1,36 +1,50 @@
-import { eq, inArray, sql } from "drizzle-orm";
+import { eq, inArray } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { agentMessages, agentRuns, agents, rooms, workspaces, type AgentRun } from "../db/schema";
+import { agentMessages, agents, rooms, workspaces, type AgentRun } from "../db/schema";
 import { recordFeed, type FeedItemInput } from "../feed/feed";
-import type { ChatSendOutput } from "../tools/chat-send";
+import type { DeliverWork } from "../tools/types";
 import type { EventBus } from "./bus";
-import { LEASE_SECONDS } from "./journal";
+import { chainOf, createWakeRuns, pausedMessage } from "./run-state";
 
 export const DEFAULT_MAX_HOPS = 6;
-
-export interface Delivery {
-  /** Starts the recipient's turn (a run claimed by this process). */
-  startRun(runId: string): void;
-}
 
 async function maxHops(db: Db, workspaceId: string): Promise<number> {
   const [ws] = await db.select({ settings: workspaces.settings }).from(workspaces).where(eq(workspaces.id, workspaceId));
   return ws?.settings.maxHopsPerThread ?? DEFAULT_MAX_HOPS;
 }
 
+/** One feed item per paused agent that a message did not wake, so the feed says why it stayed silent. */
+export function pausedFeedItems(
+  input: { workspaceId: string; fromAgentId?: string | null; runId?: string | null; stepId?: string | null; roomId?: string | null; threadId?: string | null; from: string },
+  paused: { id: string; handle: string }[],
+): FeedItemInput[] {
+  return paused.map((p) => ({
+    workspaceId: input.workspaceId,
+    kind: "agent_paused" as const,
+    agentId: input.fromAgentId ?? null,
+    targetAgentId: p.id,
+    roomId: input.roomId ?? null,
+    threadId: input.threadId ?? null,
+    runId: input.runId ?? null,
+    stepId: input.stepId ?? null,
+    payload: { agent: p.handle, from: input.from, reason: `${pausedMessage(p.handle)} The message from ${input.from} was kept, but it will not answer.` },
+  }));
+}
+
 /**
- * After a successful `chat.send`: journal the message in the world feed
- * (linked to the run and step that sent it) and give every recipient its
- * own governed turn. A chain of agent-to-agent messages is bounded: past the
- * workspace's hop limit the message is kept but wakes nobody, and the feed
- * says why the conversation stopped.
+ * Delivers a message a run sent (a tool's `deliver` follow-up): journal it
+ * in the world feed (linked to the run and step that sent it) and give every
+ * recipient that is not paused its own governed turn, on behalf of the same
+ * person, with the sender added to the chain. A chain of agent-to-agent
+ * messages is bounded: past the workspace's hop limit the message is kept
+ * but wakes nobody, and the feed says why the conversation stopped. Returns
+ * the runs created, claimed by this process, for the caller to start.
  */
 export async function deliverAgentMessage(
-  deps: { db: Db; bus: EventBus; instanceId: string; delivery?: Delivery },
+  deps: { db: Db; bus: EventBus; instanceId: string },
   sender: { run: AgentRun; handle: string; stepId: string },
-  sent: ChatSendOutput,
-  text: string,
-): Promise<void> {
+  sent: DeliverWork,
+): Promise<string[]> {
   const { db, bus } = deps;
   const { run } = sender;
   const limit = await maxHops(db, run.workspaceId);
@@ -50,7 +64,7 @@ export async function deliverAgentMessage(
         to: sent.to ?? null,
         room: sent.room ?? null,
         recipients: sent.recipients,
-        text,
+        text: sent.text,
         hop: sent.hop,
         sessionId: run.sessionId,
         trigger: run.trigger,
@@ -74,58 +88,28 @@ export async function deliverAgentMessage(
       },
     });
   }
+  const where = { workspaceId: run.workspaceId, fromAgentId: run.agentId, runId: run.id, stepId: sender.stepId, roomId: sent.roomId, threadId: sent.threadId, from: `@${sender.handle}` };
+  feed.push(...pausedFeedItems(where, sent.paused));
+  const woken =
+    wake.length === 0
+      ? { runIds: [], paused: [] }
+      : await createWakeRuns(db, {
+          workspaceId: run.workspaceId,
+          agentIds: wake,
+          trigger: sent.room ? "room_post" : "agent_message",
+          threadId: sent.threadId ?? null,
+          roomId: sent.roomId ?? null,
+          sourceMessageId: sent.messageId,
+          inputText: `Message from @${sender.handle}${sent.room ? ` in #${sent.room}` : ""}: ${sent.text}`,
+          hop: sent.hop,
+          chain: { ...chainOf(run), via: [...run.via, sender.handle] },
+          owner: deps.instanceId,
+        });
+  // Paused between the tool's look and the runs' creation: the feed says so too.
+  const late = woken.paused.filter((p) => !sent.paused.some((q) => q.id === p.id));
+  feed.push(...pausedFeedItems(where, late));
   await recordFeed(db, bus, feed);
-  if (wake.length === 0 || !deps.delivery) return;
-
-  await wakeAgents(deps, {
-    workspaceId: run.workspaceId,
-    agentIds: wake,
-    trigger: sent.room ? "room_post" : "agent_message",
-    threadId: sent.threadId ?? null,
-    roomId: sent.roomId ?? null,
-    sourceMessageId: sent.messageId,
-    inputText: `Message from @${sender.handle}${sent.room ? ` in #${sent.room}` : ""}: ${text}`,
-    hop: sent.hop,
-  });
-}
-
-/** Gives each agent a turn on a message: a run claimed by this process, started at once. */
-export async function wakeAgents(
-  deps: { db: Db; instanceId: string; delivery?: Delivery },
-  input: {
-    workspaceId: string;
-    agentIds: string[];
-    trigger: "agent_message" | "room_post";
-    threadId: string | null;
-    roomId: string | null;
-    sourceMessageId: string;
-    inputText: string;
-    hop: number;
-  },
-): Promise<string[]> {
-  if (input.agentIds.length === 0 || !deps.delivery) return [];
-  const created = await deps.db
-    .insert(agentRuns)
-    .values(
-      input.agentIds.map((agentId) => ({
-        workspaceId: input.workspaceId,
-        agentId,
-        trigger: input.trigger,
-        threadId: input.threadId,
-        roomId: input.roomId,
-        sourceMessageId: input.sourceMessageId,
-        inputText: input.inputText,
-        hop: input.hop,
-        model: sql`(select ${agents.model} from ${agents} where ${agents.id} = ${agentId})`,
-        state: "running" as const,
-        claimedBy: deps.instanceId,
-        leaseExpiresAt: sql`now() + make_interval(secs => ${LEASE_SECONDS})`,
-        startedAt: new Date(),
-      })),
-    )
-    .returning({ id: agentRuns.id });
-  for (const { id } of created) deps.delivery.startRun(id);
-  return created.map((r) => r.id);
+  return woken.runIds;
 }
 
 /**

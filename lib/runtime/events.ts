@@ -67,7 +67,7 @@ export const runEventSchemas = {
     reason: z.string().nullable(),
     inputEdited: z.boolean(),
   }),
-  run_resumed: z.object({ approvalId: z.string() }),
+  run_resumed: z.object({ approvalId: z.string(), recovered: z.boolean().optional() }),
   dispatch_started: z.object({ stepId: z.string(), callId: z.string(), tool: z.string(), fingerprint: z.string() }),
   dispatch_finished: z.object({ stepId: z.string(), callId: z.string(), resultHash: z.string(), isError: z.boolean(), unconfirmed: z.boolean() }),
   run_completed: z.object({ replyMessageId: z.string() }),

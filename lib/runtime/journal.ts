@@ -1,8 +1,8 @@
-import { and, asc, eq, gt, inArray, sql } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { agentRuns, runEvents } from "../db/schema";
 import type { EventBus } from "./bus";
-import { parseRunEvent, type RunEvent, type RunEventInput } from "./events";
+import { isTerminal, parseRunEvent, type RunEvent, type RunEventInput } from "./events";
 
 export const LEASE_SECONDS = 30;
 
@@ -22,19 +22,26 @@ export const runTopic = (runId: string) => `run:${runId}`;
  * UPDATE of the run row, so only the process holding the run's claim can
  * write, and sequences never repeat. `owner: null` writes as the system
  * (sweeper, a decision on a suspended run, a cancel of a run nobody drives).
+ * A terminal event closes the journal: after it nothing is written, by
+ * anyone (the update finds no row and this throws `RunLostError`).
  * Call `notifyRun` after the transaction commits.
  */
 export async function insertRunEvents(tx: Db, runId: string, owner: string | null, events: RunEventInput[]): Promise<number> {
+  const closes = events.some((e) => isTerminal(e.type));
+  if (closes && !isTerminal(events[events.length - 1]!.type)) throw new Error("A terminal event must be the last one written.");
   const [row] = await tx
     .update(agentRuns)
     .set({
       lastSeq: sql`${agentRuns.lastSeq} + ${events.length}`,
       ...(owner ? { leaseExpiresAt: sql`now() + make_interval(secs => ${LEASE_SECONDS})` } : {}),
+      ...(closes ? { journalClosedAt: sql`now()` } : {}),
     })
     .where(
-      owner
-        ? and(eq(agentRuns.id, runId), eq(agentRuns.claimedBy, owner), inArray(agentRuns.state, ["running"]))
-        : eq(agentRuns.id, runId),
+      and(
+        eq(agentRuns.id, runId),
+        isNull(agentRuns.journalClosedAt),
+        owner ? and(eq(agentRuns.claimedBy, owner), inArray(agentRuns.state, ["running"])) : undefined,
+      ),
     )
     .returning({ lastSeq: agentRuns.lastSeq });
   if (!row) throw new RunLostError(runId);

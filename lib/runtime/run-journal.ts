@@ -1,6 +1,7 @@
 import type { Db } from "../db/client";
 import type { EventBus } from "./bus";
 import type { RunEventInput } from "./events";
+import { withDbRetry } from "./db-retry";
 import { appendRunEvents } from "./journal";
 
 type Delta = { type: "text" | "thinking"; payload: { delta: string } };
@@ -90,7 +91,8 @@ export class RunJournal {
       .then(async () => {
         if (this.waiting === batch) this.waiting = null;
         if (this.failure) return;
-        await appendRunEvents(this.db, this.bus, this.runId, this.owner, batch);
+        // One transaction per batch: after a transient database error it is tried again whole.
+        await withDbRetry(() => appendRunEvents(this.db, this.bus, this.runId, this.owner, batch));
       })
       .catch((error: unknown) => {
         this.failure ??= error;

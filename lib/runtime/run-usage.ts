@@ -1,10 +1,10 @@
-import { eq, sql } from "drizzle-orm";
 import type { Database } from "../db/client";
-import { agentRuns, type AgentRun } from "../db/schema";
+import type { AgentRun } from "../db/schema";
 import { chargeUsage } from "../billing/ledger";
 import { estimateTokens } from "../models/offline";
 import type { ModelMessage, Usage } from "../models/types";
 import type { RunJournal } from "./run-journal";
+import { addRunUsage } from "./run-state";
 
 /**
  * Writes the usage row of one model call (idempotent per run and call
@@ -42,16 +42,9 @@ export async function chargeModelCall(input: {
     // The run's own totals below let reconciliation find and fill the gap.
     console.error(`Could not charge model call ${input.callNumber} of run ${run.id}`, error);
   }
-  await db
-    .update(agentRuns)
-    .set({
-      inputTokens: sql`${agentRuns.inputTokens} + ${usage.inputTokens}`,
-      outputTokens: sql`${agentRuns.outputTokens} + ${usage.outputTokens}`,
-      credits: sql`${agentRuns.credits} + ${credits}`,
-      modelCalls: input.callNumber + 1,
-    })
-    .where(eq(agentRuns.id, run.id))
-    .catch((error: unknown) => console.error(`Could not update the totals of run ${run.id}`, error));
+  await addRunUsage(db, run.id, { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, credits, callNumber: input.callNumber }).catch((error: unknown) =>
+    console.error(`Could not update the totals of run ${run.id}`, error),
+  );
   await input.journal
     .emit({ type: "usage", payload: { model: input.modelSpec, inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, credits, estimated } })
     .catch(() => undefined);

@@ -1,60 +1,35 @@
-import { and, eq, sql } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import type { Database } from "../db/client";
-import { agentRuns, agents, messages, type Agent, type AgentRun, type Approval, type TaintSource } from "../db/schema";
+import { agentRuns, agents, messages, type Agent, type AgentRun, type Approval } from "../db/schema";
 import { AppError } from "../errors";
-import type { ModelResolver, ResolvedModel } from "../models/registry";
-import { ModelError, type ContentBlock, type ModelMessage, type StopReason, type Usage } from "../models/types";
-import { correlateResults, errorResult, validCallIds, type CircuitBreakers, type PolicyGate, type ProposedCall } from "../safety/dispatch";
+import type { ResolvedModel } from "../models/registry";
+import { ModelError, type StopReason, type Usage } from "../models/types";
+import { correlateResults, errorResult, validCallIds, type ProposedCall } from "../safety/dispatch";
 import { rememberMemory } from "../tools/memory";
-import { toolSpec, type AnyTool, type ToolRegistry } from "../tools/registry";
-import type { EventBus } from "./bus";
+import { toolSpec, type AnyTool } from "../tools/registry";
+import { parseCheckpoint } from "./checkpoint";
 import { buildSystemPrompt, loadHistory } from "./context";
-import { appendRunEvents, LEASE_SECONDS, RunLostError } from "./journal";
+import { RunLostError } from "./journal";
 import { RunJournal } from "./run-journal";
-import { postReply, type Delivery } from "./delivery";
+import { postReply } from "./delivery";
 import { recordFeed, recordRunFinished } from "../feed/feed";
+import { journalText } from "./runs";
 import { chargeModelCall } from "./run-usage";
-import { dispatchCall, resumeCall, suspendRun, type CallContext } from "./tool-call";
+import { finishRun, markFirstToken, recordStepFinish, renewLease, stepsOfRun } from "./run-state";
+import { dispatchCall, finishStep, resumeCall, stepResult, suspendRun } from "./tool-call";
+import type { CallContext, LoopState, RuntimeDeps, StartRuns } from "./types";
 
-export interface RuntimeDeps {
-  db: Database;
-  bus: EventBus;
-  models: ModelResolver;
-  tools: ToolRegistry;
-  encryptionKey: Buffer;
-  /** Names this process in run claims. */
-  instanceId: string;
-  /** Most model calls in one run. */
-  maxSteps: number;
-  maxTokens: number;
-  /** How long text deltas are gathered into one journal row (0: one row per delta). */
-  coalesceMs: number;
-  heartbeatMs: number;
-  breakers: CircuitBreakers;
-  /** An extra policy hook applied before the workspace policy; it can tighten or rewrite, never waive. */
-  gate?: PolicyGate;
-  /** Starts the turns of agents that another agent wrote to. */
-  delivery?: Delivery;
-  /** Checked before every model call; throws (e.g. `budget_exceeded`) to stop the run before it spends. */
-  checkBudget?: (input: { workspaceId: string; agentId: string; runId: string }) => Promise<void>;
-}
+export type { LoopState, RuntimeDeps } from "./types";
 
-/**
- * Everything needed to continue a run in any process: stored as the run's
- * checkpoint when it suspends, read back when it resumes.
- */
-export interface LoopState {
-  version: 1;
-  system: string;
-  conversation: ModelMessage[];
-  fullText: string;
-  position: number;
-  modelCalls: number;
-  taint: TaintSource[];
-  /** The model's current batch of tool calls, the ones still to dispatch, and the results so far. */
-  batch: ProposedCall[];
-  pending: ProposedCall[];
-  results: Extract<ContentBlock, { type: "tool_result" }>[];
+export interface DriveOptions {
+  /** Aborts the run: "cancel" ends it cancelled, "lost" stops writing (a crash, a takeover). */
+  signal?: AbortSignal;
+  /** The decided approval the run was just claimed on (`claimResume`). */
+  resume?: Approval;
+  /** The run was taken over from a process that died after it resumed (`claimOrphanForRecovery`). */
+  recover?: boolean;
+  /** Drives the runs that this run's tools started (agents it wrote to). */
+  startRuns: StartRuns;
 }
 
 export const controlTopic = (runId: string) => `run-control:${runId}`;
@@ -65,14 +40,6 @@ function abortReason(signal: AbortSignal): "cancel" | "lost" | null {
 
 const isAbort = (error: unknown) => (error as { name?: string })?.name === "AbortError" || (error as ModelError)?.code === "aborted";
 
-function parseCheckpoint(raw: unknown): LoopState {
-  const state = raw as Partial<LoopState> | null;
-  if (!state || state.version !== 1 || !Array.isArray(state.conversation) || !Array.isArray(state.pending) || !Array.isArray(state.results)) {
-    throw new AppError("internal:checkpoint", "The run's saved state is damaged and it cannot continue.");
-  }
-  return state as LoopState;
-}
-
 /**
  * Drives one run until the model ends its turn, the run suspends for an
  * approval, fails, or is cancelled. With `resume`, it first applies the
@@ -80,8 +47,9 @@ function parseCheckpoint(raw: unknown): LoopState {
  * event is journaled before anyone sees it; while we drive, the run's claim
  * is ours, and if it is taken away (cancel, sweeper) we stop.
  */
-export async function driveRun(deps: RuntimeDeps, runId: string, external?: AbortSignal, resume?: Approval): Promise<void> {
+export async function driveRun(deps: RuntimeDeps, runId: string, options: DriveOptions): Promise<void> {
   const { db, bus } = deps;
+  const { signal: external, resume } = options;
   const [run] = await db.select().from(agentRuns).where(eq(agentRuns.id, runId));
   if (!run || run.state !== "running" || run.claimedBy !== deps.instanceId) return;
   const [agent] = await db.select().from(agents).where(eq(agents.id, run.agentId));
@@ -93,7 +61,7 @@ export async function driveRun(deps: RuntimeDeps, runId: string, external?: Abor
     if (m.action === "cancel") controller.abort("cancel");
   });
   const heartbeat = setInterval(() => {
-    void renewLease(deps, runId).then((state) => {
+    void renewLease(db, runId, deps.instanceId).then((state) => {
       if (state !== "ok") controller.abort(state);
     });
   }, deps.heartbeatMs);
@@ -128,9 +96,11 @@ export async function driveRun(deps: RuntimeDeps, runId: string, external?: Abor
         payload: { runId, agentId: agent.id, agentHandle: agent.handle, model: agent.model, offline: model.offline, replyMessageId: run.replyMessageId ?? "" },
       });
     }
-    const ctx: CallContext = { deps, run, agent, journal, allowed, state, signal: controller.signal };
+    const ctx: CallContext = { deps, run, agent, journal, allowed, state, signal: controller.signal, startRuns: options.startRuns };
 
-    if (resume) {
+    if (resume && options.recover) {
+      await settleAfterCrash(ctx, resume);
+    } else if (resume) {
       const head = state.pending[0];
       if (!head || head.id !== resume.callId) throw new AppError("internal:checkpoint", "The run's saved state does not match the decided approval.");
       state.results.push(await resumeCall(ctx, head, resume));
@@ -169,13 +139,13 @@ export async function driveRun(deps: RuntimeDeps, runId: string, external?: Abor
     }
 
     await journal.flush();
-    if (!(await finishRun(deps, runId, { state: "succeeded", replyText: state.fullText }))) return;
+    const completed = { type: "run_completed" as const, payload: { replyMessageId: run.replyMessageId ?? "" } };
+    if (!(await finishRun(db, bus, { runId, owner: deps.instanceId, state: "succeeded", replyText: state.fullText, event: completed }))) return;
     if (state.fullText.trim()) {
       await rememberMemory(db, { workspaceId: run.workspaceId, agentId: run.agentId, runId, content: state.fullText.slice(0, 4000), kind: "reply" }).catch(
         (error: unknown) => console.error(`Could not remember the reply of run ${runId}`, error),
       );
     }
-    await appendRunEvents(db, bus, runId, null, [{ type: "run_completed", payload: { replyMessageId: run.replyMessageId ?? "" } }]);
     await recordRunFinished(deps, run, agent.handle, "succeeded");
     if (run.trigger === "agent_message" || run.trigger === "room_post") await postReply(deps, run, state.fullText);
   } catch (error) {
@@ -187,15 +157,15 @@ export async function driveRun(deps: RuntimeDeps, runId: string, external?: Abor
     await journal.flush().catch(() => journal.discard());
     const replyText = state?.fullText ?? (await currentReply(db, run.replyMessageId));
     if (reason === "cancel" && isAbort(error)) {
-      if (await finishRun(deps, runId, { state: "cancelled", replyText })) {
-        await appendRunEvents(db, bus, runId, null, [{ type: "run_cancelled", payload: { reason: "Stopped by a person." } }]);
+      const cancelled = { type: "run_cancelled" as const, payload: { reason: "Stopped by a person." } };
+      if (await finishRun(db, bus, { runId, owner: deps.instanceId, state: "cancelled", replyText, event: cancelled })) {
         await recordRunFinished(deps, run, agent?.handle, "cancelled");
       }
       return;
     }
     const { code, message } = describeFailure(error);
-    if (await finishRun(deps, runId, { state: "failed", replyText, code, message })) {
-      await appendRunEvents(db, bus, runId, null, [{ type: "run_failed", payload: { code, message } }]);
+    const failed = { type: "run_failed" as const, payload: { code, message } };
+    if (await finishRun(db, bus, { runId, owner: deps.instanceId, state: "failed", replyText, code, message, event: failed })) {
       await recordRunFinished(deps, run, agent?.handle, "failed", { code, message });
     }
   } finally {
@@ -219,7 +189,7 @@ async function freshState(db: Database, run: AgentRun, agent: Agent): Promise<Lo
     conversation.push({ role: "user", content: [{ type: "text", text: question || "(no text)" }] });
   }
   return {
-    version: 1,
+    version: 2,
     system: await buildSystemPrompt(db, agent, question),
     conversation,
     fullText: "",
@@ -295,43 +265,50 @@ function describeFailure(error: unknown): { code: string; message: string } {
   return { code: "internal:run", message: "The run stopped because of an internal error." };
 }
 
-async function markFirstToken(db: Database, runId: string) {
-  await db
-    .update(agentRuns)
-    .set({ firstTokenAt: sql`coalesce(${agentRuns.firstTokenAt}, now())` })
-    .where(eq(agentRuns.id, runId))
-    .catch(() => undefined);
-}
-
-/** Renews our lease; tells whether the run was cancelled or taken from us meanwhile. */
-async function renewLease(deps: RuntimeDeps, runId: string): Promise<"ok" | "cancel" | "lost"> {
-  try {
-    const [row] = await deps.db
-      .update(agentRuns)
-      .set({ leaseExpiresAt: sql`now() + make_interval(secs => ${LEASE_SECONDS})` })
-      .where(and(eq(agentRuns.id, runId), eq(agentRuns.claimedBy, deps.instanceId), eq(agentRuns.state, "running")))
-      .returning({ cancelRequestedAt: agentRuns.cancelRequestedAt });
-    if (!row) return "lost";
-    return row.cancelRequestedAt ? "cancel" : "ok";
-  } catch {
-    return "ok";
+/**
+ * Carries on a run whose process died after it resumed on `approval`: the
+ * checkpoint says which calls of the batch were still to run; the steps and
+ * the journal say how far they got. A call whose effect was dispatched (its
+ * grant consumed, `dispatch_started` journaled) is never run again: it is
+ * taken as done when its step finished, or recorded `unconfirmed` when the
+ * process died during the effect. A decided call not dispatched yet runs now
+ * through the grant (which still allows exactly one). A call started but not
+ * dispatched is recorded as not run. The loop then continues as usual.
+ */
+async function settleAfterCrash(ctx: CallContext, approval: Approval): Promise<void> {
+  const { deps, run, state } = ctx;
+  const [row] = await deps.db.select({ stepCount: agentRuns.stepCount, modelCalls: agentRuns.modelCalls }).from(agentRuns).where(eq(agentRuns.id, run.id));
+  state.position = Math.max(state.position, row?.stepCount ?? 0);
+  state.modelCalls = Math.max(state.modelCalls, row?.modelCalls ?? 0);
+  state.fullText = await journalText(deps.db, run.id);
+  const known = await stepsOfRun(deps.db, run.id);
+  const byCall = new Map(known.map((s) => [s.callId, s]));
+  const unfinished = (status: string) => status === "running" || status === "awaiting_approval" || status === "pending";
+  while (state.pending.length > 0) {
+    const call = state.pending[0]!;
+    const step = byCall.get(call.id);
+    if (!step) break;
+    const started = Date.now();
+    const ref = { id: step.id, call: { ...call, input: step.input as Record<string, unknown> }, started };
+    let result;
+    if (!unfinished(step.status)) {
+      result = stepResult(call.id, { status: step.status as "succeeded", output: step.output, error: step.error });
+    } else if (step.dispatched) {
+      result = await finishStep(ctx, ref, { status: "unconfirmed", error: `The server stopped while \`${call.name}\` was running; whether it took effect is unknown, so it was not run again.` });
+    } else if (call.id === approval.callId && step.status === "awaiting_approval") {
+      result = await resumeCall(ctx, call, approval);
+    } else {
+      result = await finishStep(ctx, ref, { status: "failed", error: "The server stopped before this call ran; it was not run." });
+    }
+    state.results.push(result);
+    state.pending.shift();
   }
-}
-
-/** Ends the run we drive, once; false when it was no longer ours to end. */
-async function finishRun(
-  deps: RuntimeDeps,
-  runId: string,
-  end: { state: "succeeded" | "failed" | "cancelled"; replyText: string; code?: string; message?: string },
-): Promise<boolean> {
-  return deps.db.transaction(async (tx) => {
-    const [row] = await tx
-      .update(agentRuns)
-      .set({ state: end.state, error: end.message ?? null, errorCode: end.code ?? null, claimedBy: null, leaseExpiresAt: null, checkpoint: null, finishedAt: new Date() })
-      .where(and(eq(agentRuns.id, runId), eq(agentRuns.claimedBy, deps.instanceId), eq(agentRuns.state, "running")))
-      .returning({ replyMessageId: agentRuns.replyMessageId });
-    if (!row) return false;
-    if (row.replyMessageId) await tx.update(messages).set({ content: end.replyText }).where(eq(messages.id, row.replyMessageId));
-    return true;
-  });
+  // Steps of a later turn the dead process had begun are no longer part of the conversation: close them.
+  const batch = new Set(state.batch.map((c) => c.id));
+  for (const step of known) {
+    if (batch.has(step.callId) || !unfinished(step.status)) continue;
+    await recordStepFinish(deps.db, step.id, step.input as Record<string, unknown>, step.dispatched
+      ? { status: "unconfirmed", error: "The server stopped while this call was running; whether it took effect is unknown." }
+      : { status: "failed", error: "The server stopped before this call ran; it was not run." });
+  }
 }

@@ -1,17 +1,31 @@
-import { and, eq, inArray } from "drizzle-orm";
-import { agentRuns } from "../db/schema";
 import { AppError } from "../errors";
 import type { Approval, Role } from "../db/schema";
 import { hasRole } from "../workspaces/roles";
 import { CircuitBreakers } from "../safety/dispatch";
-import { expireOverdueApprovals, listResumableRuns } from "../safety/approvals";
-import { controlTopic, driveRun, type RuntimeDeps } from "./runner";
-import { claimResume, createChatRun, endRunFromOutside, getRun, listOrphanedRuns } from "./runs";
+import { expireOverdueApprovals } from "../safety/approvals";
+import { controlTopic, driveRun } from "./runner";
+import { getRun, listOrphanedRuns } from "./runs";
+import {
+  claimOrphanForRecovery,
+  claimResume,
+  createChatRun,
+  createWakeRuns,
+  endRunFromOutside,
+  listResumableRuns,
+  requestCancel,
+  type WakeInput,
+} from "./run-state";
+import type { RuntimeDeps } from "./types";
 
 export interface Runtime {
   deps: RuntimeDeps;
   /** Stores the message, starts the run in the background, and returns at once. */
   startChatRun(input: { workspaceId: string; sessionId: string; userId: string; text: string }): Promise<{ runId: string }>;
+  /**
+   * Gives agents a turn on a message (a room post, a mission step, a door):
+   * creates their runs and drives them. Paused agents get none; they are returned.
+   */
+  wake(input: Omit<WakeInput, "owner">): Promise<{ runIds: string[]; paused: { id: string; handle: string }[] }>;
   cancelRun(workspaceId: string, runId: string, by: { userId: string; role: Role }): Promise<{ runId: string; state: string }>;
   /**
    * Continues a suspended run whose approval was decided, if this process
@@ -19,11 +33,12 @@ export interface Runtime {
    */
   resumeRun(runId: string): Promise<boolean>;
   /**
-   * Fails runs whose process died (expired lease), expires overdue
+   * Carries on runs whose process died after they resumed on an approval,
+   * fails the other runs whose process died (expired lease), expires overdue
    * approvals, and resumes decided runs nobody resumed (a crash between
    * decision and resume). Returns what it did.
    */
-  sweep(): Promise<{ reaped: number; expired: number; resumed: number }>;
+  sweep(): Promise<{ reaped: number; recovered: number; expired: number; resumed: number }>;
   startSweeper(intervalMs?: number): () => void;
   /** Waits for every run this process drives (tests, shutdown). */
   drain(): Promise<void>;
@@ -34,11 +49,10 @@ export interface Runtime {
 export function createRuntime(input: Omit<RuntimeDeps, "breakers"> & { breakers?: CircuitBreakers }): Runtime {
   const deps: RuntimeDeps = { ...input, breakers: input.breakers ?? new CircuitBreakers() };
   const active = new Map<string, { done: Promise<void>; controller: AbortController }>();
-  deps.delivery = { startRun: (runId) => drive(runId) };
 
-  function drive(runId: string, resume?: Approval) {
+  function drive(runId: string, options: { resume?: Approval; recover?: boolean } = {}) {
     const controller = new AbortController();
-    const done = driveRun(deps, runId, controller.signal, resume)
+    const done = driveRun(deps, runId, { ...options, signal: controller.signal, startRuns: (ids) => ids.forEach((id) => drive(id)) })
       .catch((error: unknown) => console.error(`Run ${runId} driver crashed`, error))
       .finally(() => active.delete(runId));
     active.set(runId, { done, controller });
@@ -52,22 +66,26 @@ export function createRuntime(input: Omit<RuntimeDeps, "breakers"> & { breakers?
       return { runId };
     },
 
+    async wake(input) {
+      const result = await createWakeRuns(deps.db, { ...input, owner: deps.instanceId });
+      for (const runId of result.runIds) drive(runId);
+      return result;
+    },
+
     async cancelRun(workspaceId, runId, by) {
       const run = await getRun(deps.db, workspaceId, runId);
-      if (run.userId !== by.userId && !hasRole(by.role, "manager")) {
+      const person = run.onBehalfOfUserId ?? run.userId;
+      if (person !== by.userId && !hasRole(by.role, "manager")) {
         throw new AppError("forbidden:run", "Only the person who started this run, or a manager, can stop it.");
       }
       if (run.state === "suspended" || run.state === "queued") {
-        await endRunFromOutside(deps.db, deps.bus, runId, { from: [run.state], to: "cancelled", code: "cancelled", message: "Stopped by a person." });
-        return { runId, state: "cancelled" };
+        if (await endRunFromOutside(deps.db, deps.bus, runId, { from: [run.state], to: "cancelled", code: "cancelled", message: "Stopped by a person." })) {
+          return { runId, state: "cancelled" };
+        }
+        throw new AppError("conflict:run", "This run changed state meanwhile; look again.");
       }
       if (run.state !== "running") throw new AppError("conflict:run", `This run has already ${run.state === "succeeded" ? "finished" : run.state}.`);
-      const [marked] = await deps.db
-        .update(agentRuns)
-        .set({ cancelRequestedAt: new Date() })
-        .where(and(eq(agentRuns.id, runId), inArray(agentRuns.state, ["running"])))
-        .returning({ id: agentRuns.id });
-      if (!marked) throw new AppError("conflict:run", "This run has already finished.");
+      if (!(await requestCancel(deps.db, runId))) throw new AppError("conflict:run", "This run has already finished.");
       const local = active.get(runId);
       if (local) local.controller.abort("cancel");
       else await deps.bus.publish(controlTopic(runId), { action: "cancel" });
@@ -78,14 +96,22 @@ export function createRuntime(input: Omit<RuntimeDeps, "breakers"> & { breakers?
       if (active.has(runId)) return false;
       const approval = await claimResume(deps.db, deps.bus, runId, deps.instanceId);
       if (!approval) return false;
-      drive(runId, approval);
+      drive(runId, { resume: approval });
       return true;
     },
 
     async sweep() {
       let reaped = 0;
+      let recovered = 0;
       for (const runId of await listOrphanedRuns(deps.db)) {
         if (active.has(runId)) continue;
+        // A run that resumed on an approval may have had its effect: carry it on rather than fail it.
+        const approval = await claimOrphanForRecovery(deps.db, deps.bus, runId, deps.instanceId);
+        if (approval) {
+          drive(runId, { resume: approval, recover: true });
+          recovered += 1;
+          continue;
+        }
         const ended = await endRunFromOutside(deps.db, deps.bus, runId, {
           from: ["queued", "running"],
           to: "failed",
@@ -100,7 +126,7 @@ export function createRuntime(input: Omit<RuntimeDeps, "breakers"> & { breakers?
       for (const runId of await listResumableRuns(deps.db)) {
         if (await this.resumeRun(runId)) resumed += 1;
       }
-      return { reaped, expired, resumed };
+      return { reaped, recovered, expired, resumed };
     },
 
     startSweeper(intervalMs = 10_000) {

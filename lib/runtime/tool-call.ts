@@ -1,47 +1,24 @@
-import { and, eq, sql } from "drizzle-orm";
-import { agentRuns, approvals, connections, steps, workspaces, type Agent, type AgentRun, type Approval, type TaintSource } from "../db/schema";
+import { and, eq } from "drizzle-orm";
+import { connections, workspaces, type Approval, type TaintSource } from "../db/schema";
 import { decryptSecret } from "../crypto";
 import { AppError } from "../errors";
-import type { ContentBlock } from "../models/types";
 import { approvalsTopic } from "../safety/approvals";
 import { authorizeCall, errorResult, type ProposedCall } from "../safety/dispatch";
 import { callFingerprint, resultHash } from "../safety/fingerprint";
 import { consumeGrant } from "../safety/grants";
-import { classifyCall, workspacePolicy, type ApprovalCategory } from "../safety/policy";
+import { classifyCall, workspacePolicy } from "../safety/policy";
 import type { AnyTool } from "../tools/registry";
-import { ToolError, type ToolContext, type ToolPreview } from "../tools/types";
-import { insertRunEvents, notifyRun } from "./journal";
+import { ToolError, type FollowUp, type ToolContext, type ToolPreview } from "../tools/types";
 import { deliverAgentMessage } from "./delivery";
-import type { ChatSendOutput } from "../tools/chat-send";
 import { recordFeed } from "../feed/feed";
-import type { RunJournal } from "./run-journal";
-import type { LoopState, RuntimeDeps } from "./runner";
+import { recordStepFinish, recordStepStart, recordTaint, suspendWithCheckpoint, type NewApproval, type StepEnd } from "./run-state";
+import type { CallContext, RuntimeDeps, ToolResultBlock } from "./types";
 
-type ToolResult = Extract<ContentBlock, { type: "tool_result" }>;
+type ToolResult = ToolResultBlock;
 const MAX_RESULT_CHARS = 20_000;
 const SIDE_EFFECTS = ["writes_workspace", "sends_internal", "sends_externally", "spends_money", "executes_code", "writes_memory"];
 
-export interface CallContext {
-  deps: RuntimeDeps;
-  run: AgentRun;
-  agent: Agent;
-  journal: RunJournal;
-  allowed: AnyTool[];
-  state: LoopState;
-  signal: AbortSignal;
-}
-
 export type CallOutcome = { kind: "result"; result: ToolResult } | { kind: "suspend"; approval: NewApproval };
-
-export interface NewApproval {
-  stepId: string;
-  call: ProposedCall;
-  tool: AnyTool;
-  category: ApprovalCategory;
-  reason: string;
-  preview: ToolPreview;
-  fingerprint: string;
-}
 
 function toResult(callId: string, payload: unknown, isError: boolean): ToolResult {
   const content = JSON.stringify(payload ?? null);
@@ -55,37 +32,16 @@ function toResult(callId: string, payload: unknown, isError: boolean): ToolResul
 
 async function createStep(ctx: CallContext, call: ProposedCall, preview: ToolPreview | null): Promise<string> {
   ctx.state.position += 1;
-  const [step] = await ctx.deps.db
-    .insert(steps)
-    .values({
-      workspaceId: ctx.run.workspaceId,
-      runId: ctx.run.id,
-      messageId: ctx.run.replyMessageId,
-      position: ctx.state.position,
-      callId: call.id,
-      tool: call.name,
-      input: call.input,
-      status: "running",
-      startedAt: new Date(),
-    })
-    .returning({ id: steps.id });
-  await ctx.deps.db.update(agentRuns).set({ stepCount: ctx.state.position }).where(eq(agentRuns.id, ctx.run.id));
+  const stepId = await recordStepStart(ctx.deps.db, ctx.run, { position: ctx.state.position, callId: call.id, tool: call.name, input: call.input });
   await ctx.journal.emit({
     type: "step_started",
-    payload: { stepId: step!.id, callId: call.id, tool: call.name, input: call.input, position: ctx.state.position, preview },
+    payload: { stepId, callId: call.id, tool: call.name, input: call.input, position: ctx.state.position, preview },
   });
-  return step!.id;
+  return stepId;
 }
 
-async function finishStep(
-  ctx: CallContext,
-  step: { id: string; call: ProposedCall; started: number },
-  end: { status: "succeeded" | "failed" | "refused" | "unconfirmed"; output?: unknown; error?: string | null; taint?: string[] },
-): Promise<ToolResult> {
-  await ctx.deps.db
-    .update(steps)
-    .set({ status: end.status, input: step.call.input, output: end.output ?? null, error: end.error ?? null, taint: end.taint ?? [], finishedAt: new Date() })
-    .where(eq(steps.id, step.id));
+export async function finishStep(ctx: CallContext, step: { id: string; call: ProposedCall; started: number }, end: StepEnd): Promise<ToolResult> {
+  await recordStepFinish(ctx.deps.db, step.id, step.call.input, end);
   await ctx.journal.emit({
     type: "step_finished",
     payload: {
@@ -99,7 +55,12 @@ async function finishStep(
       durationMs: Date.now() - step.started,
     },
   });
-  return end.error ? toResult(step.call.id, { error: end.error }, true) : toResult(step.call.id, end.output, false);
+  return stepResult(step.call.id, end);
+}
+
+/** What the model reads for a finished step. */
+export function stepResult(callId: string, end: StepEnd): ToolResult {
+  return end.error ? toResult(callId, { error: end.error }, true) : toResult(callId, end.output, false);
 }
 
 function previewOf(tool: AnyTool | undefined, input: unknown): ToolPreview | null {
@@ -142,8 +103,9 @@ export async function dispatchCall(ctx: CallContext, proposed: ProposedCall): Pr
       kind: "suspend",
       approval: {
         stepId,
-        call: { ...call, input: parsed.data },
-        tool,
+        callId: call.id,
+        tool: tool.name,
+        input: parsed.data,
         category: verdict.category,
         reason: verdict.reason,
         preview: tool.preview(parsed.data),
@@ -223,14 +185,16 @@ async function execute(ctx: CallContext, tool: AnyTool, step: { id: string; call
     credential: (provider) => credentialFor(ctx.deps, ctx.run.workspaceId, provider),
     signal: AbortSignal.any([ctx.signal, timeout]),
   };
-  let end: Parameters<typeof finishStep>[2];
+  let end: StepEnd;
+  let followUps: FollowUp[] = [];
   try {
     const output = await raceSignal(tool.execute(toolContext, input), toolContext.signal);
+    followUps = tool.after?.(toolContext, input, output) ?? [];
     const source = tool.taint(input, output);
     if (source && !ctx.state.taint.some((t) => t.source === source)) {
       const entry: TaintSource = { source, stepId: step.id };
       ctx.state.taint.push(entry);
-      await ctx.deps.db.update(agentRuns).set({ taint: ctx.state.taint }).where(eq(agentRuns.id, ctx.run.id));
+      await recordTaint(ctx.deps.db, ctx.run.id, ctx.state.taint);
       await ctx.journal.emit({ type: "run_tainted", payload: { source, stepId: step.id } });
     }
     end = { status: "succeeded", output, taint: source ? [source] : [] };
@@ -249,9 +213,7 @@ async function execute(ctx: CallContext, tool: AnyTool, step: { id: string; call
     }
   }
   ctx.deps.breakers.record(tool.name, end.status === "succeeded");
-  if (tool.name === "chat.send" && end.status === "succeeded") {
-    await deliverAgentMessage(ctx.deps, { run: ctx.run, handle: ctx.agent.handle, stepId: step.id }, end.output as ChatSendOutput, String(input.message ?? ""));
-  }
+  if (end.status === "succeeded") await performFollowUps(ctx, step.id, followUps);
   const result = await finishStep(ctx, step, end);
   await ctx.journal.emit({
     type: "dispatch_finished",
@@ -261,62 +223,29 @@ async function execute(ctx: CallContext, tool: AnyTool, step: { id: string; call
 }
 
 /**
- * Suspends the run on a gated call, in one transaction: the approval, the
- * step waiting for it, `approval_required` then `run_suspended` in the
- * journal, and the checkpoint of the whole loop state. Nothing of the call
- * has run. Returns the approval id.
+ * The work a tool declared for after its call, done in the calling run's
+ * name. Runs it creates are handed to the runtime to drive.
+ */
+async function performFollowUps(ctx: CallContext, stepId: string, work: FollowUp[]): Promise<void> {
+  for (const item of work) {
+    switch (item.kind) {
+      case "deliver": {
+        const runIds = await deliverAgentMessage(ctx.deps, { run: ctx.run, handle: ctx.agent.handle, stepId }, item);
+        ctx.startRuns(runIds);
+        break;
+      }
+    }
+  }
+}
+
+/**
+ * Suspends the run on a gated call (see `suspendWithCheckpoint`): nothing
+ * of the call has run. Returns the approval id.
  */
 export async function suspendRun(ctx: CallContext, pending: NewApproval): Promise<string> {
   const { deps, run } = ctx;
   await ctx.journal.flush();
-  const [ws] = await deps.db.select({ settings: workspaces.settings }).from(workspaces).where(eq(workspaces.id, run.workspaceId));
-  const ttl = workspacePolicy(ws?.settings).approvalTtlSeconds;
-  const { approvalId, seq } = await deps.db.transaction(async (tx) => {
-    const [approval] = await tx
-      .insert(approvals)
-      .values({
-        workspaceId: run.workspaceId,
-        runId: run.id,
-        stepId: pending.stepId,
-        agentId: run.agentId,
-        requestedByUserId: run.userId,
-        category: pending.category,
-        tool: pending.tool.name,
-        callId: pending.call.id,
-        input: pending.call.input,
-        preview: pending.preview,
-        fingerprint: pending.fingerprint,
-        taintSources: ctx.state.taint,
-        expiresAt: sql`now() + make_interval(secs => ${ttl})`,
-      })
-      .returning({ id: approvals.id, expiresAt: approvals.expiresAt });
-    await tx.update(steps).set({ status: "awaiting_approval", fingerprint: pending.fingerprint }).where(eq(steps.id, pending.stepId));
-    const seq = await insertRunEvents(tx, run.id, deps.instanceId, [
-      {
-        type: "approval_required",
-        payload: {
-          approvalId: approval!.id,
-          stepId: pending.stepId,
-          callId: pending.call.id,
-          tool: pending.tool.name,
-          category: pending.category,
-          reason: pending.reason,
-          preview: pending.preview,
-          taintSources: ctx.state.taint,
-          expiresAt: approval!.expiresAt.toISOString(),
-        },
-      },
-      { type: "run_suspended", payload: { approvalId: approval!.id } },
-    ]);
-    const [suspended] = await tx
-      .update(agentRuns)
-      .set({ state: "suspended", checkpoint: ctx.state, claimedBy: null, leaseExpiresAt: null })
-      .where(and(eq(agentRuns.id, run.id), eq(agentRuns.claimedBy, deps.instanceId), eq(agentRuns.state, "running")))
-      .returning({ id: agentRuns.id });
-    if (!suspended) throw new AppError("conflict:run", "The run was taken over while suspending.");
-    return { approvalId: approval!.id, seq };
-  });
-  await notifyRun(deps.bus, run.id, seq);
+  const { approvalId } = await suspendWithCheckpoint(deps.db, deps.bus, { run, owner: deps.instanceId, state: ctx.state, approval: pending });
   await deps.bus.publish(approvalsTopic(run.workspaceId), { approvalId, status: "pending" });
   await recordFeed(deps.db, deps.bus, [
     {
@@ -328,12 +257,13 @@ export async function suspendRun(ctx: CallContext, pending: NewApproval): Promis
       approvalId,
       payload: {
         agent: ctx.agent.handle,
-        tool: pending.tool.name,
+        tool: pending.tool,
         category: pending.category,
         title: pending.preview.title,
         taint: ctx.state.taint.map((t) => t.source),
         sessionId: run.sessionId,
         trigger: run.trigger,
+        via: run.via,
       },
     },
   ]);

@@ -1,7 +1,7 @@
-import { and, asc, desc, eq, inArray, isNull, lt, ne, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, lt, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "../db/client";
-import { agentRuns, agents, approvals, users, workspaces, type Approval, type Role } from "../db/schema";
+import { agentRuns, agents, approvals, rooms, users, workspaces, type Approval, type Role } from "../db/schema";
 import { AppError } from "../errors";
 import { recordAudit } from "../audit";
 import type { EventBus } from "../runtime/bus";
@@ -11,7 +11,9 @@ import type { ToolRegistry } from "../tools/registry";
 import { hasRole } from "../workspaces/roles";
 import { callFingerprint } from "./fingerprint";
 import { mintGrant } from "./grants";
-import { classifyCall, workspacePolicy } from "./policy";
+import { baseCategory, classifyCall, defaultFourEyesCategories, workspacePolicy } from "./policy";
+import type { ToolEffect } from "../tools/types";
+import { createToolRegistry } from "../tools/registry";
 
 export const approvalsTopic = (workspaceId: string) => `approvals:${workspaceId}`;
 
@@ -25,6 +27,20 @@ export type DecisionInput = z.infer<typeof decisionSchema>;
 export interface Decider {
   userId: string;
   role: Role;
+}
+
+/**
+ * Whether four eyes applies to a request: its category is a four-eyes
+ * category, or it is the tainted variant of one (a send outside that became
+ * `tainted_egress` because the run read a web page is still a send outside).
+ * A tainted request whose tool is unknown is treated as four eyes.
+ */
+export function fourEyesApplies(categories: readonly string[], category: string, effects: readonly ToolEffect[] | undefined): boolean {
+  if (categories.includes(category)) return true;
+  if (category !== "tainted_egress") return false;
+  if (!effects) return true;
+  const base = baseCategory(effects);
+  return base !== null && categories.includes(base);
 }
 
 /**
@@ -44,25 +60,33 @@ export async function decideApproval(
   if (!z.uuid().safeParse(input.approvalId).success) throw new AppError("not_found:approval");
   const result = await db.transaction(async (tx) => {
     const [row] = await tx
-      .select({ approval: approvals, settings: workspaces.settings, runTaint: agentRuns.taint })
+      .select({ approval: approvals, settings: workspaces.settings, runTaint: agentRuns.taint, runState: agentRuns.state })
       .from(approvals)
       .innerJoin(workspaces, eq(workspaces.id, approvals.workspaceId))
       .innerJoin(agentRuns, eq(agentRuns.id, approvals.runId))
       .where(and(eq(approvals.id, input.approvalId), eq(approvals.workspaceId, input.workspaceId)))
-      .for("update", { of: approvals });
+      // The run row too: a cancel (which withdraws the approval) and a decision never interleave.
+      .for("update", { of: [approvals, agentRuns] });
     if (!row) throw new AppError("not_found:approval");
     const { approval } = row;
+    if (approval.status === "withdrawn") {
+      throw new AppError("conflict:approval", "This request was withdrawn: the run that asked for it was stopped, so there is nothing to decide.", {
+        details: { status: approval.status },
+      });
+    }
     if (approval.status !== "pending") {
       throw new AppError("conflict:approval", `This action was already ${approval.status}.`, { details: { status: approval.status } });
     }
+    if (row.runState !== "suspended") {
+      throw new AppError("conflict:approval", "The run that asked for this is no longer waiting for a decision (it was stopped or has ended).", {
+        details: { status: approval.status, runState: row.runState },
+      });
+    }
     if (approval.expiresAt.getTime() <= Date.now()) throw new AppError("conflict:approval", "This approval has expired.", { details: { status: "expired" } });
     const policy = workspacePolicy(row.settings);
-    if (
-      input.decision === "approve" &&
-      approval.requestedByUserId === input.decider.userId &&
-      policy.fourEyesCategories.includes(approval.category as never)
-    ) {
-      throw new AppError("forbidden:four_eyes", "This workspace requires someone else to approve actions you started.");
+    const behalf = approval.onBehalfOfUserId ?? approval.requestedByUserId;
+    if (input.decision === "approve" && behalf === input.decider.userId && fourEyesApplies(policy.fourEyesCategories, approval.category, tools.get(approval.tool)?.effects)) {
+      throw new AppError("forbidden:four_eyes", "This workspace requires someone else to approve actions taken on your behalf, whichever agents they came through.");
     }
 
     let fingerprint = approval.fingerprint;
@@ -139,7 +163,14 @@ export async function expireOverdueApprovals(db: Db, bus: EventBus): Promise<str
     const rows = await tx
       .update(approvals)
       .set({ status: "expired", decidedAt: new Date(), reason: "No decision before the deadline." })
-      .where(and(eq(approvals.status, "pending"), lt(approvals.expiresAt, sql`now()`)))
+      // Only requests whose run still waits: a stopped run's requests were withdrawn with it.
+      .where(
+        and(
+          eq(approvals.status, "pending"),
+          lt(approvals.expiresAt, sql`now()`),
+          sql`exists (select 1 from ${agentRuns} where ${agentRuns.id} = ${approvals.runId} and ${agentRuns.state} = 'suspended')`,
+        ),
+      )
       .returning({ id: approvals.id, runId: approvals.runId, workspaceId: approvals.workspaceId, tool: approvals.tool });
     const seqs: { runId: string; seq: number; workspaceId: string; id: string; tool: string }[] = [];
     for (const row of rows) {
@@ -161,19 +192,8 @@ export async function expireOverdueApprovals(db: Db, bus: EventBus): Promise<str
   return expired.map((r) => r.id);
 }
 
-/** Suspended runs whose approval was decided (or expired) but that nobody resumed yet. */
-export async function listResumableRuns(db: Db, limit = 50): Promise<string[]> {
-  const rows = await db
-    .selectDistinct({ runId: approvals.runId })
-    .from(approvals)
-    .innerJoin(agentRuns, eq(agentRuns.id, approvals.runId))
-    .where(and(ne(approvals.status, "pending"), isNull(approvals.resumedAt), eq(agentRuns.state, "suspended")))
-    .limit(limit);
-  return rows.map((r) => r.runId);
-}
-
 export const approvalListQuerySchema = z.object({
-  status: z.enum(["pending", "decided", "expired", "all"]).default("pending"),
+  status: z.enum(["pending", "decided", "expired", "withdrawn", "all"]).default("pending"),
   category: z.string().max(40).optional(),
   agent: z.string().max(41).optional(),
   taint: z.string().max(200).optional(),
@@ -184,24 +204,55 @@ export type ApprovalListQuery = z.infer<typeof approvalListQuerySchema>;
 
 const decidedBy = sql<string | null>`(select name from ${users} where ${users.id} = ${approvals.decidedByUserId})`;
 const requestedBy = sql<string | null>`(select name from ${users} where ${users.id} = ${approvals.requestedByUserId})`;
+const onBehalfOf = sql<string | null>`(select name from ${users} where ${users.id} = ${approvals.onBehalfOfUserId})`;
+const originRoom = sql<string | null>`(select name from ${rooms} where ${rooms.id} = ${agentRuns.originRoomId})`;
 
-export async function listApprovals(db: Db, workspaceId: string, query: ApprovalListQuery) {
+export async function listApprovals(db: Db, workspaceId: string, query: ApprovalListQuery, tools: ToolRegistry = createToolRegistry()) {
   const where: SQL[] = [eq(approvals.workspaceId, workspaceId)];
   if (query.status === "pending") where.push(eq(approvals.status, "pending"));
   if (query.status === "decided") where.push(inArray(approvals.status, ["approved", "rejected"]));
   if (query.status === "expired") where.push(eq(approvals.status, "expired"));
+  if (query.status === "withdrawn") where.push(eq(approvals.status, "withdrawn"));
   if (query.category) where.push(eq(approvals.category, query.category));
   if (query.agent) where.push(eq(agents.handle, query.agent.replace(/^@/, "")));
   if (query.taint) where.push(sql`${approvals.taintSources} @> ${JSON.stringify([{ source: query.taint }])}::jsonb`);
   const sort = query.sort ?? (query.status === "pending" ? "expiry" : "newest");
   const order =
     sort === "expiry" ? [asc(approvals.expiresAt)] : sort === "oldest" ? [asc(approvals.createdAt)] : [desc(sql`coalesce(${approvals.decidedAt}, ${approvals.createdAt})`)];
-  return listApprovalsWhere(db, and(...where)!, query.limit, order);
+  const rows = await listApprovalsWhere(db, and(...where)!, query.status === "pending" ? 1000 : query.limit, order, tools);
+  return query.status === "pending" ? groupIdentical(rows).slice(0, query.limit) : rows;
 }
 
-function listApprovalsWhere(db: Db, where: SQL, limit: number, order: SQL[] = [desc(approvals.createdAt)]) {
-  return db
+/**
+ * Identical pending requests (same agent, tool and exact input) are shown
+ * once, the first in the list's order, with how many there are. A decision
+ * applies to the one shown only: each request belongs to its own run, and
+ * the next one is then shown with the count one lower.
+ */
+function groupIdentical<T extends { id: string; agent: { id: string }; tool: string; fingerprint: string }>(rows: T[]) {
+  const groups = new Map<string, T & { identical: { count: number; ids: string[] } }>();
+  for (const row of rows) {
+    const key = `${row.agent.id}|${row.tool}|${row.fingerprint}`;
+    const group = groups.get(key);
+    if (group) {
+      group.identical.count += 1;
+      group.identical.ids.push(row.id);
+    } else groups.set(key, { ...row, identical: { count: 1, ids: [row.id] } });
+  }
+  return [...groups.values()];
+}
+
+async function listApprovalsWhere(db: Db, where: SQL, limit: number, order: SQL[] = [desc(approvals.createdAt)], tools: ToolRegistry = createToolRegistry()) {
+  const rows = await db
     .select({
+      fingerprint: approvals.fingerprint,
+      onBehalfOf,
+      onBehalfOfUserId: approvals.onBehalfOfUserId,
+      via: approvals.via,
+      originSessionId: agentRuns.originSessionId,
+      originRoomId: agentRuns.originRoomId,
+      originRoom,
+      fourEyesCategories: sql<string[] | null>`(${workspaces.settings}->'fourEyesCategories')`,
       id: approvals.id,
       runId: approvals.runId,
       stepId: approvals.stepId,
@@ -226,9 +277,14 @@ function listApprovalsWhere(db: Db, where: SQL, limit: number, order: SQL[] = [d
     .from(approvals)
     .innerJoin(agents, eq(agents.id, approvals.agentId))
     .innerJoin(agentRuns, eq(agentRuns.id, approvals.runId))
+    .innerJoin(workspaces, eq(workspaces.id, approvals.workspaceId))
     .where(where)
     .orderBy(...order)
     .limit(limit);
+  return rows.map(({ fourEyesCategories, ...row }) => ({
+    ...row,
+    fourEyes: fourEyesApplies(fourEyesCategories ?? defaultFourEyesCategories, row.category, tools.get(row.tool)?.effects),
+  }));
 }
 
 export async function countPendingApprovals(db: Db, workspaceId: string): Promise<number> {

@@ -30,7 +30,7 @@ export type PolicyDecision =
 /** Effects that carry content or consequences out of the run: gated once untrusted content is in it. */
 const egressEffects: readonly ToolEffect[] = ["sends_internal", "sends_externally", "writes_workspace", "spends_money", "executes_code"];
 
-function baseCategory(effects: readonly ToolEffect[]): ApprovalCategory | null {
+export function baseCategory(effects: readonly ToolEffect[]): ApprovalCategory | null {
   if (effects.includes("spends_money")) return "spend";
   if (effects.includes("executes_code")) return "code_exec";
   if (effects.includes("sends_externally")) return "external_send";

@@ -27,6 +27,9 @@ export interface ChatSendOutput {
   roomId?: string;
   recipients: string[];
   recipientIds: string[];
+  /** Handles of addressed agents that are paused: they will not answer. */
+  paused: string[];
+  pausedIds: string[];
   hop: number;
   threadId?: string;
   summary: string;
@@ -44,11 +47,28 @@ export const chatSendTool: ToolDefinition<ChatSendInput, ChatSendOutput> = {
     fields: [input.room ? { label: "Room", value: `#${input.room}` } : { label: "To", value: `@${input.to}` }],
     body: input.message,
   }),
+  // The runtime delivers the message: a feed item, and a turn for each recipient that is not paused.
+  after: (_ctx, input, output) => [
+    {
+      kind: "deliver",
+      messageId: output.messageId,
+      text: input.message,
+      to: output.to,
+      toAgentId: output.toAgentId,
+      room: output.room,
+      roomId: output.roomId,
+      threadId: output.threadId,
+      recipients: output.recipients,
+      recipientIds: output.recipientIds,
+      paused: output.pausedIds.map((id, i) => ({ id, handle: output.paused[i]! })),
+      hop: output.hop,
+    },
+  ],
   async execute(ctx, input) {
     if (input.to) {
       if (input.to === ctx.agentHandle) throw new ToolError("You cannot send a message to yourself.");
       const [target] = await ctx.db
-        .select({ id: agents.id, handle: agents.handle })
+        .select({ id: agents.id, handle: agents.handle, status: agents.status })
         .from(agents)
         .where(and(eq(agents.workspaceId, ctx.workspaceId), eq(agents.handle, input.to)));
       if (!target) throw new ToolError(`There is no agent @${input.to} in this workspace.`);
@@ -74,15 +94,18 @@ export const chatSendTool: ToolDefinition<ChatSendInput, ChatSendOutput> = {
           hop: ctx.hop + 1,
         })
         .returning({ id: agentMessages.id });
+      const paused = target.status === "paused";
       return {
         messageId: message!.id,
         to: target.handle,
         toAgentId: target.id,
-        recipients: [target.handle],
-        recipientIds: [target.id],
+        recipients: paused ? [] : [target.handle],
+        recipientIds: paused ? [] : [target.id],
+        paused: paused ? [target.handle] : [],
+        pausedIds: paused ? [target.id] : [],
         hop: ctx.hop + 1,
         threadId: thread!.id,
-        summary: `Sent to @${target.handle}.`,
+        summary: paused ? `@${target.handle} is paused: the message was kept, but it will not answer until it is resumed.` : `Sent to @${target.handle}.`,
       };
     }
     const [room] = await ctx.db
@@ -91,7 +114,7 @@ export const chatSendTool: ToolDefinition<ChatSendInput, ChatSendOutput> = {
       .where(and(eq(rooms.workspaceId, ctx.workspaceId), eq(rooms.name, input.room!)));
     if (!room) throw new ToolError(`There is no room #${input.room} in this workspace.`);
     const members = await ctx.db
-      .select({ id: agents.id, handle: agents.handle })
+      .select({ id: agents.id, handle: agents.handle, status: agents.status })
       .from(roomMembers)
       .innerJoin(agents, eq(agents.id, roomMembers.agentId))
       .where(eq(roomMembers.roomId, room.id));
@@ -99,15 +122,19 @@ export const chatSendTool: ToolDefinition<ChatSendInput, ChatSendOutput> = {
       .insert(agentMessages)
       .values({ workspaceId: ctx.workspaceId, roomId: room.id, fromAgentId: ctx.agentId, runId: ctx.runId, stepId: ctx.stepId, body: input.message, hop: ctx.hop + 1 })
       .returning({ id: agentMessages.id });
-    const others = members.filter((m) => m.id !== ctx.agentId);
+    const others = members.filter((m) => m.id !== ctx.agentId && m.status !== "paused");
+    const paused = members.filter((m) => m.id !== ctx.agentId && m.status === "paused");
+    const pausedNote = paused.length ? ` ${paused.map((m) => `@${m.handle}`).join(", ")} ${paused.length === 1 ? "is" : "are"} paused and will not answer.` : "";
     return {
       messageId: message!.id,
       room: room.name,
       roomId: room.id,
       recipients: others.map((m) => m.handle),
       recipientIds: others.map((m) => m.id),
+      paused: paused.map((m) => m.handle),
+      pausedIds: paused.map((m) => m.id),
       hop: ctx.hop + 1,
-      summary: others.length ? `Posted in #${room.name} to ${others.map((m) => `@${m.handle}`).join(", ")}.` : `Posted in #${room.name}; no other agent is in the room.`,
+      summary: (others.length ? `Posted in #${room.name} to ${others.map((m) => `@${m.handle}`).join(", ")}.` : `Posted in #${room.name}; no other agent there will answer.`) + pausedNote,
     };
   },
 };

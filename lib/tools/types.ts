@@ -52,9 +52,34 @@ export interface ToolDefinition<I extends Record<string, unknown> = Record<strin
   taint(input: I, output: O): string | null;
   preview(input: I): ToolPreview;
   execute(ctx: ToolContext, input: I): Promise<O>;
+  /**
+   * Work the runtime does after a successful call, in the calling run's name
+   * (e.g. give the recipients of a message their turn). The runtime performs
+   * it by kind, never by tool name.
+   */
+  after?(ctx: ToolContext, input: I, output: O): FollowUp[];
   /** Longest a call may run before it is abandoned (ms). */
   timeoutMs?: number;
 }
+
+/** A message to deliver: a feed item, and a turn for every recipient that is not paused. */
+export interface DeliverWork {
+  kind: "deliver";
+  messageId: string;
+  text: string;
+  to?: string;
+  toAgentId?: string;
+  room?: string;
+  roomId?: string;
+  threadId?: string;
+  recipients: string[];
+  recipientIds: string[];
+  /** Recipients that are paused: they get no turn, and the feed says so. */
+  paused: { id: string; handle: string }[];
+  hop: number;
+}
+
+export type FollowUp = DeliverWork;
 
 /** A failure the model should read (bad URL, unknown handle); anything else is a tool crash. */
 export class ToolError extends Error {

@@ -4,7 +4,7 @@ import { agents } from "./agents";
 import { agentRuns, steps, type TaintSource } from "./runs";
 import { users, workspaces } from "./workspaces";
 
-export const approvalStatusEnum = pgEnum("approval_status", ["pending", "approved", "rejected", "expired"]);
+export const approvalStatusEnum = pgEnum("approval_status", ["pending", "approved", "rejected", "expired", "withdrawn"]);
 
 /** A gated tool call waiting for (or holding) a human decision. */
 export const approvals = pgTable(
@@ -22,6 +22,10 @@ export const approvals = pgTable(
       .notNull()
       .references(() => agents.id, { onDelete: "cascade" }),
     requestedByUserId: uuid().references(() => users.id, { onDelete: "set null" }),
+    /** The person behind the chain that led to this request (see `agent_runs.on_behalf_of_user_id`). */
+    onBehalfOfUserId: uuid().references(() => users.id, { onDelete: "set null" }),
+    /** Handles of the agents the request came through before the asking agent, oldest first. */
+    via: jsonb().$type<string[]>().notNull().default([]),
     category: text().notNull(),
     tool: text().notNull(),
     callId: text().notNull(),

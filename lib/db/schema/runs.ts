@@ -39,6 +39,16 @@ export const agentRuns = pgTable(
     inputText: text(),
     /** How many agent-to-agent hops led to this run (0 for a person's message). */
     hop: integer().notNull().default(0),
+    /**
+     * The person on whose behalf the run acts: whoever's chat message, room post, mission or door token began the
+     * chain, carried across every agent hop. Four eyes compares approvers against this person.
+     */
+    onBehalfOfUserId: uuid().references(() => users.id, { onDelete: "set null" }),
+    /** Handles of the agents the chain came through before this run's agent, oldest first. */
+    via: jsonb().$type<string[]>().notNull().default([]),
+    /** The conversation that began the chain: a chat session or a room. */
+    originSessionId: uuid().references(() => sessions.id, { onDelete: "set null" }),
+    originRoomId: uuid(),
     replyMessageId: uuid().references(() => messages.id, { onDelete: "set null" }),
     model: text().notNull(),
     state: runStateEnum().notNull().default("queued"),
@@ -59,6 +69,8 @@ export const agentRuns = pgTable(
     firstTokenAt: at(),
     /** Set by a cancel request; the process driving the run stops at its next step. */
     cancelRequestedAt: at(),
+    /** Set with the terminal event: the journal accepts nothing after it. */
+    journalClosedAt: at(),
     startedAt: at(),
     finishedAt: at(),
     createdAt: createdAt(),

@@ -5,7 +5,7 @@ import { postToRoom } from "@/lib/rooms/rooms";
 export const POST = route(
   { params: z.object({ id: z.uuid() }), body: z.object({ text: z.string().trim().min(1).max(8000) }) },
   async ({ server, workspace, user, params, body }) => {
-    const result = await postToRoom(server.runtime.deps, { workspaceId: workspace.id, roomId: params.id, user, text: body.text });
+    const result = await postToRoom({ db: server.db, bus: server.bus, wake: (w) => server.runtime.wake(w) }, { workspaceId: workspace.id, roomId: params.id, user, text: body.text });
     return Response.json(result, { status: 202, headers: { "Cache-Control": "no-store" } });
   },
 );

@@ -1,0 +1,552 @@
+import { and, asc, eq, inArray, isNull, lt, ne, sql } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { agentRuns, agents, approvals, messages, sessions, steps, workspaces, type AgentRun, type Approval, type TaintSource } from "../db/schema";
+import { AppError } from "../errors";
+import { recordFeed, recordRunFinished } from "../feed/feed";
+import type { ApprovalCategory } from "../safety/policy";
+import { workspacePolicy } from "../safety/policy";
+import type { ToolPreview } from "../tools/types";
+import type { EventBus } from "./bus";
+import { withDbRetry } from "./db-retry";
+import type { RunEventInput } from "./events";
+import { insertRunEvents, LEASE_SECONDS, notifyRun } from "./journal";
+import { journalText } from "./runs";
+import type { LoopState } from "./types";
+
+/**
+ * The one owner of run state. Every write of `agent_runs` and `steps` (and
+ * of the approvals a run asks for or abandons) goes through this module, so
+ * the lifecycle holds by construction:
+ *
+ * - a run is created only for an agent that is not paused, and carries the
+ *   person on whose behalf it acts and the agents it came through;
+ * - only the process holding the claim writes while the run is running;
+ * - a terminal event closes the journal (`journal_closed_at`): nothing is
+ *   journaled after it, whoever tries;
+ * - ending a run from outside withdraws its pending approvals, so no decision
+ *   can mint a grant for a run that stopped.
+ *
+ * Each function is one transaction (or one conditional statement) and is
+ * retried on transient database errors.
+ */
+
+export const activeStates = ["queued", "running"] as const;
+const lease = () => sql`now() + make_interval(secs => ${LEASE_SECONDS})`;
+
+export const pausedMessage = (handle: string) => `@${handle} is paused.`;
+
+/** The person behind a chain and the way it came, carried from run to run. */
+export interface Chain {
+  onBehalfOfUserId: string | null;
+  via: string[];
+  originSessionId: string | null;
+  originRoomId: string | null;
+}
+
+export function chainOf(run: Pick<AgentRun, "onBehalfOfUserId" | "via" | "originSessionId" | "originRoomId">): Chain {
+  return { onBehalfOfUserId: run.onBehalfOfUserId, via: [...run.via], originSessionId: run.originSessionId, originRoomId: run.originRoomId };
+}
+
+/**
+ * Stores the person's message, the (empty) reply row and the run, all at
+ * once: the reply exists from the start so steps attach to it while it
+ * streams. The run is claimed by `owner` with a lease it must keep renewing.
+ * A paused agent gets no run: `409 conflict:agent_paused`.
+ */
+export async function createChatRun(
+  db: Db,
+  input: { workspaceId: string; sessionId: string; userId: string; text: string; owner: string },
+): Promise<{ runId: string; userMessageId: string; replyMessageId: string }> {
+  return withDbRetry(() =>
+    db.transaction(async (tx) => {
+      const [session] = await tx
+        .select({ id: sessions.id, agentId: sessions.agentId })
+        .from(sessions)
+        .where(and(eq(sessions.id, input.sessionId), eq(sessions.workspaceId, input.workspaceId)))
+        .for("update");
+      if (!session) throw new AppError("not_found:session");
+      const [agent] = await tx.select({ model: agents.model, status: agents.status, handle: agents.handle }).from(agents).where(eq(agents.id, session.agentId));
+      if (!agent) throw new AppError("not_found:agent");
+      if (agent.status === "paused") {
+        throw new AppError("conflict:agent_paused", `${pausedMessage(agent.handle)} Nothing was sent; ask a manager to resume it.`, { details: { agent: agent.handle } });
+      }
+      const [busy] = await tx
+        .select({ id: agentRuns.id })
+        .from(agentRuns)
+        .where(and(eq(agentRuns.sessionId, input.sessionId), inArray(agentRuns.state, [...activeStates, "suspended"])))
+        .limit(1);
+      if (busy) throw new AppError("conflict:run", "The agent is still answering. Wait for it, or stop it first.", { details: { runId: busy.id } });
+
+      const now = new Date();
+      const [userMessage] = await tx
+        .insert(messages)
+        .values({ workspaceId: input.workspaceId, sessionId: input.sessionId, role: "user", content: input.text, userId: input.userId, createdAt: now })
+        .returning({ id: messages.id });
+      const [reply] = await tx
+        .insert(messages)
+        .values({ workspaceId: input.workspaceId, sessionId: input.sessionId, role: "assistant", content: "", createdAt: new Date(now.getTime() + 1) })
+        .returning({ id: messages.id });
+      const [run] = await tx
+        .insert(agentRuns)
+        .values({
+          workspaceId: input.workspaceId,
+          agentId: session.agentId,
+          sessionId: input.sessionId,
+          userId: input.userId,
+          onBehalfOfUserId: input.userId,
+          via: [],
+          originSessionId: input.sessionId,
+          trigger: "chat",
+          userMessageId: userMessage!.id,
+          replyMessageId: reply!.id,
+          model: agent.model,
+          state: "running",
+          claimedBy: input.owner,
+          leaseExpiresAt: lease(),
+          startedAt: now,
+        })
+        .returning({ id: agentRuns.id });
+      await tx.update(messages).set({ runId: run!.id }).where(inArray(messages.id, [userMessage!.id, reply!.id]));
+      await tx.update(sessions).set({ updatedAt: now }).where(eq(sessions.id, input.sessionId));
+      return { runId: run!.id, userMessageId: userMessage!.id, replyMessageId: reply!.id };
+    }),
+  );
+}
+
+export interface WakeInput {
+  workspaceId: string;
+  agentIds: string[];
+  trigger: "agent_message" | "room_post" | "mission" | "door";
+  threadId: string | null;
+  roomId: string | null;
+  sourceMessageId: string | null;
+  inputText: string;
+  hop: number;
+  chain: Chain;
+  owner: string;
+}
+
+/**
+ * Gives each agent a turn on a message (another agent's, a room post, a
+ * mission step, a door): one run per agent, claimed by `owner`. Paused
+ * agents get no run; they are returned so the caller can say so.
+ */
+export async function createWakeRuns(db: Db, input: WakeInput): Promise<{ runIds: string[]; paused: { id: string; handle: string }[] }> {
+  if (input.agentIds.length === 0) return { runIds: [], paused: [] };
+  return withDbRetry(() =>
+    db.transaction(async (tx) => {
+      const found = await tx
+        .select({ id: agents.id, handle: agents.handle, model: agents.model, status: agents.status })
+        .from(agents)
+        .where(and(eq(agents.workspaceId, input.workspaceId), inArray(agents.id, input.agentIds)))
+        // A pause committed before we read wins; one committed after waits for these runs to be created.
+        .for("share");
+      const active = found.filter((a) => a.status === "active");
+      const paused = found.filter((a) => a.status === "paused").map((a) => ({ id: a.id, handle: a.handle }));
+      if (active.length === 0) return { runIds: [], paused };
+      const created = await tx
+        .insert(agentRuns)
+        .values(
+          active.map((agent) => ({
+            workspaceId: input.workspaceId,
+            agentId: agent.id,
+            trigger: input.trigger,
+            threadId: input.threadId,
+            roomId: input.roomId,
+            sourceMessageId: input.sourceMessageId,
+            inputText: input.inputText,
+            hop: input.hop,
+            onBehalfOfUserId: input.chain.onBehalfOfUserId,
+            via: input.chain.via,
+            originSessionId: input.chain.originSessionId,
+            originRoomId: input.chain.originRoomId,
+            model: agent.model,
+            state: "running" as const,
+            claimedBy: input.owner,
+            leaseExpiresAt: lease(),
+            startedAt: new Date(),
+          })),
+        )
+        .returning({ id: agentRuns.id });
+      return { runIds: created.map((r) => r.id), paused };
+    }),
+  );
+}
+
+/** Renews our lease; tells whether the run was cancelled or taken from us meanwhile. */
+export async function renewLease(db: Db, runId: string, owner: string): Promise<"ok" | "cancel" | "lost"> {
+  try {
+    const [row] = await withDbRetry(() =>
+      db
+        .update(agentRuns)
+        .set({ leaseExpiresAt: lease() })
+        .where(and(eq(agentRuns.id, runId), eq(agentRuns.claimedBy, owner), eq(agentRuns.state, "running")))
+        .returning({ cancelRequestedAt: agentRuns.cancelRequestedAt }),
+    );
+    if (!row) return "lost";
+    return row.cancelRequestedAt ? "cancel" : "ok";
+  } catch {
+    return "ok";
+  }
+}
+
+export async function markFirstToken(db: Db, runId: string): Promise<void> {
+  await db
+    .update(agentRuns)
+    .set({ firstTokenAt: sql`coalesce(${agentRuns.firstTokenAt}, now())` })
+    .where(eq(agentRuns.id, runId))
+    .catch(() => undefined);
+}
+
+/** Adds one model call's usage to the run's totals. */
+export async function addRunUsage(db: Db, runId: string, usage: { inputTokens: number; outputTokens: number; credits: number; callNumber: number }): Promise<void> {
+  await withDbRetry(() =>
+    db
+      .update(agentRuns)
+      .set({
+        inputTokens: sql`${agentRuns.inputTokens} + ${usage.inputTokens}`,
+        outputTokens: sql`${agentRuns.outputTokens} + ${usage.outputTokens}`,
+        credits: sql`${agentRuns.credits} + ${usage.credits}`,
+        modelCalls: usage.callNumber + 1,
+      })
+      .where(eq(agentRuns.id, runId)),
+  );
+}
+
+/** A new step of the run, running, at `position`; the run's step count follows. */
+export async function recordStepStart(
+  db: Db,
+  run: AgentRun,
+  step: { position: number; callId: string; tool: string; input: Record<string, unknown> },
+): Promise<string> {
+  return withDbRetry(() =>
+    db.transaction(async (tx) => {
+      const [row] = await tx
+        .insert(steps)
+        .values({
+          workspaceId: run.workspaceId,
+          runId: run.id,
+          messageId: run.replyMessageId,
+          position: step.position,
+          callId: step.callId,
+          tool: step.tool,
+          input: step.input,
+          status: "running",
+          startedAt: new Date(),
+        })
+        .returning({ id: steps.id });
+      await tx.update(agentRuns).set({ stepCount: step.position }).where(eq(agentRuns.id, run.id));
+      return row!.id;
+    }),
+  );
+}
+
+export type StepEnd = { status: "succeeded" | "failed" | "refused" | "unconfirmed"; output?: unknown; error?: string | null; taint?: string[] };
+
+export async function recordStepFinish(db: Db, stepId: string, input: Record<string, unknown>, end: StepEnd): Promise<void> {
+  await withDbRetry(() =>
+    db
+      .update(steps)
+      .set({ status: end.status, input, output: end.output ?? null, error: end.error ?? null, taint: end.taint ?? [], finishedAt: new Date() })
+      .where(eq(steps.id, stepId)),
+  );
+}
+
+export async function recordTaint(db: Db, runId: string, taint: TaintSource[]): Promise<void> {
+  await withDbRetry(() => db.update(agentRuns).set({ taint }).where(eq(agentRuns.id, runId)));
+}
+
+export interface NewApproval {
+  stepId: string;
+  callId: string;
+  tool: string;
+  input: Record<string, unknown>;
+  category: ApprovalCategory;
+  reason: string;
+  preview: ToolPreview;
+  fingerprint: string;
+}
+
+/**
+ * Suspends the run in one transaction: the approval (with the person behind
+ * the chain and the agents it came through), the step waiting for it,
+ * `approval_required` then `run_suspended` in the journal, and the
+ * checkpoint of the whole loop state. Nothing of the call has run.
+ */
+export async function suspendWithCheckpoint(
+  db: Db,
+  bus: EventBus,
+  input: { run: AgentRun; owner: string; state: LoopState; approval: NewApproval },
+): Promise<{ approvalId: string }> {
+  const { run, state, approval: pending } = input;
+  const { approvalId, seq } = await withDbRetry(() =>
+    db.transaction(async (tx) => {
+      const [ws] = await tx.select({ settings: workspaces.settings }).from(workspaces).where(eq(workspaces.id, run.workspaceId));
+      const ttl = workspacePolicy(ws?.settings).approvalTtlSeconds;
+      const [approval] = await tx
+        .insert(approvals)
+        .values({
+          workspaceId: run.workspaceId,
+          runId: run.id,
+          stepId: pending.stepId,
+          agentId: run.agentId,
+          requestedByUserId: run.onBehalfOfUserId ?? run.userId,
+          onBehalfOfUserId: run.onBehalfOfUserId,
+          via: run.via,
+          category: pending.category,
+          tool: pending.tool,
+          callId: pending.callId,
+          input: pending.input,
+          preview: pending.preview,
+          fingerprint: pending.fingerprint,
+          taintSources: state.taint,
+          expiresAt: sql`now() + make_interval(secs => ${ttl})`,
+        })
+        .returning({ id: approvals.id, expiresAt: approvals.expiresAt });
+      await tx.update(steps).set({ status: "awaiting_approval", fingerprint: pending.fingerprint }).where(eq(steps.id, pending.stepId));
+      const seq = await insertRunEvents(tx, run.id, input.owner, [
+        {
+          type: "approval_required",
+          payload: {
+            approvalId: approval!.id,
+            stepId: pending.stepId,
+            callId: pending.callId,
+            tool: pending.tool,
+            category: pending.category,
+            reason: pending.reason,
+            preview: pending.preview,
+            taintSources: state.taint,
+            expiresAt: approval!.expiresAt.toISOString(),
+          },
+        },
+        { type: "run_suspended", payload: { approvalId: approval!.id } },
+      ]);
+      const [suspended] = await tx
+        .update(agentRuns)
+        .set({ state: "suspended", checkpoint: state, claimedBy: null, leaseExpiresAt: null })
+        .where(and(eq(agentRuns.id, run.id), eq(agentRuns.claimedBy, input.owner), eq(agentRuns.state, "running")))
+        .returning({ id: agentRuns.id });
+      if (!suspended) throw new AppError("conflict:run", "The run was taken over while suspending.");
+      return { approvalId: approval!.id, seq };
+    }),
+  );
+  await notifyRun(bus, run.id, seq);
+  return { approvalId };
+}
+
+/**
+ * Claims a suspended run whose approval was decided, for `owner` alone: the
+ * run goes back to running under our lease and the approval is marked
+ * resumed, in one transaction. Of racing resumers (a double click, the
+ * sweeper, another instance) exactly one gets the approval; the rest get null.
+ */
+export async function claimResume(db: Db, bus: EventBus, runId: string, owner: string): Promise<Approval | null> {
+  const claimed = await withDbRetry(() =>
+    db.transaction(async (tx) => {
+      const [approval] = await tx
+        .select()
+        .from(approvals)
+        .where(and(eq(approvals.runId, runId), inArray(approvals.status, ["approved", "rejected", "expired"]), isNull(approvals.resumedAt)))
+        .orderBy(asc(approvals.decidedAt))
+        .limit(1)
+        // Wait for, rather than skip, a row locked by a decision still in flight.
+        .for("update");
+      if (!approval) return null;
+      const [run] = await tx
+        .update(agentRuns)
+        .set({ state: "running", claimedBy: owner, leaseExpiresAt: lease() })
+        .where(and(eq(agentRuns.id, runId), eq(agentRuns.state, "suspended")))
+        .returning({ id: agentRuns.id });
+      if (!run) return null;
+      await tx.update(approvals).set({ resumedAt: new Date() }).where(eq(approvals.id, approval.id));
+      const seq = await insertRunEvents(tx, runId, owner, [{ type: "run_resumed", payload: { approvalId: approval.id } }]);
+      return { approval, seq };
+    }),
+  );
+  if (!claimed) return null;
+  await notifyRun(bus, runId, claimed.seq);
+  return claimed.approval;
+}
+
+/**
+ * Takes over a running run whose lease expired (its process died), for
+ * `owner`, when it can be carried on from its checkpoint: it was resumed on
+ * an approval and has not finished. Returns the approval it resumed on, or
+ * null when the run is not ours to recover (then the sweeper fails it).
+ */
+export async function claimOrphanForRecovery(db: Db, bus: EventBus, runId: string, owner: string): Promise<Approval | null> {
+  const claimed = await withDbRetry(() =>
+    db.transaction(async (tx) => {
+      const [run] = await tx
+        .update(agentRuns)
+        .set({ claimedBy: owner, leaseExpiresAt: lease() })
+        .where(
+          and(
+            eq(agentRuns.id, runId),
+            eq(agentRuns.state, "running"),
+            lt(agentRuns.leaseExpiresAt, sql`now()`),
+            sql`${agentRuns.checkpoint} is not null`,
+            isNull(agentRuns.cancelRequestedAt),
+          ),
+        )
+        .returning({ id: agentRuns.id });
+      if (!run) return null;
+      const [approval] = await tx
+        .select()
+        .from(approvals)
+        .where(and(eq(approvals.runId, runId), sql`${approvals.resumedAt} is not null`))
+        .orderBy(sql`${approvals.resumedAt} desc`)
+        .limit(1);
+      if (!approval) throw new AppError("internal:checkpoint", "The run has a checkpoint but no approval it resumed on.");
+      const seq = await insertRunEvents(tx, runId, owner, [{ type: "run_resumed", payload: { approvalId: approval.id, recovered: true } }]);
+      return { approval, seq };
+    }),
+  );
+  if (!claimed) return null;
+  await notifyRun(bus, runId, claimed.seq);
+  return claimed.approval;
+}
+
+/** The steps a crashed driver left behind, with whether their effect was dispatched. */
+export async function stepsOfRun(db: Db, runId: string) {
+  return db
+    .select({
+      id: steps.id,
+      callId: steps.callId,
+      tool: steps.tool,
+      status: steps.status,
+      output: steps.output,
+      error: steps.error,
+      taint: steps.taint,
+      input: steps.input,
+      dispatched: sql<boolean>`exists (select 1 from run_events e where e.run_id = ${steps.runId} and e.type = 'dispatch_started' and e.payload->>'stepId' = ${steps.id}::text)`,
+    })
+    .from(steps)
+    .where(eq(steps.runId, runId))
+    .orderBy(asc(steps.position));
+}
+
+/** Ends the run we drive, once, with its terminal event; false when it was no longer ours to end. */
+export async function finishRun(
+  db: Db,
+  bus: EventBus,
+  input: { runId: string; owner: string; state: "succeeded" | "failed" | "cancelled"; replyText: string; code?: string; message?: string; event: RunEventInput },
+): Promise<boolean> {
+  const seq = await withDbRetry(() =>
+    db.transaction(async (tx) => {
+      const [row] = await tx
+        .update(agentRuns)
+        .set({
+          state: input.state,
+          error: input.message ?? null,
+          errorCode: input.code ?? null,
+          claimedBy: null,
+          leaseExpiresAt: null,
+          checkpoint: null,
+          finishedAt: new Date(),
+        })
+        .where(and(eq(agentRuns.id, input.runId), eq(agentRuns.claimedBy, input.owner), eq(agentRuns.state, "running")))
+        .returning({ replyMessageId: agentRuns.replyMessageId });
+      if (!row) return null;
+      if (row.replyMessageId) await tx.update(messages).set({ content: input.replyText }).where(eq(messages.id, row.replyMessageId));
+      return insertRunEvents(tx, input.runId, null, [input.event]);
+    }),
+  );
+  if (seq === null) return false;
+  await notifyRun(bus, input.runId, seq);
+  return true;
+}
+
+/** Asks the driver of a running run to stop at its next step. */
+export async function requestCancel(db: Db, runId: string): Promise<boolean> {
+  const [marked] = await withDbRetry(() =>
+    db
+      .update(agentRuns)
+      .set({ cancelRequestedAt: new Date() })
+      .where(and(eq(agentRuns.id, runId), eq(agentRuns.state, "running")))
+      .returning({ id: agentRuns.id }),
+  );
+  return !!marked;
+}
+
+/**
+ * Marks a run failed (or cancelled) from outside its driver, once: the
+ * conditional update picks the run only while it is still in one of `from`.
+ * In the same transaction its pending approvals are withdrawn (a later
+ * decision gets `409 conflict:approval`) and the terminal event closes the
+ * journal.
+ */
+export async function endRunFromOutside(
+  db: Db,
+  bus: EventBus,
+  runId: string,
+  options: { from: readonly ("queued" | "running" | "suspended")[]; to: "failed" | "cancelled"; code: string; message: string; staleOnly?: boolean },
+): Promise<boolean> {
+  const ended = await withDbRetry(() =>
+    db.transaction(async (tx) => {
+      const [run] = await tx
+        .update(agentRuns)
+        .set({
+          state: options.to,
+          error: options.to === "failed" ? options.message : null,
+          errorCode: options.to === "failed" ? options.code : null,
+          claimedBy: null,
+          leaseExpiresAt: null,
+          finishedAt: new Date(),
+        })
+        .where(
+          and(
+            eq(agentRuns.id, runId),
+            inArray(agentRuns.state, [...options.from]),
+            options.staleOnly ? lt(agentRuns.leaseExpiresAt, sql`now()`) : undefined,
+          ),
+        )
+        .returning();
+      if (!run) return null;
+      const withdrawn = await tx
+        .update(approvals)
+        .set({ status: "withdrawn", decidedAt: new Date(), reason: options.to === "cancelled" ? "The run was stopped before a decision." : `The run ended: ${options.message}` })
+        .where(and(eq(approvals.runId, runId), eq(approvals.status, "pending")))
+        .returning({ id: approvals.id, tool: approvals.tool });
+      // Keep the partial reply the journal holds, so the person sees what was said before it stopped.
+      if (run.replyMessageId) await tx.update(messages).set({ content: await journalText(tx, runId) }).where(eq(messages.id, run.replyMessageId));
+      const seq = await insertRunEvents(tx, runId, null, [
+        options.to === "failed"
+          ? { type: "run_failed", payload: { code: options.code, message: options.message } }
+          : { type: "run_cancelled", payload: { reason: options.message } },
+      ]);
+      return { run, seq, withdrawn };
+    }),
+  );
+  if (!ended) return false;
+  await notifyRun(bus, runId, ended.seq);
+  for (const w of ended.withdrawn) await bus.publish(`approvals:${ended.run.workspaceId}`, { approvalId: w.id, status: "withdrawn" });
+  if (ended.withdrawn.length > 0) {
+    await recordFeed(
+      db,
+      bus,
+      ended.withdrawn.map((w) => ({
+        workspaceId: ended.run.workspaceId,
+        kind: "approval_decided" as const,
+        agentId: ended.run.agentId,
+        runId,
+        approvalId: w.id,
+        payload: { status: "withdrawn", tool: w.tool, reason: "The run was stopped." },
+      })),
+    );
+  }
+  const [agent] = await db.select({ handle: agents.handle }).from(agents).where(eq(agents.id, ended.run.agentId));
+  await recordRunFinished({ db, bus }, ended.run, agent?.handle, options.to, options.to === "failed" ? { code: options.code, message: options.message } : undefined);
+  return true;
+}
+
+/** Suspended runs whose approval was decided (or expired) but that nobody resumed yet. */
+export async function listResumableRuns(db: Db, limit = 50): Promise<string[]> {
+  const rows = await db
+    .selectDistinct({ runId: approvals.runId })
+    .from(approvals)
+    .innerJoin(agentRuns, eq(agentRuns.id, approvals.runId))
+    .where(and(ne(approvals.status, "pending"), ne(approvals.status, "withdrawn"), isNull(approvals.resumedAt), eq(agentRuns.state, "suspended")))
+    .limit(limit);
+  return rows.map((r) => r.runId);
+}

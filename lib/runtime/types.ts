@@ -1,0 +1,65 @@
+import type { Database } from "../db/client";
+import type { Agent, AgentRun, TaintSource } from "../db/schema";
+import type { ModelResolver } from "../models/registry";
+import type { ContentBlock, ModelMessage } from "../models/types";
+import type { CircuitBreakers, PolicyGate, ProposedCall } from "../safety/dispatch";
+import type { AnyTool, ToolRegistry } from "../tools/registry";
+import type { EventBus } from "./bus";
+import type { RunJournal } from "./run-journal";
+
+export interface RuntimeDeps {
+  db: Database;
+  bus: EventBus;
+  models: ModelResolver;
+  tools: ToolRegistry;
+  encryptionKey: Buffer;
+  /** Names this process in run claims. */
+  instanceId: string;
+  /** Most model calls in one run. */
+  maxSteps: number;
+  maxTokens: number;
+  /** How long text deltas are gathered into one journal row (0: one row per delta). */
+  coalesceMs: number;
+  heartbeatMs: number;
+  breakers: CircuitBreakers;
+  /** An extra policy hook applied before the workspace policy; it can tighten or rewrite, never waive. */
+  gate?: PolicyGate;
+  /** Checked before every model call; throws (e.g. `budget_exceeded`) to stop the run before it spends. */
+  checkBudget?: (input: { workspaceId: string; agentId: string; runId: string }) => Promise<void>;
+}
+
+export type ToolResultBlock = Extract<ContentBlock, { type: "tool_result" }>;
+
+/**
+ * Everything needed to continue a run in any process: stored as the run's
+ * checkpoint when it suspends, read back when it resumes (schema: `checkpoint.ts`).
+ */
+export interface LoopState {
+  version: 2;
+  system: string;
+  conversation: ModelMessage[];
+  fullText: string;
+  position: number;
+  modelCalls: number;
+  taint: TaintSource[];
+  /** The model's current batch of tool calls, the ones still to dispatch, and the results so far. */
+  batch: ProposedCall[];
+  pending: ProposedCall[];
+  results: ToolResultBlock[];
+}
+
+/** Starts driving runs this process just created and claimed (agents woken by a message). */
+export type StartRuns = (runIds: string[]) => void;
+
+/** What one call of a run needs: the run, its agent, its journal writer, its loop state. */
+export interface CallContext {
+  deps: RuntimeDeps;
+  run: AgentRun;
+  agent: Agent;
+  journal: RunJournal;
+  allowed: AnyTool[];
+  state: LoopState;
+  signal: AbortSignal;
+  /** Hands runs created by a tool's follow-up work to the runtime. */
+  startRuns: StartRuns;
+}
