@@ -4,7 +4,7 @@ import Link from "next/link";
 import { useState } from "react";
 import { AppError } from "@/lib/errors";
 import { useApi, useWorkspace } from "../providers";
-import { categoryLabels, timeLeft, type ApprovalItem } from "./types";
+import { categoryLabels, originHref, requestLine, timeLeft, type ApprovalItem } from "./types";
 
 export function PreviewCard({ preview }: { preview: ApprovalItem["preview"] }) {
   return (
@@ -47,12 +47,11 @@ export function TaintList({ item, slug }: { item: ApprovalItem; slug: string }) 
   );
 }
 
-export function ApprovalCard({ item, now, viewerId, canDecide, fourEyes, onDecided }: {
+export function ApprovalCard({ item, now, viewerId, canDecide, onDecided }: {
   item: ApprovalItem;
   now: number;
   viewerId: string;
   canDecide: boolean;
-  fourEyes: boolean;
   onDecided: () => void;
 }) {
   const api = useApi();
@@ -62,7 +61,9 @@ export function ApprovalCard({ item, now, viewerId, canDecide, fourEyes, onDecid
   const [edited, setEdited] = useState(() => JSON.stringify(item.input, null, 2));
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  const ownRequest = fourEyes && item.requestedByUserId === viewerId;
+  const ownRequest = item.fourEyes && (item.onBehalfOfUserId ?? item.requestedByUserId) === viewerId;
+  const origin = originHref(slug, item);
+  const identical = item.identical?.count ?? 1;
 
   async function decide(decision: "approve" | "reject", extra: { reason?: string; input?: Record<string, unknown> } = {}) {
     setBusy(true);
@@ -103,7 +104,14 @@ export function ApprovalCard({ item, now, viewerId, canDecide, fourEyes, onDecid
         <span className="flex items-center gap-1 text-slate-600">
           <span aria-hidden className="inline-block h-2 w-2 rounded-full" style={{ backgroundColor: item.agent.color }} />@{item.agent.handle}
         </span>
-        <span className="text-slate-500">asked by {item.requestedBy ?? "an agent"}</span>
+        <span className="text-slate-500" data-testid="approval-requester">
+          {requestLine(item)}
+        </span>
+        {identical > 1 ? (
+          <span className="rounded bg-amber-50 px-1.5 py-0.5 font-medium text-amber-800 ring-1 ring-amber-200" title="Deciding applies to the request shown; the others stay waiting.">
+            {identical} identical requests
+          </span>
+        ) : null}
         <span className={`ml-auto font-medium ${left === "expired" ? "text-rose-700" : "text-slate-700"}`} title={new Date(item.expiresAt).toLocaleString()}>
           {left}
         </span>
@@ -114,15 +122,20 @@ export function ApprovalCard({ item, now, viewerId, canDecide, fourEyes, onDecid
         <pre className="mt-1 overflow-x-auto rounded bg-slate-900 p-2 text-slate-100">{JSON.stringify(item.input, null, 2)}</pre>
       </details>
       <TaintList item={item} slug={slug} />
-      {item.sessionId ? (
-        <Link className="inline-block text-sm text-indigo-700 hover:underline" href={`/w/${slug}/chat/${item.sessionId}`}>
-          See the conversation that led to this →
+      {origin ? (
+        <Link className="inline-block text-sm text-indigo-700 hover:underline" href={origin}>
+          {item.originRoom ? `See the post in #${item.originRoom} that began this →` : "See the conversation that led to this →"}
         </Link>
+      ) : null}
+      {identical > 1 ? (
+        <p className="text-xs text-slate-600">
+          {identical - 1} more {identical === 2 ? "run asks" : "runs ask"} for exactly this. A decision here applies to this request only; the next one is shown after it.
+        </p>
       ) : null}
       {canDecide ? (
         <div className="space-y-2 border-t border-slate-100 pt-3">
           {ownRequest ? (
-            <p className="text-xs text-slate-600">You started this run: this workspace needs someone else to approve it. You can still reject it.</p>
+            <p className="text-xs text-slate-600">This was asked on your behalf: this workspace needs someone else to approve it. You can still reject it.</p>
           ) : null}
           {mode === "reject" ? (
             <div className="space-y-2">

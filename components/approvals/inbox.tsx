@@ -5,7 +5,7 @@ import { useEffect, useMemo, useState } from "react";
 import { useApi, useWorkspace } from "../providers";
 import { ApprovalCard, TaintList } from "./approval-card";
 import { useLiveApprovals } from "./live-approvals";
-import { categoryLabels, type ApprovalItem } from "./types";
+import { categoryLabels, requestLine, type ApprovalItem } from "./types";
 
 function useNow(intervalMs = 30_000) {
   const [now, setNow] = useState(() => Date.now());
@@ -16,7 +16,7 @@ function useNow(intervalMs = 30_000) {
   return now;
 }
 
-export function ApprovalsInbox({ viewerId, canDecide, fourEyesCategories }: { viewerId: string; canDecide: boolean; fourEyesCategories: string[] }) {
+export function ApprovalsInbox({ viewerId, canDecide }: { viewerId: string; canDecide: boolean }) {
   const [tab, setTab] = useState<"pending" | "history">("pending");
   return (
     <div className="space-y-4">
@@ -33,12 +33,12 @@ export function ApprovalsInbox({ viewerId, canDecide, fourEyesCategories }: { vi
           </button>
         ))}
       </div>
-      {tab === "pending" ? <Pending viewerId={viewerId} canDecide={canDecide} fourEyesCategories={fourEyesCategories} /> : <History />}
+      {tab === "pending" ? <Pending viewerId={viewerId} canDecide={canDecide} /> : <History />}
     </div>
   );
 }
 
-function Pending({ viewerId, canDecide, fourEyesCategories }: { viewerId: string; canDecide: boolean; fourEyesCategories: string[] }) {
+function Pending({ viewerId, canDecide }: { viewerId: string; canDecide: boolean }) {
   const api = useApi();
   const { slug } = useWorkspace();
   const queryClient = useQueryClient();
@@ -59,7 +59,7 @@ function Pending({ viewerId, canDecide, fourEyesCategories }: { viewerId: string
     <section aria-label="Pending approvals" className="space-y-3">
       <div className="flex items-center justify-between">
         <p className="text-sm text-slate-600" aria-live="polite">
-          {query.data ? `${query.data.approvals.length} waiting for a decision` : "Loading…"}
+          {query.data ? `${query.data.approvals.reduce((n, a) => n + (a.identical?.count ?? 1), 0)} waiting for a decision` : "Loading…"}
         </p>
         <label className="flex items-center gap-2 text-sm text-slate-600">
           Sort
@@ -82,7 +82,6 @@ function Pending({ viewerId, canDecide, fourEyesCategories }: { viewerId: string
               now={now}
               viewerId={viewerId}
               canDecide={canDecide}
-              fourEyes={fourEyesCategories.includes(item.category)}
               onDecided={() => void queryClient.invalidateQueries({ queryKey: ["approvals", slug] })}
             />
           </li>
@@ -96,6 +95,7 @@ const statusStyles: Record<string, string> = {
   approved: "bg-emerald-50 text-emerald-700",
   rejected: "bg-rose-50 text-rose-700",
   expired: "bg-slate-100 text-slate-600",
+  withdrawn: "bg-slate-100 text-slate-600",
 };
 
 function History() {
@@ -131,6 +131,7 @@ function History() {
             <option value="all">Any</option>
             <option value="decided">Approved or rejected</option>
             <option value="expired">Expired</option>
+            <option value="withdrawn">Withdrawn (run stopped)</option>
           </select>
         </label>
         <label className="text-sm text-slate-600">
@@ -174,10 +175,11 @@ function History() {
             <div className="flex flex-wrap items-center gap-2 text-xs">
               <span className={`rounded px-2 py-0.5 font-medium capitalize ${statusStyles[item.status] ?? ""}`}>{item.status}</span>
               <span className="rounded bg-slate-100 px-1.5 py-0.5 font-mono">{item.tool}</span>
-              <span className="text-slate-600">@{item.agent.handle}</span>
+              <span className="text-slate-600">{requestLine(item)}</span>
               <span className="text-slate-500">{categoryLabels[item.category] ?? item.category}</span>
               <span className="ml-auto text-slate-500">
-                {item.status === "expired" ? "expired" : `by ${item.decidedBy ?? "?"}`} · {item.decidedAt ? new Date(item.decidedAt).toLocaleString() : ""}
+                {item.status === "expired" ? "expired" : item.status === "withdrawn" ? "the run was stopped" : `by ${item.decidedBy ?? "?"}`} ·{" "}
+                {item.decidedAt ? new Date(item.decidedAt).toLocaleString() : ""}
               </span>
             </div>
             <div className="text-sm">

@@ -9,7 +9,7 @@ export interface ApprovalItem {
   editedInput: Record<string, unknown> | null;
   preview: { title: string; fields: { label: string; value: string }[]; body?: string };
   taintSources: { source: string; stepId: string | null }[];
-  status: "pending" | "approved" | "rejected" | "expired";
+  status: "pending" | "approved" | "rejected" | "expired" | "withdrawn";
   reason: string | null;
   expiresAt: string;
   createdAt: string;
@@ -18,6 +18,18 @@ export interface ApprovalItem {
   requestedBy: string | null;
   requestedByUserId: string | null;
   sessionId: string | null;
+  /** The person behind the chain that led to this request, and the agents it came through before the asking one. */
+  onBehalfOf: string | null;
+  onBehalfOfUserId: string | null;
+  via: string[];
+  /** The conversation that began the chain: a chat session or a room. */
+  originSessionId: string | null;
+  originRoomId: string | null;
+  originRoom: string | null;
+  /** Whether this workspace needs someone other than `onBehalfOf` to approve it. */
+  fourEyes: boolean;
+  /** Pending only: identical requests (same agent, tool and input) shown as this one. */
+  identical?: { count: number; ids: string[] };
   agent: { id: string; handle: string; name: string; color: string };
 }
 
@@ -37,4 +49,18 @@ export function timeLeft(expiresAt: string, now: number): string {
   if (minutes < 60) return `${minutes} min left`;
   const hours = Math.floor(minutes / 60);
   return `${hours} h ${minutes % 60} min left`;
+}
+
+/** "asked by @herald for Rita, via @atlas". */
+export function requestLine(item: Pick<ApprovalItem, "agent" | "onBehalfOf" | "requestedBy" | "via">): string {
+  const person = item.onBehalfOf ?? item.requestedBy;
+  const via = item.via.length ? `, via ${item.via.map((h) => `@${h}`).join(" → ")}` : "";
+  return `asked by @${item.agent.handle}${person ? ` for ${person}` : ""}${via}`;
+}
+
+/** Where the chain began: the chat session or the room. */
+export function originHref(slug: string, item: Pick<ApprovalItem, "originSessionId" | "originRoomId" | "sessionId">): string | null {
+  if (item.originSessionId) return `/w/${slug}/chat/${item.originSessionId}`;
+  if (item.originRoomId) return `/w/${slug}/rooms/${item.originRoomId}`;
+  return item.sessionId ? `/w/${slug}/chat/${item.sessionId}` : null;
 }

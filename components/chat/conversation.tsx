@@ -64,6 +64,8 @@ export function Conversation({ sessionId, currentUserId }: { sessionId: string; 
       setDraft((current) => current || text);
       // Another tab may have started a run: the history will show it and we attach.
       if (error instanceof AppError && error.code === "conflict:run") void queryClient.invalidateQueries({ queryKey: sessionKey });
+      // Paused meanwhile: refresh the agent so the banner shows.
+      if (error instanceof AppError && error.code === "conflict:agent_paused") void queryClient.invalidateQueries({ queryKey: chatKeys.agents(workspace.slug) });
     },
   });
   const stop = useMutation({
@@ -72,8 +74,15 @@ export function Conversation({ sessionId, currentUserId }: { sessionId: string; 
 
   const session = history.data?.session;
   const offline = session?.agent.model === OFFLINE_MODEL;
-  const agentTools = agents.data?.agents.find((a) => a.id === session?.agent.id)?.tools ?? null;
-  const readOnlyReason = session && session.userId !== currentUserId ? "Only the person who started this chat can write in it." : null;
+  const agentRow = agents.data?.agents.find((a) => a.id === session?.agent.id);
+  const agentTools = agentRow?.tools ?? null;
+  const paused = agentRow?.status === "paused";
+  const readOnlyReason =
+    session && session.userId !== currentUserId
+      ? "Only the person who started this chat can write in it."
+      : paused && session
+        ? `@${session.agent.handle} is paused: it does not answer until a manager resumes it.`
+        : null;
   const postedInHistory = !!posted && messages.some((m) => m.run?.id === posted.runId);
   const ready = history.isSuccess && !finished.pending;
   // `#step-<id>` links (from the feed, a run page or an approval) open at that step once it is on the page.
@@ -146,6 +155,8 @@ export function Conversation({ sessionId, currentUserId }: { sessionId: string; 
           </span>
         ) : null}
       </header>
+
+      {paused && agent ? <PausedBanner handle={agent.handle} slug={workspace.slug} agentId={agent.id} /> : null}
 
       <div
         ref={scroller}
@@ -220,6 +231,19 @@ export function Conversation({ sessionId, currentUserId }: { sessionId: string; 
         stopping={stop.isPending || (stop.isSuccess && stop.variables === liveRunId && running)}
         readOnlyReason={readOnlyReason}
       />
+    </div>
+  );
+}
+
+/** Shown while the chat's agent is paused: nothing sent here would start it. */
+function PausedBanner({ handle, slug, agentId }: { handle: string; slug: string; agentId: string }) {
+  return (
+    <div role="status" data-testid="paused-banner" className="border-b border-amber-200 bg-amber-50 px-5 py-2 text-sm text-amber-900">
+      <span className="font-medium">@{handle} is paused.</span> It does not answer messages, room posts or other agents until a manager resumes it{" "}
+      <Link href={`/w/${slug}/agents/${agentId}`} className="font-medium underline">
+        on its page
+      </Link>
+      .
     </div>
   );
 }

@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray, isNull, lt, ne, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { agentRuns, agents, approvals, messages, sessions, steps, workspaces, type AgentRun, type Approval, type TaintSource } from "../db/schema";
+import { agentRuns, agents, approvals, executionGrants, messages, sessions, steps, workspaces, type AgentRun, type Approval, type TaintSource } from "../db/schema";
 import { AppError } from "../errors";
 import { recordFeed, recordRunFinished } from "../feed/feed";
 import type { ApprovalCategory } from "../safety/policy";
@@ -384,6 +384,7 @@ export async function claimOrphanForRecovery(db: Db, bus: EventBus, runId: strin
           and(
             eq(agentRuns.id, runId),
             eq(agentRuns.state, "running"),
+            isNull(agentRuns.journalClosedAt),
             lt(agentRuns.leaseExpiresAt, sql`now()`),
             sql`${agentRuns.checkpoint} is not null`,
             isNull(agentRuns.cancelRequestedAt),
@@ -419,11 +420,17 @@ export async function stepsOfRun(db: Db, runId: string) {
       error: steps.error,
       taint: steps.taint,
       input: steps.input,
-      dispatched: sql<boolean>`exists (select 1 from run_events e where e.run_id = ${steps.runId} and e.type = 'dispatch_started' and e.payload->>'stepId' = ${steps.id}::text)`,
+      dispatched: sql<boolean>`exists (select 1 from run_events e where e.run_id = "steps"."run_id" and e.type = 'dispatch_started' and e.payload->>'stepId' = "steps"."id"::text)`,
     })
     .from(steps)
     .where(eq(steps.runId, runId))
     .orderBy(asc(steps.position));
+}
+
+/** Whether the grant of an approval was used: the effect it allowed may have happened. */
+export async function grantConsumed(db: Db, approvalId: string): Promise<boolean> {
+  const [row] = await db.select({ consumedAt: executionGrants.consumedAt }).from(executionGrants).where(eq(executionGrants.approvalId, approvalId));
+  return !!row?.consumedAt;
 }
 
 /** Ends the run we drive, once, with its terminal event; false when it was no longer ours to end. */
@@ -498,6 +505,8 @@ export async function endRunFromOutside(
           and(
             eq(agentRuns.id, runId),
             inArray(agentRuns.state, [...options.from]),
+            // A run whose journal is closed has ended: whatever its row says, it is not ended twice.
+            isNull(agentRuns.journalClosedAt),
             options.staleOnly ? lt(agentRuns.leaseExpiresAt, sql`now()`) : undefined,
           ),
         )

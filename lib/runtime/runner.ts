@@ -15,7 +15,7 @@ import { postReply } from "./delivery";
 import { recordFeed, recordRunFinished } from "../feed/feed";
 import { journalText } from "./runs";
 import { chargeModelCall } from "./run-usage";
-import { finishRun, markFirstToken, recordStepFinish, renewLease, stepsOfRun } from "./run-state";
+import { finishRun, grantConsumed, markFirstToken, recordStepFinish, renewLease, stepsOfRun } from "./run-state";
 import { dispatchCall, finishStep, resumeCall, stepResult, suspendRun } from "./tool-call";
 import type { CallContext, LoopState, RuntimeDeps, StartRuns } from "./types";
 
@@ -293,7 +293,7 @@ async function settleAfterCrash(ctx: CallContext, approval: Approval): Promise<v
     let result;
     if (!unfinished(step.status)) {
       result = stepResult(call.id, { status: step.status as "succeeded", output: step.output, error: step.error });
-    } else if (step.dispatched) {
+    } else if (step.dispatched || (call.id === approval.callId && (await grantConsumed(deps.db, approval.id)))) {
       result = await finishStep(ctx, ref, { status: "unconfirmed", error: `The server stopped while \`${call.name}\` was running; whether it took effect is unknown, so it was not run again.` });
     } else if (call.id === approval.callId && step.status === "awaiting_approval") {
       result = await resumeCall(ctx, call, approval);

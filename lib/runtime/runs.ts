@@ -1,4 +1,4 @@
-import { and, eq, inArray, lt, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull, lt, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { agentRuns, runEvents } from "../db/schema";
 import { AppError } from "../errors";
@@ -29,7 +29,7 @@ export async function listOrphanedRuns(db: Db, limit = 50): Promise<string[]> {
   const rows = await db
     .select({ id: agentRuns.id })
     .from(agentRuns)
-    .where(and(inArray(agentRuns.state, ["queued", "running"]), lt(agentRuns.leaseExpiresAt, sql`now()`)))
+    .where(and(inArray(agentRuns.state, ["queued", "running"]), lt(agentRuns.leaseExpiresAt, sql`now()`), isNull(agentRuns.journalClosedAt)))
     .limit(limit);
   return rows.map((r) => r.id);
 }

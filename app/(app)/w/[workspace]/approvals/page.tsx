@@ -1,9 +1,5 @@
 import type { Metadata } from "next";
-import { eq } from "drizzle-orm";
-import { workspaces } from "@/lib/db/schema";
 import { requireWorkspacePage } from "@/lib/http/page";
-import { workspacePolicy } from "@/lib/safety/policy";
-import { getServer } from "@/lib/server";
 import { hasRole } from "@/lib/workspaces/roles";
 import { ApprovalsInbox } from "@/components/approvals/inbox";
 
@@ -11,9 +7,6 @@ export const metadata: Metadata = { title: "Approvals" };
 
 export default async function ApprovalsPage({ params }: { params: Promise<{ workspace: string }> }) {
   const { workspace, user } = await requireWorkspacePage((await params).workspace);
-  const { db } = await getServer();
-  const [ws] = await db.select({ settings: workspaces.settings }).from(workspaces).where(eq(workspaces.id, workspace.id));
-  const policy = workspacePolicy(ws?.settings);
   return (
     <div className="mx-auto max-w-4xl space-y-6">
       <header>
@@ -22,7 +15,7 @@ export default async function ApprovalsPage({ params }: { params: Promise<{ work
           Agent actions that need a person before they happen. Each decision applies to exactly the call shown, once.
         </p>
       </header>
-      <ApprovalsInbox viewerId={user.id} canDecide={hasRole(workspace.role, "reviewer")} fourEyesCategories={policy.fourEyesCategories} />
+      <ApprovalsInbox viewerId={user.id} canDecide={hasRole(workspace.role, "reviewer")} />
     </div>
   );
 }
