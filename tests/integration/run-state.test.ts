@@ -250,8 +250,10 @@ describe("run state: the person behind every chain, lifecycle, pause and crashes
     const owner = await demoOwner(s.db);
     const agent = await makeAgent(s.db, owner.workspaceId);
     const runIds: string[] = [];
+    // Each run suspends on its first model call before the next starts, so they take the three tool turns in order.
+    const same = (i: number) => toolTurn([{ id: `same${i}`, name: "slack.post", input: { channel: "#ops", text: "deploy now" } }]);
+    useScriptedModel(s, [same(0), same(1), same(2), textTurn(["ok"]), textTurn(["ok"]), textTurn(["ok"])]);
     for (let i = 0; i < 3; i++) {
-      useScriptedModel(s, [toolTurn([{ id: `same${i}`, name: "slack.post", input: { channel: "#ops", text: "deploy now" } }]), textTurn(["ok"])]);
       const session = await createSession(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
       runIds.push((await s.runtime.startChatRun({ workspaceId: owner.workspaceId, sessionId: session.id, userId: owner.id, text: "deploy" })).runId);
       await settle(async () => (await getRunRow(s.db, runIds[i]!)).state === "suspended");
