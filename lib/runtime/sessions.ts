@@ -25,7 +25,7 @@ export async function createSession(db: Db, input: { workspaceId: string; userId
       ),
     );
   if (!agent) throw new AppError("not_found:agent", "There is no such agent in this workspace.");
-  if (agent.status === "paused") throw new AppError("conflict:agent", `@${agent.handle} is paused.`);
+  if (agent.status === "paused") throw new AppError("conflict:agent_paused", `@${agent.handle} is paused: a new chat with it can start once a manager resumes it.`);
   const [session] = await db
     .insert(sessions)
     .values({ workspaceId: input.workspaceId, agentId: agent.id, userId: input.userId, title: `Chat with ${agent.name}` })
