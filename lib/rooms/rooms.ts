@@ -84,6 +84,14 @@ export async function postToRoom(
     .insert(agentMessages)
     .values({ workspaceId: input.workspaceId, roomId: room.id, fromUserId: input.user.id, body: input.text, hop: 0 })
     .returning({ id: agentMessages.id });
+  await recordFeed(deps.db, deps.bus, [
+    {
+      workspaceId: input.workspaceId,
+      kind: "room_post",
+      roomId: room.id,
+      payload: { messageId: message!.id, fromUser: input.user.name, room: room.name, recipients: room.members.map((m) => m.handle), text: input.text, hop: 0 },
+    },
+  ]);
   const { runIds, paused } = await deps.wake({
     workspaceId: input.workspaceId,
     agentIds: room.members.map((m) => m.id),
@@ -95,15 +103,7 @@ export async function postToRoom(
     hop: 0,
     chain: { onBehalfOfUserId: input.user.id, via: [], originSessionId: null, originRoomId: room.id },
   });
-  await recordFeed(deps.db, deps.bus, [
-    {
-      workspaceId: input.workspaceId,
-      kind: "room_post",
-      roomId: room.id,
-      payload: { messageId: message!.id, fromUser: input.user.name, room: room.name, recipients: room.members.map((m) => m.handle), text: input.text, hop: 0 },
-    },
-    ...pausedFeedItems({ workspaceId: input.workspaceId, roomId: room.id, from: input.user.name }, paused),
-  ]);
+  await recordFeed(deps.db, deps.bus, pausedFeedItems({ workspaceId: input.workspaceId, roomId: room.id, from: input.user.name }, paused));
   return {
     messageId: message!.id,
     runIds,
