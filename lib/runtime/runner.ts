@@ -15,6 +15,7 @@ import { postReply, type Delivery } from "./delivery";
 import { recordFeed, recordRunFinished } from "../feed/feed";
 import { chargeModelCall } from "./run-usage";
 import { dispatchCall, resumeCall, suspendRun, type CallContext } from "./tool-call";
+import { logError } from "../log";
 
 export interface RuntimeDeps {
   db: Database;
@@ -172,7 +173,7 @@ export async function driveRun(deps: RuntimeDeps, runId: string, external?: Abor
     if (!(await finishRun(deps, runId, { state: "succeeded", replyText: state.fullText }))) return;
     if (state.fullText.trim()) {
       await rememberMemory(db, { workspaceId: run.workspaceId, agentId: run.agentId, runId, content: state.fullText.slice(0, 4000), kind: "reply" }).catch(
-        (error: unknown) => console.error(`Could not remember the reply of run ${runId}`, error),
+        (error: unknown) => logError(`Could not remember the reply of run ${runId}`, error),
       );
     }
     await appendRunEvents(db, bus, runId, null, [{ type: "run_completed", payload: { replyMessageId: run.replyMessageId ?? "" } }]);
@@ -291,7 +292,7 @@ async function callModel(deps: RuntimeDeps, ctx: CallContext, model: ResolvedMod
 function describeFailure(error: unknown): { code: string; message: string } {
   if (error instanceof AppError) return { code: error.code, message: error.message };
   if (error instanceof ModelError) return { code: `model:${error.code}`, message: error.message };
-  console.error("A run failed unexpectedly", error);
+  logError("A run failed unexpectedly", error);
   return { code: "internal:run", message: "The run stopped because of an internal error." };
 }
 

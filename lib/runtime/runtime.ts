@@ -7,6 +7,7 @@ import { CircuitBreakers } from "../safety/dispatch";
 import { expireOverdueApprovals, listResumableRuns } from "../safety/approvals";
 import { controlTopic, driveRun, type RuntimeDeps } from "./runner";
 import { claimResume, createChatRun, endRunFromOutside, getRun, listOrphanedRuns } from "./runs";
+import { logError } from "../log";
 
 export interface Runtime {
   deps: RuntimeDeps;
@@ -39,7 +40,7 @@ export function createRuntime(input: Omit<RuntimeDeps, "breakers"> & { breakers?
   function drive(runId: string, resume?: Approval) {
     const controller = new AbortController();
     const done = driveRun(deps, runId, controller.signal, resume)
-      .catch((error: unknown) => console.error(`Run ${runId} driver crashed`, error))
+      .catch((error: unknown) => logError(`Run ${runId} driver crashed`, error))
       .finally(() => active.delete(runId));
     active.set(runId, { done, controller });
   }
@@ -105,7 +106,7 @@ export function createRuntime(input: Omit<RuntimeDeps, "breakers"> & { breakers?
 
     startSweeper(intervalMs = 10_000) {
       const timer = setInterval(() => {
-        this.sweep().catch((error: unknown) => console.error("The run sweeper failed", error));
+        this.sweep().catch((error: unknown) => logError("The run sweeper failed", error));
       }, intervalMs);
       timer.unref();
       return () => clearInterval(timer);

@@ -14,6 +14,9 @@ import { insertRunEvents, notifyRun } from "./journal";
 import { deliverAgentMessage } from "./delivery";
 import type { ChatSendOutput } from "../tools/chat-send";
 import { recordFeed } from "../feed/feed";
+import { workspaceRedactor } from "../connections/connections";
+import { logError } from "../log";
+import { trackCredentials } from "../safety/redact";
 import type { RunJournal } from "./run-journal";
 import type { LoopState, RuntimeDeps } from "./runner";
 
@@ -212,6 +215,7 @@ async function execute(ctx: CallContext, tool: AnyTool, step: { id: string; call
   await ctx.journal.emit({ type: "dispatch_started", payload: { stepId: step.id, callId: step.call.id, tool: tool.name, fingerprint: callFingerprint(tool.name, input) } });
   const timeoutMs = tool.timeoutMs ?? 30_000;
   const timeout = AbortSignal.timeout(timeoutMs);
+  const credentials = trackCredentials((provider: string) => credentialFor(ctx.deps, ctx.run.workspaceId, provider));
   const toolContext: ToolContext = {
     db: ctx.deps.db,
     workspaceId: ctx.run.workspaceId,
@@ -220,7 +224,7 @@ async function execute(ctx: CallContext, tool: AnyTool, step: { id: string; call
     runId: ctx.run.id,
     stepId: step.id,
     hop: ctx.run.hop,
-    credential: (provider) => credentialFor(ctx.deps, ctx.run.workspaceId, provider),
+    credential: credentials.credential,
     signal: AbortSignal.any([ctx.signal, timeout]),
   };
   let end: Parameters<typeof finishStep>[2];
@@ -244,10 +248,12 @@ async function execute(ctx: CallContext, tool: AnyTool, step: { id: string; call
     } else if (caught instanceof ToolError) {
       end = { status: "failed", error: caught.message };
     } else {
-      console.error(`Tool ${tool.name} crashed`, caught);
+      logError(`Tool ${tool.name} crashed`, caught, { secrets: credentials.used() });
       end = { status: "failed", error: `\`${tool.name}\` failed: ${(caught as Error)?.message ?? String(caught)}` };
     }
   }
+  // Nothing a tool returns or throws is stored, journaled or shown to the model with a credential in it.
+  end = (await workspaceRedactor(ctx.deps.db, ctx.run.workspaceId, ctx.deps.encryptionKey, credentials.used())).value(end);
   ctx.deps.breakers.record(tool.name, end.status === "succeeded");
   if (tool.name === "chat.send" && end.status === "succeeded") {
     await deliverAgentMessage(ctx.deps, { run: ctx.run, handle: ctx.agent.handle, stepId: step.id }, end.output as ChatSendOutput, String(input.message ?? ""));
