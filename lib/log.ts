@@ -41,15 +41,16 @@ export function describeError(error: unknown, secrets: Iterable<string> = []): s
   const parts: string[] = [];
   let current: unknown = error;
   for (let depth = 0; depth < 5 && current !== undefined && current !== null; depth++) {
-    if (isQueryError(current)) {
+    const pg = current && typeof current === "object" ? pgSummary(current as PgLike) : null;
+    if (pg) {
+      parts.push(pg);
+    } else if (isQueryError(current)) {
       parts.push(`failed query: ${redactor.text(current.query)}`);
+    } else if (current instanceof Error) {
+      const message = current.message.length > MAX_MESSAGE ? `${current.message.slice(0, MAX_MESSAGE)}…` : current.message;
+      parts.push(`${current.name}: ${redactor.text(message)}`);
     } else if (typeof current === "object") {
-      const pg = pgSummary(current as PgLike);
-      if (pg) parts.push(pg);
-      else if (current instanceof Error) {
-        const message = current.message.length > MAX_MESSAGE ? `${current.message.slice(0, MAX_MESSAGE)}…` : current.message;
-        parts.push(`${current.name}: ${redactor.text(message)}`);
-      } else parts.push("non-error object thrown");
+      parts.push("non-error object thrown");
     } else {
       parts.push(redactor.text(String(current).slice(0, MAX_MESSAGE)));
     }
