@@ -7,7 +7,6 @@ import { encryptSecret } from "../../lib/crypto";
 import { agentMemories, approvals, connections, messages, steps } from "../../lib/db/schema";
 import { errorResponse } from "../../lib/http/errors";
 import type { ModelEvent, ModelProvider, ModelRequest } from "../../lib/models/types";
-import { readRunEvents } from "../../lib/runtime/journal";
 import { createSession } from "../../lib/runtime/sessions";
 import { decideApproval } from "../../lib/safety/approvals";
 import { REDACTED } from "../../lib/safety/redact";
