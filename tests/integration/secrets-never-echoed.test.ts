@@ -125,7 +125,7 @@ describe("secrets are never echoed", () => {
   it("a Slack token with a bad character is refused on save with 422, the response does not quote it, and nothing is stored", async () => {
     const { owner, cookie } = await manager();
     const before = await slackRowCount(owner.workspaceId);
-    for (const bad of [`${TOKEN}\u0000x`, `xoxb-4242424242\u00e9-SeCrEtToKeNvAlUe9`, `xoxb-4242424242 SeCrEtToKeNvAlUe9`, `Bearer ${TOKEN}`]) {
+    for (const bad of [`${TOKEN}\u0000x`, `xoxb-4242424242\u00e9-SeCrEtToKeNvAlUe9`, `xoxb-4242424242 SeCrEtToKeNvAlUe9`, `Bearer ${TOKEN}`, "xoxb-42", `${TOKEN}${"9".repeat(600)}`]) {
       const response = await saveToken(cookie, { secret: bad });
       const text = await response.text();
       expect(response.status).toBe(422);
