@@ -6,6 +6,7 @@ import { GET as listConnectionsRoute, POST as saveConnectionRoute } from "../../
 import { encryptSecret } from "../../lib/crypto";
 import { agentMemories, approvals, connections, messages, steps } from "../../lib/db/schema";
 import { errorResponse } from "../../lib/http/errors";
+import { createAnthropicProvider } from "../../lib/models/anthropic";
 import type { ModelEvent, ModelProvider, ModelRequest } from "../../lib/models/types";
 import { createSession } from "../../lib/runtime/sessions";
 import { decideApproval } from "../../lib/safety/approvals";
@@ -13,6 +14,7 @@ import { REDACTED } from "../../lib/safety/redact";
 import { builtinTools, createToolRegistry, type AnyTool } from "../../lib/tools/registry";
 import { demoOwner, makeUser } from "../support/fixtures";
 import { getRunRow, makeAgent, routeModel, waitForRun } from "../support/runtime";
+import { startFakeAnthropic } from "../support/fake-anthropic";
 import { jsonRequest, sessionCookie, useTestServer } from "../support/server";
 
 /** Has the Slack shape, so it passes the check on save; the fake Slack below echoes it back in every form. */
@@ -233,6 +235,29 @@ describe("secrets are never echoed", () => {
     expect(step.status).toBe("failed");
     expect(step.error).toContain("not a valid bot token");
     expectNowhere(result);
+  });
+
+  it("a provider error that quotes the API key fails the run with a message that does not carry it", async () => {
+    const { s, owner } = await manager();
+    const apiKey = "sk-ant-api03-RunErrorKey-0123456789abcdef";
+    const fake = await startFakeAnthropic({ apiKey });
+    try {
+      fake.enqueue({ kind: "http_error", status: 400, errorType: "invalid_request_error", message: `key ${apiKey} / ${Buffer.from(apiKey).toString("base64")} is not allowed here` });
+      routeModel(s, "leaky", createAnthropicProvider({ apiKey, baseURL: fake.baseURL, maxRetries: 0 }));
+      const agent = await makeAgent(s.db, owner.workspaceId, { model: "leaky", tools: [] });
+      const session = await createSession(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
+      const { runId } = await s.runtime.startChatRun({ workspaceId: owner.workspaceId, sessionId: session.id, userId: owner.id, text: "hi" });
+      const events = await waitForRun(s.db, runId);
+      const run = await getRunRow(s.db, runId);
+      expect(events.at(-1)?.type).toBe("run_failed");
+      expect(run.error).toContain("is not allowed here");
+      for (const where of [JSON.stringify(run), JSON.stringify(events), JSON.stringify(logged.mock.calls)]) {
+        expect(where).not.toContain(apiKey);
+        expect(where).not.toContain(Buffer.from(apiKey).toString("base64").replace(/=+$/, ""));
+      }
+    } finally {
+      await fake.close();
+    }
   });
 
   it("a failed query's log line carries its SQL and error code, not the person's text", async () => {
