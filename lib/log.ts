@@ -56,8 +56,18 @@ export function describeError(error: unknown, secrets: Iterable<string> = []): s
     }
     current = (current as { cause?: unknown })?.cause;
   }
-  const frames = error instanceof Error ? (error.stack ?? "").split("\n").filter((line) => /^\s+at /.test(line)).slice(0, 8) : [];
-  return [parts.join(" <- caused by "), ...frames].join("\n");
+  return [parts.join(" <- caused by "), ...stackFrames(error)].join("\n");
+}
+
+/** The stack's frames without its header: the header repeats the message, which may span lines. */
+function stackFrames(error: unknown): string[] {
+  if (!(error instanceof Error) || !error.stack) return [];
+  const header = error.stack.startsWith(`${error.name}: ${error.message}`) ? `${error.name}: ${error.message}`.split("\n").length : 1;
+  return error.stack
+    .split("\n")
+    .slice(header)
+    .filter((line) => /^\s+at /.test(line))
+    .slice(0, 8);
 }
 
 /** Logs a failure as `describeError` summarises it: use this, never `console.error(error)`. */

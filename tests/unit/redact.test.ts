@@ -99,6 +99,15 @@ describe("error summaries for logs", () => {
     expect(line).toContain("Error: bad header");
   });
 
+  it("keep stack frames but not a multi-line message that only looks like one", () => {
+    const error = new DrizzleQueryError("insert into notes values ($1)", ["x"], undefined);
+    Object.assign(error, { message: "Failed query: insert into notes values ($1)\nparams: line one\n    at the lake house, key under the mat" });
+    error.stack = `Error: ${error.message}\n    at insertNote (notes.ts:1:1)`;
+    const out = describeError(error);
+    expect(out).not.toContain("lake house");
+    expect(out).toContain("at insertNote (notes.ts:1:1)");
+  });
+
   it("cut a long message short (a parse error may quote the page it read)", () => {
     const page = "x".repeat(1000);
     expect(describeError(new SyntaxError(`Unexpected token in ${page}`)).split("\n")[0]!.length).toBeLessThan(400);
