@@ -6,7 +6,8 @@ import os from "node:os";
 import crypto from "node:crypto";
 import { createLocalBus, createPostgresBus, type EventBus } from "./runtime/bus";
 import { createRuntime, type Runtime } from "./runtime/runtime";
-import { createModelResolver, modelConfigFromEnv, type ModelConfig } from "./models/registry";
+import { createModelResolver, modelConfigFromEnv, providerKeys, type ModelConfig } from "./models/registry";
+import { rememberSecret } from "./safety/redact";
 import { createToolRegistry } from "./tools/registry";
 import { checkBudget } from "./billing/budgets";
 
@@ -52,6 +53,8 @@ async function startServer(): Promise<Server> {
   const env = process.env.NODE_ENV === "test" ? parseEnv(process.env) : getEnv();
   const secrets = loadSecrets(env);
   const models = modelConfigFromEnv(process.env);
+  // Logged errors are scrubbed of every key this process holds.
+  for (const key of [...providerKeys(models), secrets.authSecret, env.CLAWDECK_ENCRYPTION_KEY]) rememberSecret(key);
   const handle = await openDatabase(targetFromEnv(env));
   let bus: EventBus | undefined;
   try {

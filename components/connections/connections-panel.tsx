@@ -9,7 +9,7 @@ interface ConnectionRow {
   id: string;
   provider: string;
   label: string;
-  baseUrl: string | null;
+  baseUrl: string;
   updatedAt: string;
 }
 
@@ -19,11 +19,10 @@ export function ConnectionsPanel() {
   const queryClient = useQueryClient();
   const key = ["connections", slug];
   const list = useQuery({ queryKey: key, queryFn: () => api<{ connections: ConnectionRow[] }>("/api/connections") });
-  const [form, setForm] = useState({ secret: "", baseUrl: "" });
+  const [secret, setSecret] = useState("");
   const save = useMutation({
-    mutationFn: () =>
-      api("/api/connections", { method: "POST", body: { provider: "slack", label: "default", secret: form.secret, ...(form.baseUrl ? { baseUrl: form.baseUrl } : {}) } }),
-    onSuccess: () => setForm({ secret: "", baseUrl: "" }),
+    mutationFn: () => api("/api/connections", { method: "POST", body: { provider: "slack", label: "default", secret } }),
+    onSuccess: () => setSecret(""),
     onSettled: () => queryClient.invalidateQueries({ queryKey: key }),
   });
   const remove = useMutation({
@@ -45,7 +44,7 @@ export function ConnectionsPanel() {
       {slack ? (
         <div className="flex items-center justify-between rounded-md bg-slate-50 px-3 py-2 text-sm">
           <span>
-            Token saved · API {slack.baseUrl ?? "https://slack.com/api"} · updated {new Date(slack.updatedAt).toLocaleString()}
+            Token saved · sent only to {slack.baseUrl} · updated {new Date(slack.updatedAt).toLocaleString()}
           </span>
           <button className="btn-danger py-1 text-xs" disabled={remove.isPending} onClick={() => remove.mutate(slack.id)}>
             Disconnect
@@ -63,13 +62,19 @@ export function ConnectionsPanel() {
           <label className="label" htmlFor="slack-token">
             {slack ? "Replace the bot token" : "Bot token"}
           </label>
-          <input id="slack-token" className="input" type="password" autoComplete="off" required minLength={8} value={form.secret} onChange={(e) => setForm((f) => ({ ...f, secret: e.target.value }))} />
-        </div>
-        <div>
-          <label className="label" htmlFor="slack-base">
-            API base URL (optional, for a Slack-compatible server)
-          </label>
-          <input id="slack-base" className="input" type="url" placeholder="https://slack.com/api" value={form.baseUrl} onChange={(e) => setForm((f) => ({ ...f, baseUrl: e.target.value }))} />
+          <input
+            id="slack-token"
+            className="input"
+            type="password"
+            autoComplete="off"
+            required
+            minLength={8}
+            pattern="xoxb-[A-Za-z0-9\-]+"
+            title="A Slack bot token starts with xoxb- and has only letters, digits and hyphens."
+            placeholder="xoxb-…"
+            value={secret}
+            onChange={(e) => setSecret(e.target.value)}
+          />
         </div>
         {save.isError ? (
           <p role="alert" className="text-sm text-rose-700">

@@ -1,6 +1,7 @@
 import type { Db } from "../db/client";
 import { raiseBudgetAlerts } from "./budgets";
 import { reconcileUsage } from "./reconcile";
+import { logError } from "../log";
 
 /** One pass of the periodic billing work: reconcile finished runs with the ledger, then raise due budget alerts. */
 export async function runBillingJobs(db: Db, now = new Date()) {
@@ -17,7 +18,7 @@ export function startBillingJobs(db: Db, intervalMs = 60_000): () => void {
     if (running) return;
     running = true;
     runBillingJobs(db)
-      .catch((error: unknown) => console.error("The billing jobs failed", error))
+      .catch((error: unknown) => logError("The billing jobs failed", error))
       .finally(() => {
         running = false;
       });

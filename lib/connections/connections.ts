@@ -2,20 +2,68 @@ import { and, asc, desc, eq } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "../db/client";
 import { connections, outboxMessages, agents } from "../db/schema";
-import { encryptSecret } from "../crypto";
+import { decryptSecret, encryptSecret } from "../crypto";
+import { envSchema } from "../env";
 import { AppError } from "../errors";
 import { recordAudit } from "../audit";
+import { Redactor } from "../safety/redact";
+
+export const SLACK_DEFAULT_BASE_URL = "https://slack.com";
 
 /** Services a workspace can connect, with what each needs. */
 export const connectionProviders = {
-  slack: { label: "Slack", secretLabel: "Bot token (xoxb-…)", defaultBaseUrl: "https://slack.com/api" },
+  slack: {
+    label: "Slack",
+    secretLabel: "Bot token (xoxb-…)",
+    // `xoxb-` then digits, letters and hyphens: printable ASCII only, so it can never break a header.
+    secretPattern: /^xoxb-[A-Za-z0-9-]{10,250}$/,
+    secretHint: "A Slack bot token starts with xoxb- and has only letters, digits and hyphens.",
+  },
 } as const;
+export type ConnectionProvider = keyof typeof connectionProviders;
+
+/**
+ * The only address a provider's credential is sent to: the operator's
+ * `CLAWDECK_SLACK_BASE_URL` or slack.com. Read at call time; never from a
+ * connection, so a manager cannot aim a workspace's token somewhere else.
+ */
+export function providerBaseUrl(provider: ConnectionProvider, source: Record<string, string | undefined> = process.env): string {
+  const configured = envSchema.shape.CLAWDECK_SLACK_BASE_URL.parse(source.CLAWDECK_SLACK_BASE_URL);
+  return normaliseBaseUrl(provider === "slack" && configured ? configured : SLACK_DEFAULT_BASE_URL);
+}
+
+function normaliseBaseUrl(raw: string): string {
+  const url = new URL(raw);
+  return `${url.origin}${url.pathname.replace(/\/+$/, "")}`;
+}
+
+/** Refuses a credential that does not have its provider's shape; the message never quotes it. */
+export function checkConnectionSecret(provider: ConnectionProvider, secret: string): void {
+  const { secretPattern, secretHint } = connectionProviders[provider];
+  if (!secretPattern.test(secret)) throw new AppError("unprocessable:connection_secret", `${secretHint} Paste it again.`);
+}
+
+function checkBaseUrl(provider: ConnectionProvider, baseUrl: string | undefined): void {
+  if (baseUrl === undefined) return;
+  let given: string | null;
+  try {
+    given = normaliseBaseUrl(baseUrl);
+  } catch {
+    given = null;
+  }
+  const allowed = providerBaseUrl(provider);
+  if (given !== allowed) {
+    throw new AppError("unprocessable:connection_base_url", `${connectionProviders[provider].label} is reached at ${allowed}; only the server's operator can change that address.`);
+  }
+}
 
 export const saveConnectionSchema = z.object({
   provider: z.enum(Object.keys(connectionProviders) as [keyof typeof connectionProviders]),
   label: z.string().trim().min(1).max(60).default("default"),
-  secret: z.string().trim().min(8, "Paste the whole token").max(500),
-  baseUrl: z.url({ protocol: /^https?$/ }).optional(),
+  // The provider's shape (and so the length) is checked by `checkConnectionSecret`: a 422 that never quotes the value.
+  secret: z.string().trim().max(10_000),
+  /** Accepted only when it is the operator's address (see `providerBaseUrl`); kept for older clients. */
+  baseUrl: z.string().max(2000).optional(),
 });
 export type SaveConnectionInput = z.infer<typeof saveConnectionSchema>;
 
@@ -23,7 +71,8 @@ export interface ConnectionSummary {
   id: string;
   provider: string;
   label: string;
-  baseUrl: string | null;
+  /** Where the credential is sent: the operator's address, whatever the connection once stored. */
+  baseUrl: string;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -35,11 +84,13 @@ export async function listConnections(db: Db, workspaceId: string): Promise<Conn
     .from(connections)
     .where(eq(connections.workspaceId, workspaceId))
     .orderBy(asc(connections.provider), asc(connections.label));
-  return rows.map(({ config, ...r }) => ({ ...r, baseUrl: config.baseUrl ?? null }));
+  return rows.map(({ config: _config, ...r }) => ({ ...r, baseUrl: providerBaseUrl(r.provider as ConnectionProvider) }));
 }
 
 export async function saveConnection(db: Db, workspaceId: string, actorId: string, key: Buffer, input: SaveConnectionInput): Promise<ConnectionSummary> {
-  const config: Record<string, string> = input.baseUrl ? { baseUrl: input.baseUrl } : {};
+  checkConnectionSecret(input.provider, input.secret);
+  checkBaseUrl(input.provider, input.baseUrl);
+  const config: Record<string, string> = {};
   const [row] = await db
     .insert(connections)
     .values({ workspaceId, provider: input.provider, label: input.label, config, secret: encryptSecret(input.secret, key), createdByUserId: actorId })
@@ -53,9 +104,21 @@ export async function saveConnection(db: Db, workspaceId: string, actorId: strin
     actor: { kind: "user", id: actorId },
     action: "connection.saved",
     target: { type: "connection", id: row!.id },
-    detail: { provider: input.provider, label: input.label, baseUrl: input.baseUrl ?? null },
+    detail: { provider: input.provider, label: input.label },
   });
-  return { id: row!.id, provider: row!.provider, label: row!.label, baseUrl: row!.config.baseUrl ?? null, createdAt: row!.createdAt, updatedAt: row!.updatedAt };
+  return { id: row!.id, provider: row!.provider, label: row!.label, baseUrl: providerBaseUrl(input.provider), createdAt: row!.createdAt, updatedAt: row!.updatedAt };
+}
+
+/** Every credential the workspace stores, decrypted: what a tool's errors and output are scrubbed of. */
+export async function listSecretValues(db: Db, workspaceId: string, key: Buffer): Promise<string[]> {
+  const rows = await db.select({ secret: connections.secret }).from(connections).where(eq(connections.workspaceId, workspaceId));
+  return rows.flatMap((row) => {
+    try {
+      return [decryptSecret(row.secret, key)];
+    } catch {
+      return [];
+    }
+  });
 }
 
 export async function deleteConnection(db: Db, workspaceId: string, actorId: string, id: string): Promise<void> {
@@ -65,6 +128,15 @@ export async function deleteConnection(db: Db, workspaceId: string, actorId: str
     .returning({ provider: connections.provider, label: connections.label });
   if (!row) throw new AppError("not_found:connection");
   await recordAudit(db, { workspaceId, actor: { kind: "user", id: actorId }, action: "connection.deleted", target: { type: "connection", id }, detail: row });
+}
+
+/**
+ * What a tool call's error and output pass through before they are stored,
+ * journaled or shown to the model: every credential of the workspace, plus
+ * those the call was handed (`used`), in every form the redactor knows.
+ */
+export async function workspaceRedactor(db: Db, workspaceId: string, key: Buffer, used: readonly string[] = []): Promise<Redactor> {
+  return new Redactor([...used, ...(await listSecretValues(db, workspaceId, key))]);
 }
 
 export async function listOutbox(db: Db, workspaceId: string, limit = 200) {

@@ -4,6 +4,7 @@ import { rowsOf, type Db } from "../db/client";
 import { feedItems, workspaces, type AgentRun } from "../db/schema";
 import type { EventBus } from "../runtime/bus";
 import { tailJournal, type TailItem } from "../runtime/tail";
+import { logError } from "../log";
 
 export const feedTopic = (workspaceId: string) => `feed:${workspaceId}`;
 
@@ -82,7 +83,7 @@ export async function appendFeedItems(db: Db, bus: EventBus, items: FeedItemInpu
 
 /** A feed append that must never break what it reports on (a run, a decision). */
 export async function recordFeed(db: Db, bus: EventBus, items: FeedItemInput[]): Promise<void> {
-  await appendFeedItems(db, bus, items).catch((error: unknown) => console.error("Could not write to the feed", error));
+  await appendFeedItems(db, bus, items).catch((error: unknown) => logError("Could not write to the feed", error));
 }
 
 export const feedFilterSchema = z.object({

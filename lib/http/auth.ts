@@ -4,6 +4,7 @@ import { getToken } from "next-auth/jwt";
 import { z } from "zod";
 import { getServer } from "../server";
 import { getUserById, verifyCredentials, type PublicUser } from "../workspaces/users";
+import { logError } from "../log";
 
 const credentialsSchema = z.object({ email: z.string().min(1).max(254), password: z.string().min(1).max(200) });
 const SESSION_MAX_AGE = 30 * 24 * 60 * 60;
@@ -19,7 +20,7 @@ export const { handlers, auth, signIn, signOut } = NextAuth(async () => {
       // A refused password is an answer, not a server error: keep it out of the error log.
       error(error: Error) {
         if (error.name === "CredentialsSignin" || (error as { type?: string }).type === "CredentialsSignin") return;
-        console.error("[auth]", error);
+        logError("[auth]", error);
       },
     },
     providers: [

@@ -1,5 +1,6 @@
 import { AppError, pgErrorCode } from "../errors";
 import { DataFolderInUseError } from "../db/folder-lock";
+import { logError } from "../log";
 
 /** Turns anything thrown into an AppError without re-wrapping one that already has a code. */
 export function toAppError(error: unknown): AppError {
@@ -10,7 +11,7 @@ export function toAppError(error: unknown): AppError {
   if ((pgCode && pgCode.startsWith("08")) || pgCode === "57P01" || sysCode === "ECONNREFUSED" || sysCode === "CONNECTION_CLOSED") {
     return new AppError("unavailable:database", "The database cannot be reached. Try again shortly.");
   }
-  console.error("Unhandled error", error);
+  logError("Unhandled error", error);
   return new AppError("internal:server");
 }
 

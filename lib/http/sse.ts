@@ -1,4 +1,5 @@
 import type { StreamItem } from "../runtime/stream";
+import { logError } from "../log";
 
 const encoder = new TextEncoder();
 
@@ -27,7 +28,7 @@ export function sseResponse(items: AsyncGenerator<StreamItem>, onClose?: () => v
         }
       } catch (error) {
         controller.enqueue(sseFrame({ event: "error", data: { code: "unavailable:stream", message: "The event stream was interrupted." } }));
-        console.error("Event stream failed", error);
+        logError("Event stream failed", error);
       } finally {
         onClose?.();
         try {

@@ -8,6 +8,7 @@ import type {
   Tool,
 } from "@anthropic-ai/sdk/resources/messages";
 import { z } from "zod";
+import { Redactor } from "../safety/redact";
 import { ModelError, type ModelEvent, type ModelMessage, type ModelProvider, type ModelRequest, type StopReason, type Usage } from "./types";
 
 export interface AnthropicProviderOptions {
@@ -20,6 +21,8 @@ export interface AnthropicProviderOptions {
   fetch?: typeof fetch;
   /** First backoff before re-sending a call whose stream was overloaded before any output; doubles per attempt. */
   retryBaseDelayMs?: number;
+  /** Other keys of this server to scrub from error messages, besides `apiKey`. */
+  redact?: readonly string[];
 }
 
 /**
@@ -36,7 +39,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Mode
     maxRetries,
   });
   const settings: CallSettings = {
-    apiKey: options.apiKey,
+    redactor: new Redactor([options.apiKey, ...(options.redact ?? [])]),
     maxRetries,
     retryBaseDelayMs: options.retryBaseDelayMs ?? 1_000,
   };
@@ -47,7 +50,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Mode
 }
 
 interface CallSettings {
-  apiKey: string;
+  redactor: Redactor;
   maxRetries: number;
   retryBaseDelayMs: number;
 }
@@ -78,7 +81,7 @@ async function* streamWithRetries(client: Anthropic, request: ModelRequest, sett
         if (signal?.aborted) throw abortError(signal);
         continue;
       }
-      throw toModelError(error, settings.apiKey);
+      throw toModelError(error, settings.redactor);
     }
   }
 }
@@ -313,8 +316,8 @@ function isInStreamOverload(error: unknown): boolean {
   return error instanceof APIError && error.status === undefined && error.type === "overloaded_error";
 }
 
-function toModelError(error: unknown, apiKey: string): ModelError {
-  const redact = (text: string) => (apiKey ? text.split(apiKey).join("[redacted]") : text);
+function toModelError(error: unknown, redactor: Redactor): ModelError {
+  const redact = (text: string) => redactor.text(text);
   if (error instanceof ModelError) {
     return new ModelError(redact(error.message), error.code, error.options);
   }

@@ -53,6 +53,11 @@ export function modelConfigFromEnv(env: Record<string, string | undefined>): Mod
   };
 }
 
+/** Every provider API key the configuration holds: scrubbed from any model error. */
+export function providerKeys(config: ModelConfig): string[] {
+  return [config.anthropic?.apiKey, ...config.named.map((p) => p.apiKey)].filter((key): key is string => !!key);
+}
+
 /** Why a spec cannot run with this configuration, or null when it can. */
 export function checkModelSpec(spec: string, config: ModelConfig): string | null {
   const trimmed = spec.trim();
@@ -89,7 +94,7 @@ export function createModelResolver(config: ModelConfig): ModelResolver {
     if (colon < 0 || spec.startsWith("anthropic:")) {
       const model = colon < 0 ? spec : spec.slice(colon + 1);
       return {
-        provider: provider("anthropic", () => createAnthropicProvider({ ...config.anthropic!, name: "anthropic" })),
+        provider: provider("anthropic", () => createAnthropicProvider({ ...config.anthropic!, name: "anthropic", redact: providerKeys(config) })),
         model,
         spec,
         offline: false,
@@ -97,7 +102,7 @@ export function createModelResolver(config: ModelConfig): ModelResolver {
     }
     const named = config.named.find((p) => p.name === spec.slice(0, colon))!;
     return {
-      provider: provider(`named:${named.name}`, () => createAnthropicProvider({ apiKey: named.apiKey, baseURL: named.baseURL, name: named.name })),
+      provider: provider(`named:${named.name}`, () => createAnthropicProvider({ apiKey: named.apiKey, baseURL: named.baseURL, name: named.name, redact: providerKeys(config) })),
       model: spec.slice(colon + 1),
       spec,
       offline: false,

@@ -13,6 +13,17 @@ import zlib from "node:zlib";
  * (DNS rebinding) is still refused, and so is every redirect hop.
  */
 
+/**
+ * The operator's allow-list (`CLAWDECK_FETCH_ALLOW`: comma-separated hosts,
+ * `host:port` or CIDR ranges), read at call time. Every tool passes it.
+ */
+export function fetchAllowList(source: Record<string, string | undefined> = process.env): string[] {
+  return (source.CLAWDECK_FETCH_ALLOW ?? "")
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+}
+
 /** A resolver with the shape of `dns.lookup(hostname, { all: true }, callback)`. */
 export type SafeLookup = (
   hostname: string,
@@ -31,6 +42,15 @@ export interface SafeFetchOptions {
   signal?: AbortSignal;
   lookup?: SafeLookup;
   userAgent?: string;
+  /** `GET` unless set; a `POST` sends `body`. */
+  method?: "GET" | "POST";
+  /**
+   * Extra request headers. Values must be printable ASCII: anything else is
+   * refused with `FetchHeaderError`, whose message never quotes the value (it
+   * may be a credential). They are dropped on a redirect to another origin.
+   */
+  headers?: Record<string, string>;
+  body?: string;
 }
 
 export interface SafeFetchResult {
@@ -95,6 +115,30 @@ export class FetchTimeoutError extends Error {
     this.url = url;
     this.timeoutMs = timeoutMs;
   }
+}
+
+/** A request header cannot be sent; the message names the header, never its value. */
+export class FetchHeaderError extends Error {
+  readonly header: string;
+
+  constructor(header: string) {
+    super(`The request header "${header}" has a value that cannot be sent (only printable ASCII is allowed).`);
+    this.name = "FetchHeaderError";
+    this.header = header;
+  }
+}
+
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
+const HEADER_VALUE = /^[\x20-\x7e]*$/;
+
+function checkHeaders(headers: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (!HEADER_NAME.test(name)) throw new FetchHeaderError(name.replace(/[^\x21-\x7e]/g, "?").slice(0, 100));
+    if (typeof value !== "string" || !HEADER_VALUE.test(value)) throw new FetchHeaderError(name);
+    out[name.toLowerCase()] = value;
+  }
+  return out;
 }
 
 /** The network or the server failed (refused connection, unknown host, broken response). */
@@ -362,6 +406,9 @@ interface HopContext {
   resolve: SafeLookup;
   signal: AbortSignal;
   userAgent: string;
+  method: "GET" | "POST";
+  headers: Record<string, string>;
+  body?: string;
 }
 
 const defaultLookup: SafeLookup = (hostname, options, callback) => dns.lookup(hostname, options, callback);
@@ -403,11 +450,13 @@ function request(url: URL, from: string | undefined, ctx: HopContext): Promise<I
       hostname: bareHost(url),
       port: effectivePort(url),
       path: `${url.pathname}${url.search}`,
-      method: "GET",
+      method: ctx.method,
       headers: {
         "user-agent": ctx.userAgent,
         accept: "text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.5",
         "accept-encoding": "gzip, deflate, br",
+        ...ctx.headers,
+        ...(ctx.body === undefined ? {} : { "content-length": String(Buffer.byteLength(ctx.body)) }),
       },
       // A pooled socket was connected through someone else's lookup: never reuse one.
       agent: false,
@@ -416,7 +465,7 @@ function request(url: URL, from: string | undefined, ctx: HopContext): Promise<I
     });
     req.once("response", resolve);
     req.once("error", (error) => reject(refusal ?? error));
-    req.end();
+    req.end(ctx.body);
   });
 }
 
@@ -498,7 +547,7 @@ function failure(error: unknown, url: string): FetchFailedError {
 }
 
 /**
- * GETs a URL that may not point inside the server's own network. Throws
+ * Fetches (GET, or POST with a body) a URL that may not point inside the server's own network. Throws
  * `FetchRefusedError` for a refused destination, `FetchTimeoutError` when the
  * budget runs out, `FetchFailedError` when the network or server fails, and the
  * signal's reason when the caller aborts. Any HTTP status is a result.
@@ -508,6 +557,7 @@ export async function safeFetch(input: string, options: SafeFetchOptions = {}): 
   const timeoutMs = options.timeoutMs ?? SAFE_FETCH_DEFAULTS.timeoutMs;
   const maxRedirects = options.maxRedirects ?? SAFE_FETCH_DEFAULTS.maxRedirects;
   const allow = parseAllowList(options.allow ?? []);
+  const headers = checkHeaders(options.headers ?? {});
   let url = parseUrl(input);
 
   options.signal?.throwIfAborted();
@@ -521,6 +571,9 @@ export async function safeFetch(input: string, options: SafeFetchOptions = {}): 
     resolve: options.lookup ?? defaultLookup,
     signal: controller.signal,
     userAgent: options.userAgent ?? SAFE_FETCH_DEFAULTS.userAgent,
+    method: options.method ?? "GET",
+    headers,
+    body: options.method === "POST" ? (options.body ?? "") : undefined,
   };
   const redirects: string[] = [];
   let from: string | undefined;
@@ -542,6 +595,12 @@ export async function safeFetch(input: string, options: SafeFetchOptions = {}): 
             from,
             detail: `more than ${maxRedirects} redirects`,
           });
+        }
+        // A credential goes to the origin it was meant for, never to where a redirect points.
+        if (next.origin !== url.origin) ctx.headers = {};
+        if (status === 303 || (ctx.method === "POST" && status !== 307 && status !== 308)) {
+          ctx.method = "GET";
+          ctx.body = undefined;
         }
         url = next;
         redirects.push(display(url));

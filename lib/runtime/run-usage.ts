@@ -5,6 +5,7 @@ import { estimateTokens } from "../models/offline";
 import type { ModelMessage, Usage } from "../models/types";
 import type { RunJournal } from "./run-journal";
 import { addRunUsage } from "./run-state";
+import { logError } from "../log";
 
 /**
  * Writes the usage row of one model call (idempotent per run and call
@@ -40,10 +41,10 @@ export async function chargeModelCall(input: {
     credits = result.credits;
   } catch (error) {
     // The run's own totals below let reconciliation find and fill the gap.
-    console.error(`Could not charge model call ${input.callNumber} of run ${run.id}`, error);
+    logError(`Could not charge model call ${input.callNumber} of run ${run.id}`, error);
   }
   await addRunUsage(db, run.id, { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, credits, callNumber: input.callNumber }).catch((error: unknown) =>
-    console.error(`Could not update the totals of run ${run.id}`, error),
+    logError(`Could not update the totals of run ${run.id}`, error),
   );
   await input.journal
     .emit({ type: "usage", payload: { model: input.modelSpec, inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, credits, estimated } })

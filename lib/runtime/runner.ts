@@ -18,6 +18,7 @@ import { chargeModelCall } from "./run-usage";
 import { finishRun, grantConsumed, markFirstToken, recordStepFinish, renewLease, stepsOfRun } from "./run-state";
 import { dispatchCall, finishStep, resumeCall, stepResult, suspendRun } from "./tool-call";
 import type { CallContext, LoopState, RuntimeDeps, StartRuns } from "./types";
+import { logError } from "../log";
 
 export type { LoopState, RuntimeDeps } from "./types";
 
@@ -143,7 +144,7 @@ export async function driveRun(deps: RuntimeDeps, runId: string, options: DriveO
     if (!(await finishRun(db, bus, { runId, owner: deps.instanceId, state: "succeeded", replyText: state.fullText, event: completed }))) return;
     if (state.fullText.trim()) {
       await rememberMemory(db, { workspaceId: run.workspaceId, agentId: run.agentId, runId, content: state.fullText.slice(0, 4000), kind: "reply" }).catch(
-        (error: unknown) => console.error(`Could not remember the reply of run ${runId}`, error),
+        (error: unknown) => logError(`Could not remember the reply of run ${runId}`, error),
       );
     }
     await recordRunFinished(deps, run, agent.handle, "succeeded");
@@ -261,7 +262,7 @@ async function callModel(deps: RuntimeDeps, ctx: CallContext, model: ResolvedMod
 function describeFailure(error: unknown): { code: string; message: string } {
   if (error instanceof AppError) return { code: error.code, message: error.message };
   if (error instanceof ModelError) return { code: `model:${error.code}`, message: error.message };
-  console.error("A run failed unexpectedly", error);
+  logError("A run failed unexpectedly", error);
   return { code: "internal:run", message: "The run stopped because of an internal error." };
 }
 

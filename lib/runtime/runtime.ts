@@ -16,6 +16,7 @@ import {
   type WakeInput,
 } from "./run-state";
 import type { RuntimeDeps } from "./types";
+import { logError } from "../log";
 
 export interface Runtime {
   deps: RuntimeDeps;
@@ -53,7 +54,7 @@ export function createRuntime(input: Omit<RuntimeDeps, "breakers"> & { breakers?
   function drive(runId: string, options: { resume?: Approval; recover?: boolean } = {}) {
     const controller = new AbortController();
     const done = driveRun(deps, runId, { ...options, signal: controller.signal, startRuns: (ids) => ids.forEach((id) => drive(id)) })
-      .catch((error: unknown) => console.error(`Run ${runId} driver crashed`, error))
+      .catch((error: unknown) => logError(`Run ${runId} driver crashed`, error))
       .finally(() => active.delete(runId));
     active.set(runId, { done, controller });
   }
@@ -131,7 +132,7 @@ export function createRuntime(input: Omit<RuntimeDeps, "breakers"> & { breakers?
 
     startSweeper(intervalMs = 10_000) {
       const timer = setInterval(() => {
-        this.sweep().catch((error: unknown) => console.error("The run sweeper failed", error));
+        this.sweep().catch((error: unknown) => logError("The run sweeper failed", error));
       }, intervalMs);
       timer.unref();
       return () => clearInterval(timer);

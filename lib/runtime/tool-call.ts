@@ -13,6 +13,9 @@ import { deliverAgentMessage } from "./delivery";
 import { recordFeed } from "../feed/feed";
 import { recordStepFinish, recordStepStart, recordTaint, suspendWithCheckpoint, type NewApproval, type StepEnd } from "./run-state";
 import type { CallContext, RuntimeDeps, ToolResultBlock } from "./types";
+import { workspaceRedactor } from "../connections/connections";
+import { logError } from "../log";
+import { trackCredentials } from "../safety/redact";
 
 type ToolResult = ToolResultBlock;
 const MAX_RESULT_CHARS = 20_000;
@@ -174,6 +177,7 @@ async function execute(ctx: CallContext, tool: AnyTool, step: { id: string; call
   await ctx.journal.emit({ type: "dispatch_started", payload: { stepId: step.id, callId: step.call.id, tool: tool.name, fingerprint: callFingerprint(tool.name, input) } });
   const timeoutMs = tool.timeoutMs ?? 30_000;
   const timeout = AbortSignal.timeout(timeoutMs);
+  const credentials = trackCredentials((provider: string) => credentialFor(ctx.deps, ctx.run.workspaceId, provider));
   const toolContext: ToolContext = {
     db: ctx.deps.db,
     workspaceId: ctx.run.workspaceId,
@@ -182,7 +186,7 @@ async function execute(ctx: CallContext, tool: AnyTool, step: { id: string; call
     runId: ctx.run.id,
     stepId: step.id,
     hop: ctx.run.hop,
-    credential: (provider) => credentialFor(ctx.deps, ctx.run.workspaceId, provider),
+    credential: credentials.credential,
     signal: AbortSignal.any([ctx.signal, timeout]),
   };
   let end: StepEnd;
@@ -208,10 +212,12 @@ async function execute(ctx: CallContext, tool: AnyTool, step: { id: string; call
     } else if (caught instanceof ToolError) {
       end = { status: "failed", error: caught.message };
     } else {
-      console.error(`Tool ${tool.name} crashed`, caught);
+      logError(`Tool ${tool.name} crashed`, caught, { secrets: credentials.used() });
       end = { status: "failed", error: `\`${tool.name}\` failed: ${(caught as Error)?.message ?? String(caught)}` };
     }
   }
+  // Nothing a tool returns or throws is stored, journaled or shown to the model with a credential in it.
+  end = (await workspaceRedactor(ctx.deps.db, ctx.run.workspaceId, ctx.deps.encryptionKey, credentials.used())).value(end);
   ctx.deps.breakers.record(tool.name, end.status === "succeeded");
   if (end.status === "succeeded") await performFollowUps(ctx, step.id, followUps);
   const result = await finishStep(ctx, step, end);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { FetchFailedError, FetchRefusedError, FetchTimeoutError, safeFetch } from "../net/safe-fetch";
+import { fetchAllowList, FetchFailedError, FetchRefusedError, FetchTimeoutError, safeFetch } from "../net/safe-fetch";
 import { ToolError, type ToolDefinition } from "./types";
 
 export interface HttpFetchOutput {
@@ -99,13 +99,6 @@ function cut(text: string, max: number): string {
   return text.slice(0, end);
 }
 
-function allowList(): string[] {
-  return (process.env.CLAWDECK_FETCH_ALLOW ?? "")
-    .split(",")
-    .map((entry) => entry.trim())
-    .filter(Boolean);
-}
-
 function hostnameOf(url: string): string {
   try {
     return new URL(url).hostname;
@@ -132,7 +125,7 @@ export const httpFetchTool: ToolDefinition<{ url: string }, HttpFetchOutput> = {
   async execute(ctx, call) {
     let result;
     try {
-      result = await safeFetch(call.url, { allow: allowList(), signal: ctx.signal });
+      result = await safeFetch(call.url, { allow: fetchAllowList(), signal: ctx.signal });
     } catch (error) {
       if (error instanceof FetchRefusedError || error instanceof FetchTimeoutError || error instanceof FetchFailedError) {
         throw new ToolError(error.message);

@@ -1,8 +1,8 @@
 import { z } from "zod";
+import { connectionProviders, providerBaseUrl } from "../connections/connections";
 import { outboxMessages } from "../db/schema";
+import { fetchAllowList, FetchFailedError, FetchHeaderError, FetchRefusedError, FetchTimeoutError, safeFetch } from "../net/safe-fetch";
 import { ToolError, type ToolDefinition } from "./types";
-
-export const SLACK_DEFAULT_BASE_URL = "https://slack.com/api";
 
 const slackInput = z.object({
   channel: z
@@ -32,7 +32,14 @@ export const slackPostTool: ToolDefinition<z.infer<typeof slackInput>, SlackPost
   input: slackInput,
   effects: ["sends_externally"],
   taint: () => null,
-  preview: (input) => ({ title: "Post to Slack", fields: [{ label: "Channel", value: input.channel }], body: input.text }),
+  preview: (input) => ({
+    title: "Post to Slack",
+    fields: [
+      { label: "Channel", value: input.channel },
+      { label: "Destination", value: `${input.channel} on ${new URL(providerBaseUrl("slack")).host}` },
+    ],
+    body: input.text,
+  }),
   timeoutMs: 15_000,
   async execute(ctx, input) {
     const connection = await ctx.credential("slack");
@@ -48,21 +55,39 @@ export const slackPostTool: ToolDefinition<z.infer<typeof slackInput>, SlackPost
         summary: `No Slack connection is set up, so the message to ${input.channel} was kept in the Outbox (not sent outside).`,
       };
     }
-    const baseUrl = (connection.config.baseUrl || SLACK_DEFAULT_BASE_URL).replace(/\/+$/, "");
-    let response: Response;
+    // A token saved before tokens were checked may not have the shape: refuse it without quoting it.
+    if (!connectionProviders.slack.secretPattern.test(connection.secret)) {
+      throw new ToolError("The Slack connection's token is not a valid bot token. A manager must save it again under Settings → Connections.");
+    }
+    // The connection's own `baseUrl` is ignored: the token only ever goes to the operator's Slack address.
+    const url = `${providerBaseUrl("slack")}/api/chat.postMessage`;
+    let response;
     try {
-      response = await fetch(`${baseUrl}/chat.postMessage`, {
+      response = await safeFetch(url, {
         method: "POST",
         headers: { authorization: `Bearer ${connection.secret}`, "content-type": "application/json; charset=utf-8" },
         body: JSON.stringify({ channel: input.channel, text: input.text }),
+        allow: fetchAllowList(),
+        maxRedirects: 0,
+        maxBytes: 64 * 1024,
         signal: ctx.signal,
       });
     } catch (error) {
-      if ((error as Error).name === "AbortError") throw error;
-      throw new ToolError(`Slack could not be reached: ${(error as Error).message}`);
+      if (error instanceof FetchHeaderError) throw new ToolError("The Slack token cannot be sent in a request header. A manager must save it again.");
+      if (error instanceof FetchRefusedError || error instanceof FetchTimeoutError || error instanceof FetchFailedError) {
+        throw new ToolError(`Slack could not be reached: ${error.message}`);
+      }
+      throw error;
     }
-    const body = (await response.json().catch(() => ({}))) as { ok?: boolean; error?: string; ts?: string; channel?: string };
-    if (!response.ok || !body.ok) throw new ToolError(`Slack refused the message: ${body.error ?? `HTTP ${response.status}`}`);
+    let body: { ok?: boolean; error?: string; ts?: string } = {};
+    try {
+      body = JSON.parse(response.body) as typeof body;
+    } catch {
+      // Not JSON: the status below says what happened.
+    }
+    if (response.status < 200 || response.status >= 300 || !body.ok) {
+      throw new ToolError(`Slack refused the message: ${typeof body.error === "string" ? body.error.slice(0, 200) : `HTTP ${response.status}`}`);
+    }
     return { delivered: "slack", channel: input.channel, ts: body.ts, summary: `Posted to ${input.channel} on Slack.` };
   },
 };

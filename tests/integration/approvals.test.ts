@@ -54,7 +54,14 @@ describe("gated actions", () => {
       category: "external_send",
       tool: "slack.post",
       input: { channel: "#general", text: "hello" },
-      preview: { title: "Post to Slack", fields: [{ label: "Channel", value: "#general" }], body: "hello" },
+      preview: {
+        title: "Post to Slack",
+        fields: [
+          { label: "Channel", value: "#general" },
+          { label: "Destination", value: "#general on slack.com" },
+        ],
+        body: "hello",
+      },
       agentId: agent.id,
       requestedByUserId: owner.id,
       taintSources: [],

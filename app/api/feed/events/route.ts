@@ -2,6 +2,7 @@ import { z } from "zod";
 import { route } from "@/lib/http/route";
 import { sseFrame } from "@/lib/http/sse";
 import { feedFilterSchema, streamFeed } from "@/lib/feed/feed";
+import { logError } from "@/lib/log";
 
 export const dynamic = "force-dynamic";
 
@@ -25,7 +26,7 @@ export const GET = route({ query }, async ({ req, server, workspace, query }) =>
           else controller.enqueue(sseFrame({ id: next.item.seq, event: "feed", data: next.item }));
         }
       } catch (error) {
-        console.error("Feed stream failed", error);
+        logError("Feed stream failed", error);
       } finally {
         try {
           controller.close();

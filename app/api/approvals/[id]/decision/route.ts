@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { route } from "@/lib/http/route";
 import { decideApproval, decisionSchema } from "@/lib/safety/approvals";
+import { logError } from "@/lib/log";
 
 export const POST = route({ role: "reviewer", params: z.object({ id: z.uuid() }), body: decisionSchema }, async ({ server, workspace, user, params, body }) => {
   const approval = await decideApproval(server.db, server.bus, server.runtime.deps.tools, {
@@ -10,6 +11,6 @@ export const POST = route({ role: "reviewer", params: z.object({ id: z.uuid() })
     ...body,
   });
   // Resume right away; if this process dies first, the sweeper resumes it.
-  await server.runtime.resumeRun(approval.runId).catch((error: unknown) => console.error(`Could not resume run ${approval.runId}`, error));
+  await server.runtime.resumeRun(approval.runId).catch((error: unknown) => logError(`Could not resume run ${approval.runId}`, error));
   return { approval: { id: approval.id, status: approval.status, decidedAt: approval.decidedAt, fingerprint: approval.fingerprint } };
 });
