@@ -1,6 +1,5 @@
-import { eq } from "drizzle-orm";
 import type { Database } from "../db/client";
-import { agentRuns, agents, messages, type Agent, type AgentRun, type Approval } from "../db/schema";
+import type { Agent, AgentRun, Approval } from "../db/schema";
 import { AppError } from "../errors";
 import type { ResolvedModel } from "../models/registry";
 import { ModelError, type StopReason, type Usage } from "../models/types";
@@ -13,7 +12,7 @@ import { RunLostError } from "./journal";
 import { RunJournal } from "./run-journal";
 import { postReply } from "./delivery";
 import { recordFeed, recordRunFinished } from "../feed/feed";
-import { journalText } from "./runs";
+import { getRunWithAgent, journalText, messageText, runCounters } from "./runs";
 import { chargeModelCall } from "./run-usage";
 import { finishRun, grantConsumed, markFirstToken, recordStepFinish, renewLease, stepsOfRun } from "./run-state";
 import { dispatchCall, finishStep, resumeCall, stepResult, suspendRun } from "./tool-call";
@@ -51,9 +50,8 @@ const isAbort = (error: unknown) => (error as { name?: string })?.name === "Abor
 export async function driveRun(deps: RuntimeDeps, runId: string, options: DriveOptions): Promise<void> {
   const { db, bus } = deps;
   const { signal: external, resume } = options;
-  const [run] = await db.select().from(agentRuns).where(eq(agentRuns.id, runId));
+  const { run, agent } = await getRunWithAgent(db, runId);
   if (!run || run.state !== "running" || run.claimedBy !== deps.instanceId) return;
-  const [agent] = await db.select().from(agents).where(eq(agents.id, run.agentId));
   const journal = new RunJournal(db, bus, runId, deps.instanceId, deps.coalesceMs);
   const controller = new AbortController();
   const stopOnExternal = () => controller.abort(external?.reason ?? "cancel");
@@ -177,14 +175,11 @@ export async function driveRun(deps: RuntimeDeps, runId: string, options: DriveO
 }
 
 async function currentReply(db: Database, replyMessageId: string | null): Promise<string> {
-  if (!replyMessageId) return "";
-  const [row] = await db.select({ content: messages.content }).from(messages).where(eq(messages.id, replyMessageId));
-  return row?.content ?? "";
+  return (await messageText(db, replyMessageId)) ?? "";
 }
 
 async function freshState(db: Database, run: AgentRun, agent: Agent): Promise<LoopState> {
-  const [userMessage] = run.userMessageId ? await db.select().from(messages).where(eq(messages.id, run.userMessageId)) : [];
-  const question = userMessage?.content ?? run.inputText ?? "";
+  const question = (await messageText(db, run.userMessageId)) ?? run.inputText ?? "";
   const conversation = await loadHistory(db, run);
   if (conversation.length === 0 || conversation[conversation.length - 1]!.role !== "user") {
     conversation.push({ role: "user", content: [{ type: "text", text: question || "(no text)" }] });
@@ -278,9 +273,9 @@ function describeFailure(error: unknown): { code: string; message: string } {
  */
 async function settleAfterCrash(ctx: CallContext, approval: Approval): Promise<void> {
   const { deps, run, state } = ctx;
-  const [row] = await deps.db.select({ stepCount: agentRuns.stepCount, modelCalls: agentRuns.modelCalls }).from(agentRuns).where(eq(agentRuns.id, run.id));
-  state.position = Math.max(state.position, row?.stepCount ?? 0);
-  state.modelCalls = Math.max(state.modelCalls, row?.modelCalls ?? 0);
+  const counted = await runCounters(deps.db, run.id);
+  state.position = Math.max(state.position, counted.stepCount);
+  state.modelCalls = Math.max(state.modelCalls, counted.modelCalls);
   state.fullText = await journalText(deps.db, run.id);
   const known = await stepsOfRun(deps.db, run.id);
   const byCall = new Map(known.map((s) => [s.callId, s]));

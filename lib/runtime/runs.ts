@@ -1,6 +1,6 @@
 import { and, eq, inArray, isNull, lt, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { agentRuns, runEvents } from "../db/schema";
+import { agentRuns, agents, messages, runEvents } from "../db/schema";
 import { AppError } from "../errors";
 
 /** Reads of runs. Every write of a run or its steps is in `run-state.ts`. */
@@ -32,4 +32,25 @@ export async function listOrphanedRuns(db: Db, limit = 50): Promise<string[]> {
     .where(and(inArray(agentRuns.state, ["queued", "running"]), lt(agentRuns.leaseExpiresAt, sql`now()`), isNull(agentRuns.journalClosedAt)))
     .limit(limit);
   return rows.map((r) => r.id);
+}
+
+/** A run and its agent, as its driver loads them. */
+export async function getRunWithAgent(db: Db, runId: string) {
+  const [run] = await db.select().from(agentRuns).where(eq(agentRuns.id, runId));
+  if (!run) return { run: undefined, agent: undefined };
+  const [agent] = await db.select().from(agents).where(eq(agents.id, run.agentId));
+  return { run, agent };
+}
+
+/** The stored text of a chat message ("" when there is none). */
+export async function messageText(db: Db, messageId: string | null): Promise<string | null> {
+  if (!messageId) return null;
+  const [row] = await db.select({ content: messages.content }).from(messages).where(eq(messages.id, messageId));
+  return row?.content ?? null;
+}
+
+/** Steps and model calls a run has counted so far (its row, not a checkpoint). */
+export async function runCounters(db: Db, runId: string): Promise<{ stepCount: number; modelCalls: number }> {
+  const [row] = await db.select({ stepCount: agentRuns.stepCount, modelCalls: agentRuns.modelCalls }).from(agentRuns).where(eq(agentRuns.id, runId));
+  return { stepCount: row?.stepCount ?? 0, modelCalls: row?.modelCalls ?? 0 };
 }

@@ -1,12 +1,11 @@
-import { and, eq } from "drizzle-orm";
-import { connections, workspaces, type Approval, type TaintSource } from "../db/schema";
-import { decryptSecret } from "../crypto";
+import type { Approval, TaintSource } from "../db/schema";
 import { AppError } from "../errors";
 import { approvalsTopic } from "../safety/approvals";
 import { authorizeCall, errorResult, type ProposedCall } from "../safety/dispatch";
 import { callFingerprint, resultHash } from "../safety/fingerprint";
 import { consumeGrant } from "../safety/grants";
-import { classifyCall, workspacePolicy } from "../safety/policy";
+import { classifyCall } from "../safety/policy";
+import { workspaceCredential, workspacePolicyOf } from "./lookups";
 import type { AnyTool } from "../tools/registry";
 import { ToolError, type FollowUp, type ToolContext, type ToolPreview } from "../tools/types";
 import { deliverAgentMessage } from "./delivery";
@@ -98,8 +97,8 @@ export async function dispatchCall(ctx: CallContext, proposed: ProposedCall): Pr
     const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; ");
     return { kind: "result", result: await finishStep(ctx, step, { status: "failed", error: `Invalid input for \`${tool.name}\`: ${issues}` }) };
   }
-  const [ws] = await ctx.deps.db.select({ settings: workspaces.settings }).from(workspaces).where(eq(workspaces.id, ctx.run.workspaceId));
-  const verdict = classifyCall({ tool: tool.name, effects: tool.effects, taint: ctx.state.taint, overrides: workspacePolicy(ws?.settings).overrides });
+  const policy = await workspacePolicyOf(ctx.deps.db, ctx.run.workspaceId);
+  const verdict = classifyCall({ tool: tool.name, effects: tool.effects, taint: ctx.state.taint, overrides: policy.overrides });
   if (verdict.kind === "deny") return { kind: "result", result: await finishStep(ctx, step, { status: "refused", error: verdict.reason }) };
   if (verdict.kind === "require_approval") {
     return {
@@ -148,13 +147,8 @@ export async function resumeCall(ctx: CallContext, proposed: ProposedCall, appro
   return { ...result, content: JSON.stringify({ note: "A reviewer changed the input before approving.", inputUsed: input, result: JSON.parse(result.content) as unknown }) };
 }
 
-async function credentialFor(deps: RuntimeDeps, workspaceId: string, provider: string) {
-  const [row] = await deps.db
-    .select({ secret: connections.secret, config: connections.config })
-    .from(connections)
-    .where(and(eq(connections.workspaceId, workspaceId), eq(connections.provider, provider)))
-    .limit(1);
-  return row ? { secret: decryptSecret(row.secret, deps.encryptionKey), config: row.config } : null;
+function credentialFor(deps: RuntimeDeps, workspaceId: string, provider: string) {
+  return workspaceCredential(deps.db, deps.encryptionKey, workspaceId, provider);
 }
 
 function raceSignal<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {

@@ -13,6 +13,8 @@ import { rowsOf } from "../../lib/db/client";
 import { readFeed } from "../../lib/feed/feed";
 import { textTurn, toolTurn } from "../../lib/models/scripted";
 import { appendRunEvents, readRunEvents, RunLostError } from "../../lib/runtime/journal";
+import { claimResume } from "../../lib/runtime/run-state";
+import { decideApproval } from "../../lib/safety/approvals";
 import { createSession } from "../../lib/runtime/sessions";
 import { builtinTools, createToolRegistry } from "../../lib/tools/registry";
 import type { ToolDefinition } from "../../lib/tools/types";
@@ -367,5 +369,29 @@ describe("run state: the person behind every chain, lifecycle, pause and crashes
     } finally {
       s.runtime.deps.tools = previous;
     }
+  });
+
+  it("a process that dies after claiming a decided run but before the effect: the sweeper carries it on and the effect happens once, through the grant", async () => {
+    const s = server();
+    const owner = await demoOwner(s.db);
+    useScriptedModel(s, [toolTurn([{ id: "p1", name: "slack.post", input: { channel: "#general", text: "after a crash" } }]), textTurn(["Posted."])]);
+    const agent = await makeAgent(s.db, owner.workspaceId);
+    const session = await createSession(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
+    const { runId } = await s.runtime.startChatRun({ workspaceId: owner.workspaceId, sessionId: session.id, userId: owner.id, text: "post" });
+    const approval = await pendingApprovalOf(agent.id);
+    await settle(async () => (await getRunRow(s.db, runId)).state === "suspended");
+    const reviewer = await makeUser(s.db, owner.workspaceId, "reviewer");
+    await decideApproval(s.db, s.bus, s.runtime.deps.tools, { workspaceId: owner.workspaceId, approvalId: approval.id, decider: { userId: reviewer.id, role: "reviewer" }, decision: "approve" });
+    // Another process wins the claim and dies before it does anything.
+    expect(await claimResume(s.db, s.bus, runId, "dead-process")).toMatchObject({ id: approval.id });
+    await s.db.update(agentRuns).set({ leaseExpiresAt: new Date(Date.now() - 1000) }).where(eq(agentRuns.id, runId));
+    expect(await s.runtime.sweep()).toMatchObject({ recovered: 1, reaped: 0 });
+    const events = await waitForRun(s.db, runId);
+    expect(events.at(-1)?.type).toBe("run_completed");
+    expect(events.filter((e) => e.type === "dispatch_started")).toHaveLength(1);
+    const [step] = await s.db.select().from(steps).where(eq(steps.id, approval.stepId!));
+    expect(step?.status).toBe("succeeded");
+    expect((await s.db.select().from(outboxMessages).where(eq(outboxMessages.runId, runId))).length).toBe(1);
+    expect(await s.runtime.sweep()).toMatchObject({ recovered: 0, reaped: 0 });
   });
 });

@@ -5,6 +5,7 @@ import { DrizzleQueryError } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { parseCheckpoint } from "../../lib/runtime/checkpoint";
 import { isTransientDbError, withDbRetry } from "../../lib/runtime/db-retry";
+import { fourEyesApplies } from "../../lib/safety/approvals";
 
 /** The error node really throws when nothing listens on a port. */
 async function refusedConnection(): Promise<Error> {
@@ -149,5 +150,20 @@ describe("the runtime's module graph", () => {
     for (const file of files) visit(file, []);
     expect(cycles).toEqual([]);
     expect(edges.get("tool-call.ts")).not.toContain("runner.ts");
+  });
+});
+
+describe("four eyes", () => {
+  it("applies to a four-eyes category and to its tainted variant, not to other tainted calls", () => {
+    const cats = ["external_send"];
+    expect(fourEyesApplies(cats, "external_send", ["sends_externally"])).toBe(true);
+    // A send outside that became tainted_egress because the run read a page is still a send outside.
+    expect(fourEyesApplies(cats, "tainted_egress", ["sends_externally"])).toBe(true);
+    // A tainted internal message is not a send outside.
+    expect(fourEyesApplies(cats, "tainted_egress", ["sends_internal"])).toBe(false);
+    expect(fourEyesApplies(cats, "data_write", ["writes_workspace"])).toBe(false);
+    expect(fourEyesApplies([...cats, "tainted_egress"], "tainted_egress", ["sends_internal"])).toBe(true);
+    // A tainted request of a tool nobody knows any more is treated as four eyes.
+    expect(fourEyesApplies(cats, "tainted_egress", undefined)).toBe(true);
   });
 });
