@@ -4,7 +4,7 @@ import { decryptSecret } from "../crypto";
 import { AppError } from "../errors";
 import type { ContentBlock } from "../models/types";
 import { approvalsTopic } from "../safety/approvals";
-import { authorizeCall, errorResult, type ProposedCall } from "../safety/dispatch";
+import { authorizeCall, breakerKeyFor, errorResult, type BreakerOutcome, type ProposedCall } from "../safety/dispatch";
 import { callFingerprint, resultHash } from "../safety/fingerprint";
 import { consumeGrant } from "../safety/grants";
 import { classifyCall, workspacePolicy, type ApprovalCategory } from "../safety/policy";
@@ -207,7 +207,8 @@ function raceSignal<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
  * A timeout leaves the effect unconfirmed, and the step says so.
  */
 async function execute(ctx: CallContext, tool: AnyTool, step: { id: string; call: ProposedCall; started: number }, input: Record<string, unknown>): Promise<ToolResult> {
-  const open = ctx.deps.breakers.check(tool.name);
+  const breaker = breakerKeyFor(ctx.run.workspaceId, tool, input);
+  const open = ctx.deps.breakers.check(breaker);
   if (open) return finishStep(ctx, step, { status: "refused", error: open });
   await ctx.journal.emit({ type: "dispatch_started", payload: { stepId: step.id, callId: step.call.id, tool: tool.name, fingerprint: callFingerprint(tool.name, input) } });
   const timeoutMs = tool.timeoutMs ?? 30_000;
@@ -224,6 +225,7 @@ async function execute(ctx: CallContext, tool: AnyTool, step: { id: string; call
     signal: AbortSignal.any([ctx.signal, timeout]),
   };
   let end: Parameters<typeof finishStep>[2];
+  let health: BreakerOutcome = "failure";
   try {
     const output = await raceSignal(tool.execute(toolContext, input), toolContext.signal);
     const source = tool.taint(input, output);
@@ -234,6 +236,7 @@ async function execute(ctx: CallContext, tool: AnyTool, step: { id: string; call
       await ctx.journal.emit({ type: "run_tainted", payload: { source, stepId: step.id } });
     }
     end = { status: "succeeded", output, taint: source ? [source] : [] };
+    health = "success";
   } catch (caught) {
     if (ctx.signal.aborted) throw caught;
     if (timeout.aborted) {
@@ -243,12 +246,13 @@ async function execute(ctx: CallContext, tool: AnyTool, step: { id: string; call
         : { status: "failed", error: `\`${tool.name}\` did not finish within ${timeoutMs / 1000} s.` };
     } else if (caught instanceof ToolError) {
       end = { status: "failed", error: caught.message };
+      if (caught.refused) health = "neutral";
     } else {
       console.error(`Tool ${tool.name} crashed`, caught);
       end = { status: "failed", error: `\`${tool.name}\` failed: ${(caught as Error)?.message ?? String(caught)}` };
     }
   }
-  ctx.deps.breakers.record(tool.name, end.status === "succeeded");
+  ctx.deps.breakers.record(breaker, health);
   if (tool.name === "chat.send" && end.status === "succeeded") {
     await deliverAgentMessage(ctx.deps, { run: ctx.run, handle: ctx.agent.handle, stepId: step.id }, end.output as ChatSendOutput, String(input.message ?? ""));
   }

@@ -32,6 +32,8 @@ export const slackPostTool: ToolDefinition<z.infer<typeof slackInput>, SlackPost
   input: slackInput,
   effects: ["sends_externally"],
   taint: () => null,
+  // Every post goes through the workspace's one Slack connection (or its outbox).
+  destination: () => "slack",
   preview: (input) => ({ title: "Post to Slack", fields: [{ label: "Channel", value: input.channel }], body: input.text }),
   timeoutMs: 15_000,
   async execute(ctx, input) {
