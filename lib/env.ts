@@ -1,5 +1,6 @@
 import path from "node:path";
 import { z } from "zod";
+import { parseOrigins } from "./http/origin";
 
 const optionalString = z
   .string()
@@ -25,6 +26,16 @@ export const envSchema = z.object({
   CLAWDECK_DEFAULT_MODEL: optionalString,
   CLAWDECK_OFFLINE_DELAY_MS: z.coerce.number().int().min(0).max(1000).default(25),
   CLAWDECK_MAX_STEPS: z.coerce.number().int().min(1).max(100).default(12),
+  // The origins the app is served from (comma-separated): writes from any other origin are refused.
+  CLAWDECK_ORIGIN: optionalString.pipe(
+    z
+      .string()
+      .refine((v) => v.split(",").every((o) => URL.canParse(o.trim()) && /^https?:$/.test(new URL(o.trim()).protocol)), "CLAWDECK_ORIGIN must be http(s) origins, comma-separated")
+      .transform(parseOrigins)
+      .optional(),
+  ),
+  AUTH_URL: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
+  CLAWDECK_TRUST_PROXY: optionalString.pipe(z.stringbool().default(false)),
 });
 
 export type Env = z.infer<typeof envSchema>;
