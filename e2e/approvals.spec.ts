@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { OWNER } from "./fixtures";
+import { APP_ORIGIN, OWNER } from "./fixtures";
 import { ApprovalsPage } from "./pages/approvals-page";
 import { ChatPage } from "./pages/chat-page";
 import { SignInPage } from "./pages/sign-in-page";
@@ -7,11 +7,11 @@ import { personWithRole } from "./people";
 
 
 test.describe("gated actions", () => {
-  test("a reviewer approves a tainted Slack post live from the inbox; the member's chat resumes with the result", async ({ page, browser }) => {
+  test("a reviewer approves a tainted Slack post live from the inbox; the member's chat resumes with the result", async ({ page, browser, baseURL }) => {
     await new SignInPage(page).signInAs(OWNER);
     const handle = `relay${Date.now().toString(36)}`;
     const created = await page.request.post("/api/agents", {
-      headers: { "x-clawdeck-workspace": "demo" },
+      headers: { "x-clawdeck-workspace": "demo", origin: APP_ORIGIN },
       data: { handle, name: "Relay", model: "offline", tools: ["http.fetch", "slack.post"], description: "Reads pages and posts summaries" },
     });
     expect(created.status()).toBe(201);
@@ -27,7 +27,7 @@ test.describe("gated actions", () => {
       await chat.goto("demo");
       await chat.startWith(handle);
       // The sign-in page is a real web page: fetching it taints the run before the post.
-      await chat.send(`fetch http://127.0.0.1:3100/sign-in\nslack #general hello`);
+      await chat.send(`fetch ${baseURL}/sign-in\nslack #general hello`);
       const reply = chat.lastReply();
       await expect(chat.step(reply, "http.fetch")).toContainText("web:127.0.0.1");
       const slackStep = chat.step(reply, "slack.post");

@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { OWNER } from "./fixtures";
+import { APP_ORIGIN, OWNER } from "./fixtures";
 import { ChatPage } from "./pages/chat-page";
 import { FeedPage } from "./pages/feed-page";
 import { RoomPage, RoomsPage } from "./pages/rooms-page";
@@ -7,7 +7,7 @@ import { RunPage } from "./pages/run-page";
 import { SignInPage } from "./pages/sign-in-page";
 import { personWithRole } from "./people";
 
-const DEMO = { "x-clawdeck-workspace": "demo" };
+const DEMO = { "x-clawdeck-workspace": "demo", origin: APP_ORIGIN };
 const stamp = () => Date.now().toString(36);
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
@@ -193,7 +193,7 @@ test.describe("world feed", () => {
     // Someone else makes a workspace the member is not in (not the owner, whose workspace list other tests check).
     const founder = await personWithRole(browser, page, "member");
     try {
-      const made = await founder.page.request.post("/api/workspaces", { data: { name: `Elsewhere ${stamp()}` } });
+      const made = await founder.page.request.post("/api/workspaces", { headers: { origin: APP_ORIGIN }, data: { name: `Elsewhere ${stamp()}` } });
       expect(made.status()).toBe(201);
       const other = ((await made.json()) as { workspace: { slug: string } }).workspace.slug;
       const theirs = await founder.page.request.get("/api/feed?limit=1", { headers: { "x-clawdeck-workspace": other } });

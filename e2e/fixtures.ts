@@ -7,3 +7,9 @@ export function newPerson(role: string) {
   const id = `${Date.now().toString(36)}${n}`;
   return { email: `${role}-${id}@e2e.test`, name: `${role[0]!.toUpperCase()}${role.slice(1)} ${id}`, password: `pw-${id}-secret`, role };
 }
+
+/**
+ * The app's origin, as a script calling the API must send it: writes without
+ * an `Origin` (or a browser's `Sec-Fetch-Site: same-origin`) are refused.
+ */
+export const APP_ORIGIN = `http://127.0.0.1:${process.env.E2E_PORT ?? 3100}`;

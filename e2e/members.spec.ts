@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { newPerson, OWNER } from "./fixtures";
+import { APP_ORIGIN, newPerson, OWNER } from "./fixtures";
 import { AppShell } from "./pages/app-shell";
 import { MembersPage } from "./pages/members-page";
 import { SignInPage } from "./pages/sign-in-page";
@@ -70,7 +70,7 @@ test.describe("members and workspaces", () => {
       expect((await agents.json()).code).toBe("forbidden:workspace");
 
       const patch = await memberPage.request.patch(`/api/members/${ownerInSkunkworks[0]!.userId}`, {
-        headers: { "x-clawdeck-workspace": "skunkworks" },
+        headers: { "x-clawdeck-workspace": "skunkworks", origin: APP_ORIGIN },
         data: { role: "member" },
       });
       expect(patch.status()).toBe(403);

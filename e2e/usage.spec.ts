@@ -1,5 +1,5 @@
 import { expect, test, type Browser, type Page } from "@playwright/test";
-import { newPerson, OWNER } from "./fixtures";
+import { APP_ORIGIN, newPerson, OWNER } from "./fixtures";
 import { AppShell } from "./pages/app-shell";
 import { ChatPage } from "./pages/chat-page";
 import { MembersPage } from "./pages/members-page";
@@ -98,7 +98,7 @@ test.describe("usage and budgets", () => {
     await new SignInPage(page).signInAs(OWNER);
     const handle = `capped${Date.now().toString(36)}`;
     const created = await page.request.post("/api/agents", {
-      headers: { "x-clawdeck-workspace": "demo" },
+      headers: { "x-clawdeck-workspace": "demo", origin: APP_ORIGIN },
       data: { handle, name: "Capped", model: "offline", tools: [], description: "Runs on a tiny budget" },
     });
     expect(created.status()).toBe(201);
@@ -138,7 +138,7 @@ test.describe("usage and budgets", () => {
       await expect(billing.budgetRow(handle)).toContainText("Used up: runs stop");
     } finally {
       // Lift the cap so the agent is usable again.
-      await manager.page.request.put("/api/budgets", { headers: { "x-clawdeck-workspace": "demo" }, data: { agents: [{ agentId, monthlyBudgetCredits: null }] } });
+      await manager.page.request.put("/api/budgets", { headers: { "x-clawdeck-workspace": "demo", origin: APP_ORIGIN }, data: { agents: [{ agentId, monthlyBudgetCredits: null }] } });
       await manager.context.close();
       await reviewer.context.close();
       await member.context.close();

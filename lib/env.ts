@@ -1,5 +1,6 @@
 import path from "node:path";
 import { z } from "zod";
+import { parseOrigins } from "./http/origin";
 
 const optionalString = z
   .string()
@@ -27,6 +28,16 @@ export const envSchema = z.object({
   /** Where `slack.post` sends (origin, optionally with a path prefix); only an operator can change it. */
   CLAWDECK_SLACK_BASE_URL: optionalString.pipe(z.url({ protocol: /^https?$/, error: "CLAWDECK_SLACK_BASE_URL must be an http(s) URL" }).optional()),
   CLAWDECK_MAX_STEPS: z.coerce.number().int().min(1).max(100).default(12),
+  // The origins the app is served from (comma-separated): writes from any other origin are refused.
+  CLAWDECK_ORIGIN: optionalString.pipe(
+    z
+      .string()
+      .refine((v) => v.split(",").every((o) => URL.canParse(o.trim()) && /^https?:$/.test(new URL(o.trim()).protocol)), "CLAWDECK_ORIGIN must be http(s) origins, comma-separated")
+      .transform(parseOrigins)
+      .optional(),
+  ),
+  AUTH_URL: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
+  CLAWDECK_TRUST_PROXY: optionalString.pipe(z.stringbool().default(false)),
 });
 
 export type Env = z.infer<typeof envSchema>;

@@ -2,6 +2,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import type { Env } from "./env";
+import { ensurePrivateFolder, PRIVATE_FILE_MODE } from "./private-files";
 
 export interface ServerSecrets {
   authSecret: string;
@@ -51,7 +52,7 @@ export function loadSecrets(env: Env): ServerSecrets {
 
 function readOrCreateStored(folder: string): { authSecret: string; encryptionKey: string } {
   const file = path.join(folder, SECRETS_FILE);
-  fs.mkdirSync(folder, { recursive: true });
+  ensurePrivateFolder(folder);
   const fresh = {
     authSecret: crypto.randomBytes(32).toString("base64"),
     encryptionKey: crypto.randomBytes(32).toString("base64"),
@@ -63,6 +64,8 @@ function readOrCreateStored(folder: string): { authSecret: string; encryptionKey
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
   }
+  // A file written by an older version, or copied in, may be readable by others.
+  fs.chmodSync(file, PRIVATE_FILE_MODE);
   const parsed = JSON.parse(fs.readFileSync(file, "utf8")) as { authSecret?: unknown; encryptionKey?: unknown };
   if (typeof parsed.authSecret !== "string" || typeof parsed.encryptionKey !== "string") {
     throw new Error(`${file} is damaged: remove it to generate new secrets (existing sessions and connections will stop working).`);

@@ -4,6 +4,7 @@ import type { ExtractTablesWithRelations } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from "drizzle-orm/pg-core";
 import * as schema from "./schema";
 import { lockDataFolder } from "./folder-lock";
+import { ensurePrivateFolder, makeTreePrivate, withPrivateUmask } from "../private-files";
 
 export type Schema = typeof schema;
 export type Database = PgDatabase<PgQueryResultHKT, Schema, ExtractTablesWithRelations<Schema>>;
@@ -52,13 +53,16 @@ export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHand
 async function openPglite(dataDir: string): Promise<DatabaseHandle> {
   // The lock lives beside the PGlite folder so that a refused second opener touches nothing inside it.
   const parent = path.dirname(dataDir);
-  fs.mkdirSync(parent, { recursive: true });
+  ensurePrivateFolder(parent);
   const release = lockDataFolder(parent);
   try {
+    // Private before and after opening: PGlite writes its first files world-readable (0666) whatever the umask.
+    makeTreePrivate(parent);
     const { PGlite } = await import("@electric-sql/pglite");
     const { drizzle } = await import("drizzle-orm/pglite");
     const { migrate } = await import("drizzle-orm/pglite/migrator");
-    const client = await PGlite.create(dataDir);
+    const client = await withPrivateUmask(() => PGlite.create(dataDir));
+    makeTreePrivate(parent);
     const db = drizzle({ client, schema, casing: "snake_case" });
     return {
       db: db as unknown as Database,

@@ -6,8 +6,10 @@ import { getServer, type Server } from "../server";
 import { hasRole } from "../workspaces/roles";
 import type { PublicUser } from "../workspaces/users";
 import { getWorkspaceMembership, listWorkspacesForUser, type WorkspaceMembership } from "../workspaces/workspaces";
+import { getEnv, parseEnv } from "../env";
 import { userFromRequest } from "./auth";
 import { errorResponse } from "./errors";
+import { originPolicyFromEnv, refusedOrigin } from "./origin";
 
 export const WORKSPACE_HEADER = "x-clawdeck-workspace";
 export const WORKSPACE_COOKIE = "clawdeck-workspace";
@@ -69,19 +71,14 @@ function readCookie(req: Request, name: string): string | undefined {
   return undefined;
 }
 
-/** Refuses state-changing requests sent by another site's page (cookies alone are not intent). */
+/**
+ * Refuses state-changing requests not sent by the app's own pages (cookies alone are not intent):
+ * the rule is in lib/http/origin.ts; the app's origin comes from CLAWDECK_ORIGIN or AUTH_URL.
+ */
 function assertSameOrigin(req: Request) {
-  if (req.method === "GET" || req.method === "HEAD") return;
-  const origin = req.headers.get("origin");
-  if (!origin) return;
-  const host = req.headers.get("x-forwarded-host") ?? req.headers.get("host");
-  let originHost: string;
-  try {
-    originHost = new URL(origin).host;
-  } catch {
-    throw new AppError("forbidden:origin", "Cross-site requests are not allowed.");
-  }
-  if (host && originHost !== host) throw new AppError("forbidden:origin", "Cross-site requests are not allowed.");
+  const env = process.env.NODE_ENV === "test" ? parseEnv(process.env) : getEnv();
+  const refused = refusedOrigin(req, originPolicyFromEnv(env));
+  if (refused) throw new AppError("forbidden:origin", `Cross-site requests are not allowed (${refused}).`);
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { Approval, TaintSource } from "../db/schema";
 import { AppError } from "../errors";
 import { approvalsTopic } from "../safety/approvals";
-import { authorizeCall, errorResult, type ProposedCall } from "../safety/dispatch";
+import { authorizeCall, breakerKeyFor, errorResult, type BreakerOutcome, type ProposedCall } from "../safety/dispatch";
 import { callFingerprint, resultHash } from "../safety/fingerprint";
 import { consumeGrant } from "../safety/grants";
 import { classifyCall } from "../safety/policy";
@@ -166,7 +166,8 @@ function raceSignal<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
  * A timeout leaves the effect unconfirmed, and the step says so.
  */
 async function execute(ctx: CallContext, tool: AnyTool, step: { id: string; call: ProposedCall; started: number }, input: Record<string, unknown>): Promise<ToolResult> {
-  const open = ctx.deps.breakers.check(tool.name);
+  const breaker = breakerKeyFor(ctx.run.workspaceId, tool, input);
+  const open = ctx.deps.breakers.check(breaker);
   if (open) return finishStep(ctx, step, { status: "refused", error: open });
   await ctx.journal.emit({ type: "dispatch_started", payload: { stepId: step.id, callId: step.call.id, tool: tool.name, fingerprint: callFingerprint(tool.name, input) } });
   const timeoutMs = tool.timeoutMs ?? 30_000;
@@ -185,6 +186,7 @@ async function execute(ctx: CallContext, tool: AnyTool, step: { id: string; call
   };
   let end: StepEnd;
   let followUps: FollowUp[] = [];
+  let health: BreakerOutcome = "failure";
   try {
     const output = await raceSignal(tool.execute(toolContext, input), toolContext.signal);
     followUps = tool.after?.(toolContext, input, output) ?? [];
@@ -196,6 +198,7 @@ async function execute(ctx: CallContext, tool: AnyTool, step: { id: string; call
       await ctx.journal.emit({ type: "run_tainted", payload: { source, stepId: step.id } });
     }
     end = { status: "succeeded", output, taint: source ? [source] : [] };
+    health = "success";
   } catch (caught) {
     if (ctx.signal.aborted) throw caught;
     if (timeout.aborted) {
@@ -205,6 +208,7 @@ async function execute(ctx: CallContext, tool: AnyTool, step: { id: string; call
         : { status: "failed", error: `\`${tool.name}\` did not finish within ${timeoutMs / 1000} s.` };
     } else if (caught instanceof ToolError) {
       end = { status: "failed", error: caught.message };
+      if (caught.refused) health = "neutral";
     } else {
       logError(`Tool ${tool.name} crashed`, caught, { secrets: credentials.used() });
       end = { status: "failed", error: `\`${tool.name}\` failed: ${(caught as Error)?.message ?? String(caught)}` };
@@ -212,7 +216,7 @@ async function execute(ctx: CallContext, tool: AnyTool, step: { id: string; call
   }
   // Nothing a tool returns or throws is stored, journaled or shown to the model with a credential in it.
   end = (await workspaceRedactor(ctx.deps.db, ctx.run.workspaceId, ctx.deps.encryptionKey, credentials.used())).value(end);
-  ctx.deps.breakers.record(tool.name, end.status === "succeeded");
+  ctx.deps.breakers.record(breaker, health);
   if (end.status === "succeeded") await performFollowUps(ctx, step.id, followUps);
   const result = await finishStep(ctx, step, end);
   await ctx.journal.emit({

@@ -1,4 +1,5 @@
 import type { ContentBlock } from "../models/types";
+import type { ToolDefinition } from "../tools/types";
 
 export interface ProposedCall {
   id: string;
@@ -63,12 +64,45 @@ export function errorResult(callId: string, message: string): ToolResult {
   return { type: "tool_result", toolUseId: callId, content: JSON.stringify({ error: message }), isError: true };
 }
 
+/** What a finished call says about its destination's health. */
+export type BreakerOutcome = "success" | "failure" | "neutral";
+
 /**
- * Stops calling a tool that keeps failing: after `threshold` failures in a
- * row it is refused for `coolDownMs`, then one trial call is let through.
+ * Who a breaker protects: one workspace's calls of one tool to one
+ * destination (a host, a connection); null when the tool has none, so the
+ * breaker is the workspace's whole tool. One workspace's failures never
+ * pause another's calls, nor the same workspace's calls elsewhere.
+ */
+export interface BreakerKey {
+  workspaceId: string;
+  tool: string;
+  destination: string | null;
+}
+
+export type BreakerState = "closed" | "open" | "half_open";
+
+interface Breaker {
+  state: BreakerState;
+  failures: number;
+  /** open: refused until then. half_open: the trial call's lease ends then (0: no trial under way). */
+  until: number;
+}
+
+/** Most breakers kept: failing destinations are forgotten oldest first past this (a healthy one holds no entry). */
+const MAX_BREAKERS = 10_000;
+
+/**
+ * Stops calling a destination that keeps failing. Closed: calls run, and
+ * `threshold` failures in a row open it. Open: calls are refused for
+ * `coolDownMs`. Half-open (after the cool-down): one trial call runs while
+ * others are refused; its success closes the breaker, its failure opens it
+ * again for another cool-down. A trial that never reports (its run was
+ * stopped) lapses after a cool-down and the next call becomes the trial.
+ * Only real failures count: a call refused by a rule (a blocked address,
+ * a policy) says nothing about the destination and is `neutral`.
  */
 export class CircuitBreakers {
-  private readonly state = new Map<string, { failures: number; openUntil: number }>();
+  private readonly breakers = new Map<string, Breaker>();
 
   constructor(
     private readonly threshold = 5,
@@ -76,21 +110,70 @@ export class CircuitBreakers {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Null when the tool may be called; otherwise why not. */
-  check(tool: string): string | null {
-    const s = this.state.get(tool);
-    if (!s || s.openUntil <= this.now()) return null;
-    return `\`${tool}\` failed ${s.failures} times in a row; it is paused for ${Math.ceil((s.openUntil - this.now()) / 1000)} s.`;
+  /** Null when the call may run (it may be the half-open trial); otherwise why not, for the model to read. */
+  check(key: BreakerKey): string | null {
+    const b = this.breakers.get(mapKey(key));
+    if (!b || b.state === "closed") return null;
+    const now = this.now();
+    if (b.state === "open" && now < b.until) {
+      return `${describe(key)} failed ${b.failures} times in a row; it is paused for ${Math.ceil((b.until - now) / 1000)} s.`;
+    }
+    if (b.state === "half_open" && now < b.until) {
+      return `${describe(key)} failed ${b.failures} times in a row; a trial call is under way, try again shortly.`;
+    }
+    b.state = "half_open";
+    b.until = now + this.coolDownMs;
+    return null;
   }
 
-  record(tool: string, ok: boolean) {
-    if (ok) {
-      this.state.delete(tool);
+  record(key: BreakerKey, outcome: BreakerOutcome) {
+    const id = mapKey(key);
+    const b = this.breakers.get(id);
+    if (outcome === "success") {
+      this.breakers.delete(id);
       return;
     }
-    const s = this.state.get(tool) ?? { failures: 0, openUntil: 0 };
-    s.failures += 1;
-    if (s.failures >= this.threshold) s.openUntil = this.now() + this.coolDownMs;
-    this.state.set(tool, s);
+    if (outcome === "neutral") {
+      // A refused trial tested nothing: the next call is the trial.
+      if (b?.state === "half_open") b.until = 0;
+      return;
+    }
+    const next = b ?? { state: "closed" as BreakerState, failures: 0, until: 0 };
+    next.failures += 1;
+    if (next.state === "half_open" || (next.state === "closed" && next.failures >= this.threshold)) {
+      next.state = "open";
+      next.until = this.now() + this.coolDownMs;
+    }
+    if (!b) {
+      this.breakers.set(id, next);
+      if (this.breakers.size > MAX_BREAKERS) this.breakers.delete(this.breakers.keys().next().value!);
+    }
   }
+
+  /** The state a call would meet now (without starting a trial). */
+  stateOf(key: BreakerKey): BreakerState {
+    const b = this.breakers.get(mapKey(key));
+    if (!b) return "closed";
+    if (b.state === "open" && this.now() >= b.until) return "half_open";
+    return b.state;
+  }
+}
+
+/** The breaker a call meets: its workspace, its tool, and where the tool says the call goes. */
+export function breakerKeyFor(workspaceId: string, tool: Pick<ToolDefinition, "name" | "destination">, input: Record<string, unknown>): BreakerKey {
+  let destination: string | null = null;
+  try {
+    destination = tool.destination?.(input) ?? null;
+  } catch {
+    // An input the tool cannot place (it will fail validation or the call): the tool's own breaker.
+  }
+  return { workspaceId, tool: tool.name, destination };
+}
+
+function mapKey(key: BreakerKey): string {
+  return JSON.stringify([key.workspaceId, key.tool, key.destination]);
+}
+
+function describe(key: BreakerKey): string {
+  return key.destination ? `\`${key.tool}\` to ${key.destination}` : `\`${key.tool}\``;
 }

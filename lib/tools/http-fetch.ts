@@ -99,6 +99,15 @@ function cut(text: string, max: number): string {
   return text.slice(0, end);
 }
 
+/** The host and port a URL goes to (one breaker per destination). */
+function hostOf(url: string): string | null {
+  try {
+    return new URL(url).host;
+  } catch {
+    return null;
+  }
+}
+
 function hostnameOf(url: string): string {
   try {
     return new URL(url).hostname;
@@ -121,19 +130,21 @@ export const httpFetchTool: ToolDefinition<{ url: string }, HttpFetchOutput> = {
   preview(call) {
     return { title: "Fetch a web page", fields: [{ label: "URL", value: call.url }] };
   },
+  destination(call) {
+    return hostOf(call.url);
+  },
   timeoutMs: 15_000,
   async execute(ctx, call) {
     let result;
     try {
       result = await safeFetch(call.url, { allow: fetchAllowList(), signal: ctx.signal });
     } catch (error) {
-      if (error instanceof FetchRefusedError || error instanceof FetchTimeoutError || error instanceof FetchFailedError) {
-        throw new ToolError(error.message);
-      }
+      if (error instanceof FetchRefusedError) throw new ToolError(error.message, { refused: true });
+      if (error instanceof FetchTimeoutError || error instanceof FetchFailedError) throw new ToolError(error.message);
       throw error;
     }
     if (!isText(result.contentType)) {
-      throw new ToolError(`${result.url} answered with ${result.contentType}, which http.fetch cannot read as text.`);
+      throw new ToolError(`${result.url} answered with ${result.contentType}, which http.fetch cannot read as text.`, { refused: true });
     }
     const page = isHtml(result.contentType, result.body) ? htmlToText(result.body) : { text: result.body.trim() };
     const text = cut(page.text, HTTP_FETCH_MAX_TEXT);

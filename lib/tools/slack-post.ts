@@ -32,6 +32,8 @@ export const slackPostTool: ToolDefinition<z.infer<typeof slackInput>, SlackPost
   input: slackInput,
   effects: ["sends_externally"],
   taint: () => null,
+  // Every post goes through the workspace's one Slack connection (or its outbox).
+  destination: () => "slack",
   preview: (input) => ({
     title: "Post to Slack",
     fields: [
@@ -74,9 +76,8 @@ export const slackPostTool: ToolDefinition<z.infer<typeof slackInput>, SlackPost
       });
     } catch (error) {
       if (error instanceof FetchHeaderError) throw new ToolError("The Slack token cannot be sent in a request header. A manager must save it again.");
-      if (error instanceof FetchRefusedError || error instanceof FetchTimeoutError || error instanceof FetchFailedError) {
-        throw new ToolError(`Slack could not be reached: ${error.message}`);
-      }
+      if (error instanceof FetchRefusedError) throw new ToolError(`Slack could not be reached: ${error.message}`, { refused: true });
+      if (error instanceof FetchTimeoutError || error instanceof FetchFailedError) throw new ToolError(`Slack could not be reached: ${error.message}`);
       throw error;
     }
     let body: { ok?: boolean; error?: string; ts?: string } = {};

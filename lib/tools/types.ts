@@ -58,6 +58,11 @@ export interface ToolDefinition<I extends Record<string, unknown> = Record<strin
    * it by kind, never by tool name.
    */
   after?(ctx: ToolContext, input: I, output: O): FollowUp[];
+  /**
+   * Where a call goes (a host, a connection), so that a destination that keeps
+   * failing is paused on its own; omitted when the tool has no destination.
+   */
+  destination?(input: I): string | null;
   /** Longest a call may run before it is abandoned (ms). */
   timeoutMs?: number;
 }
@@ -83,8 +88,16 @@ export type FollowUp = DeliverWork;
 
 /** A failure the model should read (bad URL, unknown handle); anything else is a tool crash. */
 export class ToolError extends Error {
-  constructor(message: string) {
+  /**
+   * The tool declined the call by rule (a blocked address, content it does not
+   * read) rather than failing to carry it out: it says nothing about the
+   * destination's health, so circuit breakers do not count it.
+   */
+  readonly refused: boolean;
+
+  constructor(message: string, options: { refused?: boolean } = {}) {
     super(message);
     this.name = "ToolError";
+    this.refused = options.refused ?? false;
   }
 }

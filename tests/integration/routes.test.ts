@@ -7,7 +7,7 @@ import { DELETE as removeMemberRoute, PATCH as patchMemberRoute } from "../../ap
 import { GET as listWorkspacesRoute, POST as createWorkspaceRoute } from "../../app/api/workspaces/route";
 import { auditLog, memberships } from "../../lib/db/schema";
 import { demoOwner, makeUser, makeWorkspace } from "../support/fixtures";
-import { jsonRequest, params, sessionCookie, useTestServer } from "../support/server";
+import { APP_ORIGIN, jsonRequest, params, sessionCookie, useTestServer } from "../support/server";
 
 describe("route glue", () => {
   const server = useTestServer();
@@ -117,8 +117,8 @@ describe("route glue", () => {
       [jsonRequest("/api/members", { method: "POST", cookie, body: { email: "not-an-email", name: "x", password: "long-enough", role: "member" } }), "bad_request:body"],
       [jsonRequest("/api/members", { method: "POST", cookie, body: { email: "a@b.co", name: "x", password: "short", role: "member" } }), "bad_request:body"],
       [jsonRequest("/api/members", { method: "POST", cookie, body: { email: "a@b.co", name: "x", password: "long-enough", role: "emperor" } }), "bad_request:body"],
-      [new Request("http://localhost:3000/api/members", { method: "POST", headers: { cookie, "content-type": "application/json" }, body: "{nope" }), "bad_request:json"],
-      [new Request("http://localhost:3000/api/members", { method: "POST", headers: { cookie }, body: "email=a" }), "bad_request:content_type"],
+      [new Request("http://localhost:3000/api/members", { method: "POST", headers: { cookie, "content-type": "application/json", origin: APP_ORIGIN, host: "localhost:3000" }, body: "{nope" }), "bad_request:json"],
+      [new Request("http://localhost:3000/api/members", { method: "POST", headers: { cookie, origin: APP_ORIGIN, host: "localhost:3000" }, body: "email=a" }), "bad_request:content_type"],
     ];
     for (const [req, code] of cases) {
       const res = await addMemberRoute(req);

@@ -67,16 +67,27 @@ export async function sessionCookie(server: Server, user: { id: string; email: s
   return `${salt}=${token}`;
 }
 
+export const APP_ORIGIN = "http://localhost:3000";
+
+/**
+ * A request as the app's own page sends it: to APP_ORIGIN, with the `Host` a
+ * server sees and, on writes, the `Origin` a browser adds (both overridable).
+ */
 export function jsonRequest(
   url: string,
   init: { method?: string; body?: unknown; cookie?: string; workspace?: string; headers?: Record<string, string> } = {},
 ): Request {
-  const headers: Record<string, string> = { ...init.headers };
+  const method = init.method ?? "GET";
+  const headers: Record<string, string> = {
+    host: new URL(APP_ORIGIN).host,
+    ...(method === "GET" || method === "HEAD" ? {} : { origin: APP_ORIGIN }),
+    ...init.headers,
+  };
   if (init.cookie) headers.cookie = init.cookie;
   if (init.workspace) headers["x-clawdeck-workspace"] = init.workspace;
   if (init.body !== undefined) headers["content-type"] = "application/json";
-  return new Request(new URL(url, "http://localhost:3000"), {
-    method: init.method ?? "GET",
+  return new Request(new URL(url, APP_ORIGIN), {
+    method,
     headers,
     body: init.body === undefined ? undefined : JSON.stringify(init.body),
   });
