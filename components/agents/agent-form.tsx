@@ -2,7 +2,7 @@
 
 import { useMutation } from "@tanstack/react-query";
 import { useId, useState } from "react";
-import { AppError } from "@/lib/errors";
+import { AppError, isAppError } from "@/lib/errors";
 import { useApi } from "../providers";
 import { keepDefaultedFields, type AgentItem, type ModelChoice, type ToolChoice } from "./types";
 
@@ -85,7 +85,7 @@ export function AgentForm({
     onSuccess: ({ agent }) => onSaved(agent),
   });
 
-  const error = save.error instanceof AppError ? save.error : null;
+  const error = isAppError(save.error) ? save.error : null;
   const errorField = error ? fieldOf(error) : null;
   const fieldError = (field: Field) =>
     errorField === field && error ? (

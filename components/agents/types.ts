@@ -1,4 +1,4 @@
-import { AppError } from "@/lib/errors";
+import { errorMessage } from "@/lib/errors";
 
 /** The JSON shapes of the agents API as the browser receives them. */
 export interface AgentItem {
@@ -53,7 +53,7 @@ export const agentKeys = {
 };
 
 export function errorText(error: unknown, fallback = "Something went wrong."): string {
-  return error instanceof AppError ? error.message : fallback;
+  return errorMessage(error, fallback);
 }
 
 export function shortWhen(iso: string): string {

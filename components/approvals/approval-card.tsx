@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import { useState } from "react";
-import { AppError } from "@/lib/errors";
+import { isAppError } from "@/lib/errors";
 import { useApi, useWorkspace } from "../providers";
 import { categoryLabels, timeLeft, type ApprovalItem } from "./types";
 
@@ -71,7 +71,7 @@ export function ApprovalCard({ item, now, viewerId, canDecide, fourEyes, onDecid
       await api(`/api/approvals/${item.id}/decision`, { method: "POST", body: { decision, ...extra } });
       onDecided();
     } catch (e) {
-      setError(e instanceof AppError ? `${e.message} (${e.code})` : "The decision was not saved.");
+      setError(isAppError(e) ? `${e.message} (${e.code})` : "The decision was not saved.");
     } finally {
       setBusy(false);
     }

@@ -1,9 +1,14 @@
-import { AppError, pgErrorCode } from "../errors";
+import { AppError, isAppError, pgErrorCode } from "../errors";
 import { DataFolderInUseError } from "../db/folder-lock";
 
 /** Turns anything thrown into an AppError without re-wrapping one that already has a code. */
 export function toAppError(error: unknown): AppError {
-  if (error instanceof AppError) return error;
+  if (isAppError(error)) {
+    if (Object.getPrototypeOf(error) === AppError.prototype) return error;
+    // One made by another bundle's copy of the class: same brand, other prototype.
+    const foreign = error as { code: AppError["code"]; message: unknown; details?: unknown };
+    return new AppError(foreign.code, typeof foreign.message === "string" ? foreign.message : undefined, { details: foreign.details, cause: error });
+  }
   if (error instanceof DataFolderInUseError) return new AppError("unavailable:database", "The database is in use by another process.");
   const pgCode = pgErrorCode(error);
   const sysCode = (error as { code?: unknown; cause?: { code?: unknown } })?.cause?.code ?? (error as { code?: unknown })?.code;

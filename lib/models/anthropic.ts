@@ -8,7 +8,7 @@ import type {
   Tool,
 } from "@anthropic-ai/sdk/resources/messages";
 import { z } from "zod";
-import { ModelError, type ModelEvent, type ModelMessage, type ModelProvider, type ModelRequest, type StopReason, type Usage } from "./types";
+import { isModelError, ModelError, type ModelEvent, type ModelMessage, type ModelProvider, type ModelRequest, type StopReason, type Usage } from "./types";
 
 export interface AnthropicProviderOptions {
   apiKey: string;
@@ -315,7 +315,7 @@ function isInStreamOverload(error: unknown): boolean {
 
 function toModelError(error: unknown, apiKey: string): ModelError {
   const redact = (text: string) => (apiKey ? text.split(apiKey).join("[redacted]") : text);
-  if (error instanceof ModelError) {
+  if (isModelError(error)) {
     return new ModelError(redact(error.message), error.code, error.options);
   }
   if (error instanceof APIConnectionError) {

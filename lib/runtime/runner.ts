@@ -1,9 +1,9 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { agentRuns, agents, messages, type Agent, type AgentRun, type Approval, type TaintSource } from "../db/schema";
-import { AppError } from "../errors";
+import { AppError, isAppError } from "../errors";
 import type { ModelResolver, ResolvedModel } from "../models/registry";
-import { ModelError, type ContentBlock, type ModelMessage, type StopReason, type Usage } from "../models/types";
+import { isModelError, modelErrorCode, type ContentBlock, type ModelMessage, type StopReason, type Usage } from "../models/types";
 import { correlateResults, errorResult, validCallIds, type CircuitBreakers, type PolicyGate, type ProposedCall } from "../safety/dispatch";
 import { rememberMemory } from "../tools/memory";
 import { toolSpec, type AnyTool, type ToolRegistry } from "../tools/registry";
@@ -63,7 +63,7 @@ function abortReason(signal: AbortSignal): "cancel" | "lost" | null {
   return signal.aborted ? (signal.reason === "lost" ? "lost" : "cancel") : null;
 }
 
-const isAbort = (error: unknown) => (error as { name?: string })?.name === "AbortError" || (error as ModelError)?.code === "aborted";
+const isAbort = (error: unknown) => (error as { name?: string })?.name === "AbortError" || (error as { code?: unknown })?.code === "aborted";
 
 function parseCheckpoint(raw: unknown): LoopState {
   const state = raw as Partial<LoopState> | null;
@@ -105,7 +105,7 @@ export async function driveRun(deps: RuntimeDeps, runId: string, external?: Abor
     try {
       model = deps.models(agent.model);
     } catch (error) {
-      throw error instanceof AppError ? error : new AppError("unprocessable:model", String(error));
+      throw isAppError(error) ? error : new AppError("unprocessable:model", String(error));
     }
     const allowed = agent.tools.map((name) => deps.tools.get(name)).filter((t): t is AnyTool => !!t);
     if (resume) {
@@ -289,8 +289,8 @@ async function callModel(deps: RuntimeDeps, ctx: CallContext, model: ResolvedMod
 }
 
 function describeFailure(error: unknown): { code: string; message: string } {
-  if (error instanceof AppError) return { code: error.code, message: error.message };
-  if (error instanceof ModelError) return { code: `model:${error.code}`, message: error.message };
+  if (isAppError(error)) return { code: error.code, message: error.message };
+  if (isModelError(error)) return { code: modelErrorCode(error), message: error.message };
   console.error("A run failed unexpectedly", error);
   return { code: "internal:run", message: "The run stopped because of an internal error." };
 }

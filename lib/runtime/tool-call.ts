@@ -1,7 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { agentRuns, approvals, connections, steps, workspaces, type Agent, type AgentRun, type Approval, type TaintSource } from "../db/schema";
 import { decryptSecret } from "../crypto";
-import { AppError } from "../errors";
+import { AppError, isAppError } from "../errors";
 import type { ContentBlock } from "../models/types";
 import { approvalsTopic } from "../safety/approvals";
 import { authorizeCall, errorResult, type ProposedCall } from "../safety/dispatch";
@@ -174,7 +174,7 @@ export async function resumeCall(ctx: CallContext, proposed: ProposedCall, appro
   try {
     await consumeGrant(ctx.deps.db, { approvalId: approval.id, fingerprint: approval.fingerprint, consumer: `${ctx.deps.instanceId}:${ctx.run.id}` });
   } catch (error) {
-    if (!(error instanceof AppError)) throw error;
+    if (!isAppError(error)) throw error;
     return finishStep(ctx, step, { status: "failed", error: error.message });
   }
   const result = await execute(ctx, tool, step, input);

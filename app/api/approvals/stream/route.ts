@@ -1,5 +1,5 @@
 import { route } from "@/lib/http/route";
-import { sseFrame } from "@/lib/http/sse";
+import { sseFrame, streamErrorFrame } from "@/lib/http/sse";
 import { approvalsTopic, countPendingApprovals } from "@/lib/safety/approvals";
 
 export const dynamic = "force-dynamic";
@@ -12,7 +12,13 @@ export const GET = route({}, async ({ req, server, workspace }) => {
       const send = async () => {
         try {
           controller.enqueue(sseFrame({ event: "approvals", data: { pending: await countPendingApprovals(server.db, workspace.id) } }));
-        } catch {
+        } catch (error) {
+          try {
+            controller.enqueue(streamErrorFrame());
+            console.error("Approvals stream failed", error);
+          } catch {
+            // The client went away: nothing to tell.
+          }
           cleanup();
         }
       };
