@@ -25,6 +25,8 @@ export const envSchema = z.object({
   CLAWDECK_DEFAULT_MODEL: optionalString,
   CLAWDECK_OFFLINE_DELAY_MS: z.coerce.number().int().min(0).max(1000).default(25),
   CLAWDECK_MAX_STEPS: z.coerce.number().int().min(1).max(100).default(12),
+  /** Largest request body a JSON route reads, in bytes; larger ones get 413 before anything is parsed. */
+  CLAWDECK_MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(100 * 1024 * 1024).default(1024 * 1024),
 });
 
 export type Env = z.infer<typeof envSchema>;

@@ -2,9 +2,11 @@ import { and, eq, sql } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { agentRuns, agents, messages, type Agent, type AgentRun, type Approval, type TaintSource } from "../db/schema";
 import { AppError, isAppError } from "../errors";
+import { withCleanOutput } from "../models/clean";
 import type { ModelResolver, ResolvedModel } from "../models/registry";
 import { isModelError, modelErrorCode, type ContentBlock, type ModelMessage, type StopReason, type Usage } from "../models/types";
 import { correlateResults, errorResult, validCallIds, type CircuitBreakers, type PolicyGate, type ProposedCall } from "../safety/dispatch";
+import { truncate } from "../text";
 import { rememberMemory } from "../tools/memory";
 import { toolSpec, type AnyTool, type ToolRegistry } from "../tools/registry";
 import type { EventBus } from "./bus";
@@ -103,7 +105,7 @@ export async function driveRun(deps: RuntimeDeps, runId: string, external?: Abor
     if (!agent) throw new AppError("not_found:agent", "The agent of this run no longer exists.");
     let model: ResolvedModel;
     try {
-      model = deps.models(agent.model);
+      model = withCleanOutput(deps.models(agent.model));
     } catch (error) {
       throw isAppError(error) ? error : new AppError("unprocessable:model", String(error));
     }
@@ -171,7 +173,7 @@ export async function driveRun(deps: RuntimeDeps, runId: string, external?: Abor
     await journal.flush();
     if (!(await finishRun(deps, runId, { state: "succeeded", replyText: state.fullText }))) return;
     if (state.fullText.trim()) {
-      await rememberMemory(db, { workspaceId: run.workspaceId, agentId: run.agentId, runId, content: state.fullText.slice(0, 4000), kind: "reply" }).catch(
+      await rememberMemory(db, { workspaceId: run.workspaceId, agentId: run.agentId, runId, content: truncate(state.fullText, 4000), kind: "reply" }).catch(
         (error: unknown) => console.error(`Could not remember the reply of run ${runId}`, error),
       );
     }

@@ -8,6 +8,7 @@ import { authorizeCall, errorResult, type ProposedCall } from "../safety/dispatc
 import { callFingerprint, resultHash } from "../safety/fingerprint";
 import { consumeGrant } from "../safety/grants";
 import { classifyCall, workspacePolicy, type ApprovalCategory } from "../safety/policy";
+import { cleanDeep, truncate } from "../text";
 import type { AnyTool } from "../tools/registry";
 import { ToolError, type ToolContext, type ToolPreview } from "../tools/types";
 import { insertRunEvents, notifyRun } from "./journal";
@@ -48,7 +49,7 @@ function toResult(callId: string, payload: unknown, isError: boolean): ToolResul
   return {
     type: "tool_result",
     toolUseId: callId,
-    content: content.length > MAX_RESULT_CHARS ? `${content.slice(0, MAX_RESULT_CHARS)}…(truncated)` : content,
+    content: content.length > MAX_RESULT_CHARS ? `${truncate(content, MAX_RESULT_CHARS)}…(truncated)` : content,
     isError,
   };
 }
@@ -225,7 +226,7 @@ async function execute(ctx: CallContext, tool: AnyTool, step: { id: string; call
   };
   let end: Parameters<typeof finishStep>[2];
   try {
-    const output = await raceSignal(tool.execute(toolContext, input), toolContext.signal);
+    const output = cleanDeep(await raceSignal(tool.execute(toolContext, input), toolContext.signal));
     const source = tool.taint(input, output);
     if (source && !ctx.state.taint.some((t) => t.source === source)) {
       const entry: TaintSource = { source, stepId: step.id };

@@ -6,12 +6,12 @@ import { ModelError, modelErrorCode } from "../../lib/models/types";
 /** What a copy of AppError from another server bundle looks like: the same brand, another prototype. */
 function appErrorFromAnotherBundle(code: string, message: string) {
   class AppError extends Error {
-    readonly [Symbol.for("clawdeck.AppError")] = true;
     constructor(
       readonly code: string,
       message: string,
     ) {
       super(message);
+      Object.defineProperty(this, Symbol.for("clawdeck.AppError"), { value: true });
     }
   }
   return new AppError(code, message);
