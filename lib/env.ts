@@ -26,6 +26,9 @@ export const envSchema = z.object({
   CLAWDECK_OFFLINE_DELAY_MS: z.coerce.number().int().min(0).max(1000).default(25),
   CLAWDECK_MAX_STEPS: z.coerce.number().int().min(1).max(100).default(12),
   /** Largest request body a JSON route reads, in bytes; larger ones get 413 before anything is parsed. */
+  /** Runs one person may start (chat messages, room posts) per window; 0 turns the limit off. */
+  CLAWDECK_RUN_START_LIMIT: z.coerce.number().int().min(0).max(100_000).default(30),
+  CLAWDECK_RUN_START_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
   CLAWDECK_MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(100 * 1024 * 1024).default(1024 * 1024),
 });
 

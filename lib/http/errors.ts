@@ -21,5 +21,8 @@ export function toAppError(error: unknown): AppError {
 
 export function errorResponse(error: unknown): Response {
   const appError = toAppError(error);
-  return Response.json(appError.toJSON(), { status: appError.status, headers: { "Cache-Control": "no-store" } });
+  const headers: Record<string, string> = { "Cache-Control": "no-store" };
+  const retryAfter = (appError.details as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
+  if (appError.kind === "rate_limited" && typeof retryAfter === "number" && retryAfter > 0) headers["Retry-After"] = String(Math.ceil(retryAfter));
+  return Response.json(appError.toJSON(), { status: appError.status, headers });
 }

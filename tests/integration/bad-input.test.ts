@@ -8,8 +8,11 @@ import { GET as feedRoute } from "../../app/api/feed/route";
 import { GET as getSessionRoute } from "../../app/api/sessions/[id]/route";
 import { POST as postMessageRoute } from "../../app/api/sessions/[id]/messages/route";
 import { POST as createSessionRoute } from "../../app/api/sessions/route";
+import { POST as postRoomRoute } from "../../app/api/rooms/[id]/messages/route";
+import { POST as createRoomRoute } from "../../app/api/rooms/route";
 import { agentRuns, messages, steps } from "../../lib/db/schema";
 import { route } from "../../lib/http/route";
+import { consumeRunStart, createRunStartLimiter } from "../../lib/runtime/run-limit";
 import { textTurn, toolTurn } from "../../lib/models/scripted";
 import { demoOwner, makeUser } from "../support/fixtures";
 import { getRunRow, makeAgent, textOf, useScriptedModel, waitForRun } from "../support/runtime";
@@ -267,6 +270,57 @@ describe("errors and bad input", () => {
       const res = await echo(bodyRequest(cookie, new Uint8Array([0x7b, 0x22, 0x74, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]), { "content-type": "application/json" }));
       expect(res.status).toBe(400);
       expect((await res.json()).code).toBe("bad_request:encoding");
+    });
+  });
+
+  describe("run starts per person", () => {
+    it("after N rapid messages the next answers 429 rate_limited:runs with Retry-After, also for a fresh limiter on the same database", async () => {
+      const s = server();
+      const { user: boss } = await owner();
+      const person = await makeUser(s.db, boss.workspaceId, "member");
+      const cookie = await sessionCookie(s, person);
+      const agent = await makeAgent(s.db, boss.workspaceId, { model: "offline" });
+      const before = { ...s.env };
+      s.env.CLAWDECK_RUN_START_LIMIT = 3;
+      s.env.CLAWDECK_RUN_START_WINDOW_SECONDS = 600;
+      try {
+        const sessions = await Promise.all([1, 2, 3, 4].map(() => newChat(cookie, agent.handle)));
+        const started: string[] = [];
+        for (const id of sessions.slice(0, 3)) {
+          const res = await post(cookie, id, "hello");
+          expect(res.status).toBe(202);
+          started.push((await res.json()).runId);
+        }
+        const refused = await post(cookie, sessions[3]!, "one more");
+        expect(refused.status).toBe(429);
+        expect((await refused.json()).code).toBe("rate_limited:runs");
+        const retryAfter = Number(refused.headers.get("retry-after"));
+        expect(retryAfter).toBeGreaterThan(0);
+        expect(retryAfter).toBeLessThanOrEqual(600);
+        expect(await s.db.select().from(agentRuns).where(eq(agentRuns.sessionId, sessions[3]!))).toEqual([]);
+
+        // The count lives in the database: another instance's limiter sees it too.
+        const fresh = createRunStartLimiter(s.db, { points: 3, windowSeconds: 600 });
+        await expect(consumeRunStart(fresh, person.id, { points: 3, windowSeconds: 600 })).rejects.toMatchObject({ code: "rate_limited:runs" });
+
+        // Room posts start runs too, and count against the same limit.
+        const { cookie: ownerCookie } = await owner();
+        const room = await createRoomRoute(
+          jsonRequest("/api/rooms", { method: "POST", cookie: ownerCookie, body: { name: `limit-${Date.now().toString(36)}`, agentIds: [agent.id] } }),
+        );
+        expect(room.status).toBe(201);
+        const roomId = (await room.json()).room.id as string;
+        const posted = await postRoomRoute(jsonRequest(`/api/rooms/${roomId}/messages`, { method: "POST", cookie, body: { text: "hi all" } }), params({ id: roomId }));
+        expect(posted.status).toBe(429);
+        expect(posted.headers.get("retry-after")).not.toBeNull();
+
+        // Someone else is not limited by this person's count.
+        const other = await post(ownerCookie, await newChat(ownerCookie, agent.handle), "hello");
+        expect(other.status).toBe(202);
+        for (const runId of [...started, (await other.json()).runId]) await waitForRun(s.db, runId);
+      } finally {
+        Object.assign(s.env, before);
+      }
     });
   });
 });
