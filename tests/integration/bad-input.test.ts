@@ -4,7 +4,11 @@ import { and, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { POST as cancelRoute } from "../../app/api/runs/[id]/cancel/route";
+import { GET as matrixRoute } from "../../app/api/feed/matrix/route";
 import { GET as feedRoute } from "../../app/api/feed/route";
+import { GET as usageRoute } from "../../app/api/usage/route";
+import { GET as usageSummaryRoute } from "../../app/api/usage/summary/route";
+import { GET as usageCsvRoute } from "../../app/api/usage/export.csv/route";
 import { GET as getSessionRoute } from "../../app/api/sessions/[id]/route";
 import { POST as postMessageRoute } from "../../app/api/sessions/[id]/messages/route";
 import { POST as createSessionRoute } from "../../app/api/sessions/route";
@@ -321,6 +325,43 @@ describe("errors and bad input", () => {
       } finally {
         Object.assign(s.env, before);
       }
+    });
+  });
+
+  describe("date ranges", () => {
+    const routes = [
+      ["/api/feed/matrix", matrixRoute],
+      ["/api/usage", usageRoute],
+      ["/api/usage/summary", usageSummaryRoute],
+      ["/api/usage/export.csv", usageCsvRoute],
+    ] as const;
+
+    it.each(routes)("%s answers 400 bad_request:range for an impossible date, not 500", async (path, handler) => {
+      const { cookie } = await owner();
+      for (const from of ["-271821-04-20", "+275760-09-13T00:00:00Z", "2026-02-30T00:00:00Z", "yesterday"]) {
+        const res = await handler(jsonRequest(`${path}?from=${encodeURIComponent(from)}`, { cookie }));
+        expect(res.status, from).toBe(400);
+        const body = await res.json();
+        expect(body.code, from).toBe("bad_request:range");
+        expect(body.message).toContain("`from` must be a date and time");
+      }
+    });
+
+    it.each(routes)("%s answers 400 bad_request:range when from is after to", async (path, handler) => {
+      const { cookie } = await owner();
+      const to = new Date(Date.now() - 86_400_000).toISOString();
+      const from = new Date().toISOString();
+      const res = await handler(jsonRequest(`${path}?from=${from}&to=${to}`, { cookie }));
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({ code: "bad_request:range", message: "`from` must be before `to`." });
+    });
+
+    it("the feed matrix still answers a valid range", async () => {
+      const { cookie } = await owner();
+      const to = new Date().toISOString();
+      const from = new Date(Date.now() - 86_400_000).toISOString();
+      const res = await matrixRoute(jsonRequest(`/api/feed/matrix?from=${from}&to=${to}`, { cookie }));
+      expect(res.status).toBe(200);
     });
   });
 });
