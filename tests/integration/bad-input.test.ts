@@ -4,6 +4,8 @@ import { and, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { POST as cancelRoute } from "../../app/api/runs/[id]/cancel/route";
+import { GET as getAgentRoute, PATCH as patchAgentRoute } from "../../app/api/agents/[id]/route";
+import { statusChange } from "../../components/agents/types";
 import { GET as matrixRoute } from "../../app/api/feed/matrix/route";
 import { GET as feedRoute } from "../../app/api/feed/route";
 import { GET as usageRoute } from "../../app/api/usage/route";
@@ -18,7 +20,7 @@ import { agentRuns, messages, steps } from "../../lib/db/schema";
 import { route } from "../../lib/http/route";
 import { consumeRunStart, createRunStartLimiter } from "../../lib/runtime/run-limit";
 import { textTurn, toolTurn } from "../../lib/models/scripted";
-import { demoOwner, makeUser } from "../support/fixtures";
+import { demoOwner, makeUser, makeWorkspace } from "../support/fixtures";
 import { getRunRow, makeAgent, textOf, useScriptedModel, waitForRun } from "../support/runtime";
 import { jsonRequest, params, sessionCookie, useTestServer } from "../support/server";
 
@@ -319,7 +321,8 @@ describe("errors and bad input", () => {
         expect(posted.headers.get("retry-after")).not.toBeNull();
 
         // Someone else is not limited by this person's count.
-        const other = await post(ownerCookie, await newChat(ownerCookie, agent.handle), "hello");
+        const otherCookie = await sessionCookie(s, await makeUser(s.db, boss.workspaceId, "member"));
+        const other = await post(otherCookie, await newChat(otherCookie, agent.handle), "hello");
         expect(other.status).toBe(202);
         for (const runId of [...started, (await other.json()).runId]) await waitForRun(s.db, runId);
       } finally {
@@ -362,6 +365,61 @@ describe("errors and bad input", () => {
       const from = new Date(Date.now() - 86_400_000).toISOString();
       const res = await matrixRoute(jsonRequest(`/api/feed/matrix?from=${from}&to=${to}`, { cookie }));
       expect(res.status).toBe(200);
+    });
+  });
+
+  describe("stale agent edits", () => {
+    async function patch(cookie: string, id: string, body: unknown) {
+      return patchAgentRoute(jsonRequest(`/api/agents/${id}`, { method: "PATCH", cookie, body }), params({ id }));
+    }
+    async function load(cookie: string, id: string) {
+      return (await (await getAgentRoute(jsonRequest(`/api/agents/${id}`, { cookie }), params({ id }))).json()).agent as {
+        version: number;
+        systemPrompt: string;
+        status: string;
+        tools: string[];
+      };
+    }
+
+    it("pausing from an old page after another manager's edit answers 409 conflict:stale, and their edit survives", async () => {
+      const s = server();
+      const { user: boss, cookie: first } = await owner();
+      const other = await sessionCookie(s, await makeUser(s.db, boss.workspaceId, "manager"));
+      const agent = await makeAgent(s.db, boss.workspaceId, { model: "offline" });
+
+      const oldPage = await load(first, agent.id);
+      const edited = await patch(other, agent.id, { systemPrompt: "Answer in French.", version: oldPage.version });
+      expect(edited.status).toBe(200);
+      expect((await edited.json()).agent.version).toBe(oldPage.version + 1);
+
+      const stale = await patch(first, agent.id, statusChange(oldPage, "paused"));
+      expect(stale.status).toBe(409);
+      expect(await stale.json()).toMatchObject({ code: "conflict:stale", details: { version: oldPage.version + 1 } });
+      const now = await load(first, agent.id);
+      expect(now).toMatchObject({ systemPrompt: "Answer in French.", status: "active", version: oldPage.version + 1 });
+    });
+
+    it("a pause sends only the status and the version, and changes nothing else", async () => {
+      const s = server();
+      const { user: boss, cookie } = await owner();
+      const agent = await makeAgent(s.db, boss.workspaceId, { model: "offline", tools: ["memory.recall"] });
+      await patch(cookie, agent.id, { systemPrompt: "Be brief.", version: 1 });
+      const page = await load(cookie, agent.id);
+      const body = statusChange(page, "paused");
+      expect(Object.keys(body).sort()).toEqual(["status", "version"]);
+      const res = await patch(cookie, agent.id, body);
+      expect(res.status).toBe(200);
+      expect(await load(cookie, agent.id)).toMatchObject({ status: "paused", systemPrompt: "Be brief.", tools: ["memory.recall"], version: page.version + 1 });
+    });
+
+    it("an edit of an agent of another workspace stays 404, whatever version it names", async () => {
+      const s = server();
+      const { cookie } = await owner();
+      const stranger = await makeUser(s.db);
+      const elsewhere = await makeWorkspace(s.db, `Elsewhere ${Date.now()}`, stranger);
+      const foreign = await makeAgent(s.db, elsewhere.id, { model: "offline" });
+      const res = await patch(cookie, foreign.id, { status: "paused", version: 1 });
+      expect(res.status).toBe(404);
     });
   });
 });
