@@ -1,8 +1,9 @@
 import type { NextConfig } from "next";
 
 const nextConfig: NextConfig = {
-  // PGlite ships WASM and data files that must be loaded from node_modules at run time.
-  serverExternalPackages: ["@electric-sql/pglite"],
+  // PGlite ships WASM and data files that must be loaded from node_modules at run time; rate-limiter-flexible
+  // imports drizzle-orm by a computed name, which only Node (not the bundler) can resolve.
+  serverExternalPackages: ["@electric-sql/pglite", "rate-limiter-flexible"],
   poweredByHeader: false,
 };
 

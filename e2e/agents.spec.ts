@@ -62,6 +62,40 @@ test.describe("agents", () => {
     }
   });
 
+  test("pausing from a page opened before another manager's edit says so, reloads their version and keeps their edit", async ({ page, browser }) => {
+    await new SignInPage(page).signInAs(OWNER);
+    const headers = { "x-clawdeck-workspace": "demo" };
+    const handle = `vee${Date.now().toString(36)}`;
+    const made = await page.request.post("/api/agents", { headers, data: { name: "Vee", handle, model: "offline", systemPrompt: "You are Vee." } });
+    expect(made.status()).toBe(201);
+    const { agent } = (await made.json()) as { agent: { id: string; version: number } };
+    const context = await browser.newContext();
+    try {
+      const managerPage = await context.newPage();
+      await signInNewPerson(managerPage, page, "manager");
+      await managerPage.goto(`/w/demo/agents/${agent.id}`);
+      const view = new AgentPage(managerPage);
+      await expect(view.heading("Vee")).toBeVisible();
+
+      // Another manager changes the prompt while this page is open.
+      const edited = await page.request.patch(`/api/agents/${agent.id}`, { headers, data: { systemPrompt: "You are Vee, and you answer in French.", version: agent.version } });
+      expect(edited.status()).toBe(200);
+
+      await view.pause();
+      await expect(managerPage.getByTestId("agent-stale")).toContainText("Someone else changed this agent");
+      await expect(view.status()).toHaveText("Active");
+      await managerPage.getByText("System prompt").click();
+      await expect(managerPage.getByText("You are Vee, and you answer in French.")).toBeVisible();
+
+      // From the version now shown, the pause applies.
+      await view.pause();
+      await expect(view.status()).toHaveText("Paused");
+      await expect(managerPage.getByTestId("agent-stale")).toHaveCount(0);
+    } finally {
+      await context.close();
+    }
+  });
+
   test("members read the agents but cannot edit them", async ({ page, browser }) => {
     await new SignInPage(page).signInAs(OWNER);
     const context = await browser.newContext();

@@ -38,6 +38,11 @@ export const envSchema = z.object({
   ),
   AUTH_URL: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
   CLAWDECK_TRUST_PROXY: optionalString.pipe(z.stringbool().default(false)),
+  /** Runs one person may start (chat messages, room posts) per window; 0 turns the limit off. */
+  CLAWDECK_RUN_START_LIMIT: z.coerce.number().int().min(0).max(100_000).default(30),
+  CLAWDECK_RUN_START_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
+  /** Largest request body a JSON route reads, in bytes; larger ones get 413 before anything is parsed. */
+  CLAWDECK_MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(100 * 1024 * 1024).default(1024 * 1024),
 });
 
 export type Env = z.infer<typeof envSchema>;

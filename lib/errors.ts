@@ -2,7 +2,11 @@
  * One error type for the whole product. A code reads `kind:surface`
  * (`not_found:approval`, `forbidden:workspace`); the kind decides the HTTP
  * status, the surface says what it is about. The same shape travels as JSON
- * and as an SSE `error` event, and the browser rebuilds it from `code`.
+ * and as an SSE `stream_error` event, and the browser rebuilds it from `code`.
+ *
+ * Next bundles library code into several chunks, so one process can hold
+ * several `AppError` classes: never test with `instanceof`, ask `isAppError`,
+ * which reads a brand shared by every copy of the class.
  */
 export const errorKinds = {
   bad_request: 400,
@@ -10,6 +14,7 @@ export const errorKinds = {
   forbidden: 403,
   not_found: 404,
   conflict: 409,
+  payload_too_large: 413,
   unprocessable: 422,
   rate_limited: 429,
   internal: 500,
@@ -25,6 +30,7 @@ const defaultMessages: Record<ErrorKind, string> = {
   forbidden: "You do not have access to this.",
   not_found: "Not found.",
   conflict: "This conflicts with the current state.",
+  payload_too_large: "The request is too large.",
   unprocessable: "The request cannot be processed.",
   rate_limited: "Too many requests. Try again later.",
   internal: "Something went wrong on our side.",
@@ -37,7 +43,11 @@ export interface ErrorBody {
   details?: unknown;
 }
 
+/** Shared by every copy of the class, whichever bundle made it. */
+const APP_ERROR_BRAND = Symbol.for("clawdeck.AppError");
+
 export class AppError extends Error {
+  readonly [APP_ERROR_BRAND] = true;
   readonly code: ErrorCode;
   readonly kind: ErrorKind;
   readonly details?: unknown;
@@ -63,16 +73,58 @@ export class AppError extends Error {
 
   /** Rebuilds an error from a JSON body (the browser side of the contract). */
   static fromBody(body: unknown, fallbackStatus = 500): AppError {
-    if (body && typeof body === "object" && "code" in body && typeof body.code === "string" && body.code.includes(":")) {
+    if (body && typeof body === "object" && "code" in body && typeof body.code === "string" && isErrorCode(body.code)) {
       const b = body as Partial<ErrorBody>;
-      return new AppError(b.code as ErrorCode, b.message, { details: b.details });
+      return new AppError(b.code as ErrorCode, typeof b.message === "string" ? b.message : undefined, { details: b.details });
     }
-    return new AppError(fallbackStatus >= 500 ? "internal:response" : "bad_request:response");
+    return new AppError(`${kindForStatus(fallbackStatus)}:response`);
   }
 }
 
+/** Whether a string is a code of a known kind (`conflict:run`), not a typo or a foreign code. */
+export function isErrorCode(code: string): code is ErrorCode {
+  const colon = code.indexOf(":");
+  return colon > 0 && colon < code.length - 1 && Object.hasOwn(errorKinds, code.slice(0, colon));
+}
+
+/** The kind whose status is exactly `status`, else internal (5xx) or bad_request (4xx). */
+export function kindForStatus(status: number): ErrorKind {
+  const exact = (Object.keys(errorKinds) as ErrorKind[]).find((kind) => errorKinds[kind] === status);
+  if (exact) return exact;
+  return status >= 500 ? "internal" : "bad_request";
+}
+
+/**
+ * Whether something thrown is an application error, from whichever bundle
+ * (or realm) its class came: it carries the brand and a code of a known kind.
+ */
 export function isAppError(error: unknown): error is AppError {
-  return error instanceof AppError;
+  if (!error || typeof error !== "object") return false;
+  const candidate = error as { [APP_ERROR_BRAND]?: unknown; code?: unknown; message?: unknown };
+  return candidate[APP_ERROR_BRAND] === true && typeof candidate.code === "string" && isErrorCode(candidate.code);
+}
+
+/** The message of an application error, for showing to a person; anything else gets the fallback. */
+export function errorMessage(error: unknown, fallback: string): string {
+  return isAppError(error) ? error.message : fallback;
+}
+
+/**
+ * The SSE event a server stream sends when it fails, with an `ErrorBody` as
+ * data. Not `error`: EventSource fires its own `error` event on every drop,
+ * and a listener could not tell a server's message from a lost connection.
+ */
+export const STREAM_ERROR_EVENT = "stream_error";
+
+/** Rebuilds the error a `stream_error` frame carries (its data is an `ErrorBody` as JSON). */
+export function streamErrorFromData(data: string): AppError {
+  let body: unknown;
+  try {
+    body = JSON.parse(data);
+  } catch {
+    body = undefined;
+  }
+  return AppError.fromBody(body, 503);
 }
 
 /**

@@ -9,7 +9,7 @@ export function AgentCard({ agent }: { agent: AgentSummary }) {
           className="flex h-9 w-9 items-center justify-center rounded-full text-sm font-semibold text-white"
           style={{ backgroundColor: agent.color }}
         >
-          {agent.name.slice(0, 1).toUpperCase()}
+          {(Array.from(agent.name)[0] ?? "").toUpperCase()}
         </span>
         <div className="min-w-0">
           <div className="truncate font-medium">{agent.name}</div>

@@ -12,7 +12,7 @@ import { useApi, useWorkspace } from "../providers";
 import { RunStateBadge } from "../runs/run-view";
 import { AgentForm, type AgentFormValues } from "./agent-form";
 import { AgentStatusBadge, ModelLabel } from "./agents-list";
-import { agentKeys, errorText, keepDefaultedFields, shortWhen, type AgentDetail, type AgentItem, type ModelChoice, type ToolChoice } from "./types";
+import { agentKeys, errorText, isStaleEdit, shortWhen, STALE_AGENT_NOTICE, statusChange, type AgentDetail, type AgentItem, type ModelChoice, type ToolChoice } from "./types";
 
 const triggerShort: Record<string, string> = { chat: "chat message", agent_message: "agent message", room_post: "room post", mission: "mission", door: "inbound" };
 
@@ -22,6 +22,7 @@ export function AgentDetailView({ agentId, canEdit, models, tools }: { agentId: 
   const router = useRouter();
   const queryClient = useQueryClient();
   const [editing, setEditing] = useState(false);
+  const [stale, setStale] = useState(false);
   const detail = useQuery({ queryKey: agentKeys.detail(slug, agentId), queryFn: () => api<AgentDetail>(`/api/agents/${agentId}`) });
   const agents = useQuery({ queryKey: agentKeys.list(slug), queryFn: () => api<{ agents: AgentItem[] }>("/api/agents") });
   const rooms = useQuery({ queryKey: ["rooms", slug], queryFn: () => api<{ rooms: { id: string; name: string }[] }>("/api/rooms") });
@@ -30,10 +31,21 @@ export function AgentDetailView({ agentId, canEdit, models, tools }: { agentId: 
     void queryClient.invalidateQueries({ queryKey: agentKeys.detail(slug, agentId) });
     void queryClient.invalidateQueries({ queryKey: agentKeys.list(slug) });
   };
+  // Someone else saved in between: say so and show their version (the edit was not applied).
+  const reloadAfterStale = () => {
+    setStale(true);
+    setEditing(false);
+    refresh();
+  };
   const setStatus = useMutation({
+    // Only the status, from the version this page shows: never the other fields it has cached.
     mutationFn: (input: { status: AgentItem["status"]; agent: AgentDetail["agent"] }) =>
-      api<{ agent: AgentItem }>(`/api/agents/${agentId}`, { method: "PATCH", body: { ...keepDefaultedFields(input.agent), status: input.status } }),
+      api<{ agent: AgentItem }>(`/api/agents/${agentId}`, { method: "PATCH", body: statusChange(input.agent, input.status) }),
+    onMutate: () => setStale(false),
     onSuccess: refresh,
+    onError: (error) => {
+      if (isStaleEdit(error)) reloadAfterStale();
+    },
   });
   const chat = useMutation({
     mutationFn: () => api<{ id: string }>("/api/sessions", { method: "POST", body: { agentId } }),
@@ -102,7 +114,14 @@ export function AgentDetailView({ agentId, canEdit, models, tools }: { agentId: 
                 {paused ? "Resume" : "Pause"}
               </button>
               {!editing ? (
-                <button type="button" className="btn-primary" onClick={() => setEditing(true)}>
+                <button
+                  type="button"
+                  className="btn-primary"
+                  onClick={() => {
+                    setStale(false);
+                    setEditing(true);
+                  }}
+                >
                   Edit
                 </button>
               ) : null}
@@ -110,7 +129,11 @@ export function AgentDetailView({ agentId, canEdit, models, tools }: { agentId: 
           ) : null}
         </div>
       </header>
-      {setStatus.isError || chat.isError ? (
+      {stale ? (
+        <p role="alert" className="rounded-md border border-amber-200 bg-amber-50 px-4 py-2 text-sm text-amber-900" data-testid="agent-stale">
+          {STALE_AGENT_NOTICE}
+        </p>
+      ) : (setStatus.isError && !isStaleEdit(setStatus.error)) || chat.isError ? (
         <p role="alert" className="text-sm text-rose-700">
           {errorText(setStatus.error ?? chat.error)}
         </p>
@@ -128,12 +151,15 @@ export function AgentDetailView({ agentId, canEdit, models, tools }: { agentId: 
           </h2>
           <AgentForm
             agentId={agent.id}
+            version={agent.version}
+            onStale={reloadAfterStale}
             initial={initial}
             models={models}
             tools={tools}
             onCancel={() => setEditing(false)}
             onSaved={() => {
               setEditing(false);
+              setStale(false);
               refresh();
             }}
           />

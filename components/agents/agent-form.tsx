@@ -2,9 +2,9 @@
 
 import { useMutation } from "@tanstack/react-query";
 import { useId, useState } from "react";
-import { AppError } from "@/lib/errors";
+import { AppError, isAppError } from "@/lib/errors";
 import { useApi } from "../providers";
-import { keepDefaultedFields, type AgentItem, type ModelChoice, type ToolChoice } from "./types";
+import { isStaleEdit, type AgentItem, type ModelChoice, type ToolChoice } from "./types";
 
 export interface AgentFormValues {
   name: string;
@@ -59,9 +59,15 @@ export function AgentForm({
   tools,
   onSaved,
   onCancel,
+  version,
+  onStale,
 }: {
   /** Set when editing. */
   agentId?: string;
+  /** When editing: the version `initial` was read at. */
+  version?: number;
+  /** When editing: someone else saved the agent since `initial` was read. */
+  onStale?: () => void;
   initial: AgentFormValues;
   models: ModelChoice[];
   tools: ToolChoice[];
@@ -75,17 +81,20 @@ export function AgentForm({
   const save = useMutation({
     mutationFn: () => {
       if (!editing) return api<{ agent: AgentItem }>("/api/agents", { method: "POST", body: values });
-      // Only what changed (an unchanged model is not checked again), plus the fields the API would otherwise reset.
-      const changed: Partial<AgentFormValues> = keepDefaultedFields(values);
+      // Only what changed (an unchanged model is not checked again), and the version it was changed from.
+      const changed: Partial<AgentFormValues> & { version?: number } = { version };
       for (const key of Object.keys(values) as Field[]) {
         if (JSON.stringify(values[key]) !== JSON.stringify(initial[key])) Object.assign(changed, { [key]: values[key] });
       }
       return api<{ agent: AgentItem }>(`/api/agents/${agentId}`, { method: "PATCH", body: changed });
     },
     onSuccess: ({ agent }) => onSaved(agent),
+    onError: (error) => {
+      if (isStaleEdit(error)) onStale?.();
+    },
   });
 
-  const error = save.error instanceof AppError ? save.error : null;
+  const error = isAppError(save.error) ? save.error : null;
   const errorField = error ? fieldOf(error) : null;
   const fieldError = (field: Field) =>
     errorField === field && error ? (

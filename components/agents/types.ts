@@ -1,4 +1,4 @@
-import { AppError } from "@/lib/errors";
+import { errorMessage, isAppError } from "@/lib/errors";
 
 /** The JSON shapes of the agents API as the browser receives them. */
 export interface AgentItem {
@@ -10,6 +10,8 @@ export interface AgentItem {
   tools: string[];
   color: string;
   status: "active" | "paused";
+  /** Sent back with every edit: the server refuses an edit made from an older version (409 conflict:stale). */
+  version: number;
 }
 
 export interface AgentDetail {
@@ -53,7 +55,7 @@ export const agentKeys = {
 };
 
 export function errorText(error: unknown, fallback = "Something went wrong."): string {
-  return error instanceof AppError ? error.message : fallback;
+  return errorMessage(error, fallback);
 }
 
 export function shortWhen(iso: string): string {
@@ -73,11 +75,12 @@ export const toolBlurbs: Record<string, string> = {
   "memory.recall": "Searches its own memory.",
 };
 
-/**
- * The agent fields the update API fills with defaults when they are left out
- * (its partial schema keeps the create schema's defaults): every PATCH sends
- * their current values so that changing one thing never resets the others.
- */
-export function keepDefaultedFields(agent: Pick<AgentDetail["agent"], "description" | "systemPrompt" | "tools" | "color">) {
-  return { description: agent.description, systemPrompt: agent.systemPrompt, tools: agent.tools, color: agent.color };
+/** The body of a pause or resume: the status alone, from the version shown, never other cached fields. */
+export function statusChange(agent: Pick<AgentItem, "version">, status: AgentItem["status"]) {
+  return { status, version: agent.version };
 }
+
+/** An edit refused because someone else saved the agent after this page loaded it. */
+export const isStaleEdit = (error: unknown) => isAppError(error) && error.code === "conflict:stale";
+
+export const STALE_AGENT_NOTICE = "Someone else changed this agent while you had it open, so your change was not saved. This page now shows their version.";

@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import { useState } from "react";
-import { AppError } from "@/lib/errors";
+import { isAppError } from "@/lib/errors";
 import { useApi, useWorkspace } from "../providers";
 import { categoryLabels, originHref, requestLine, timeLeft, type ApprovalItem } from "./types";
 
@@ -72,7 +72,7 @@ export function ApprovalCard({ item, now, viewerId, canDecide, onDecided }: {
       await api(`/api/approvals/${item.id}/decision`, { method: "POST", body: { decision, ...extra } });
       onDecided();
     } catch (e) {
-      setError(e instanceof AppError ? `${e.message} (${e.code})` : "The decision was not saved.");
+      setError(isAppError(e) ? `${e.message} (${e.code})` : "The decision was not saved.");
     } finally {
       setBusy(false);
     }

@@ -42,7 +42,7 @@ function Pending({ viewerId, canDecide }: { viewerId: string; canDecide: boolean
   const api = useApi();
   const { slug } = useWorkspace();
   const queryClient = useQueryClient();
-  const { version } = useLiveApprovals();
+  const { version, streamError } = useLiveApprovals();
   const [sort, setSort] = useState<"expiry" | "newest" | "oldest">("expiry");
   const now = useNow();
   const key = ["approvals", slug, "pending", sort];
@@ -57,6 +57,11 @@ function Pending({ viewerId, canDecide }: { viewerId: string; canDecide: boolean
 
   return (
     <section aria-label="Pending approvals" className="space-y-3">
+      {streamError ? (
+        <p role="alert" className="rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900">
+          {streamError} New approvals may not appear until the page reconnects.
+        </p>
+      ) : null}
       <div className="flex items-center justify-between">
         <p className="text-sm text-slate-600" aria-live="polite">
           {query.data ? `${query.data.approvals.reduce((n, a) => n + (a.identical?.count ?? 1), 0)} waiting for a decision` : "Loading…"}

@@ -2,6 +2,7 @@
 
 import { createContext, useContext, useEffect, useState } from "react";
 import { z } from "zod";
+import { STREAM_ERROR_EVENT, streamErrorFromData } from "@/lib/errors";
 
 const messageSchema = z.object({ pending: z.number().int().min(0) });
 
@@ -10,18 +11,24 @@ interface LiveApprovals {
   pending: number | null;
   /** Bumped on every change, so views can refetch what they show. */
   version: number;
+  /** Why the server ended the live stream, until it reconnects. */
+  streamError: string | null;
 }
 
-const LiveApprovalsContext = createContext<LiveApprovals>({ pending: null, version: 0 });
+const LiveApprovalsContext = createContext<LiveApprovals>({ pending: null, version: 0, streamError: null });
 
 /** One stream per page: the sidebar badge and the inbox both read it. */
 export function LiveApprovalsProvider({ slug, children }: { slug: string; children: React.ReactNode }) {
-  const [state, setState] = useState<LiveApprovals>({ pending: null, version: 0 });
+  const [state, setState] = useState<LiveApprovals>({ pending: null, version: 0, streamError: null });
   useEffect(() => {
     const source = new EventSource(`/api/approvals/stream?workspace=${encodeURIComponent(slug)}`);
     source.addEventListener("approvals", (event) => {
       const parsed = messageSchema.safeParse(JSON.parse((event as MessageEvent<string>).data));
-      if (parsed.success) setState((s) => ({ pending: parsed.data.pending, version: s.version + 1 }));
+      if (parsed.success) setState((s) => ({ pending: parsed.data.pending, version: s.version + 1, streamError: null }));
+    });
+    source.addEventListener(STREAM_ERROR_EVENT, (event) => {
+      const message = streamErrorFromData((event as MessageEvent<string>).data).message;
+      setState((s) => ({ ...s, streamError: message }));
     });
     return () => source.close();
   }, [slug]);

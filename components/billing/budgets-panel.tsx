@@ -3,7 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import type { BudgetLine, BudgetOverview, BudgetState } from "@/lib/billing/budgets";
-import { AppError } from "@/lib/errors";
+import { errorMessage } from "@/lib/errors";
 import { useApi, useWorkspace } from "../providers";
 import { budgetsKey } from "../usage/budget-banner";
 import { creditsToUsdInput, formatUsd, usdInputToCredits } from "../usage/format";
@@ -133,7 +133,7 @@ function BudgetsEditor({ overview, canEdit }: { overview: BudgetOverview; canEdi
       </div>
       {invalid || save.isError ? (
         <p role="alert" className="border-t border-rose-100 bg-rose-50 px-4 py-2 text-sm text-rose-700">
-          {invalid ?? (save.error instanceof AppError ? save.error.message : "Could not save the budgets.")}
+          {invalid ?? errorMessage(save.error, "Could not save the budgets.")}
         </p>
       ) : null}
       {save.isSuccess ? (

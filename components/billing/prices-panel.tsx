@@ -4,7 +4,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import type { PriceList } from "@/lib/billing/price-book";
 import type { ModelPrice } from "@/lib/billing/prices";
-import { AppError } from "@/lib/errors";
+import { errorMessage } from "@/lib/errors";
 import { useApi, useWorkspace } from "../providers";
 
 const fields = [
@@ -144,7 +144,7 @@ function PricesEditor({ list, canEdit }: { list: PriceList; canEdit: boolean }) 
         </div>
         {save.isError ? (
           <p role="alert" className="border-t border-rose-100 bg-rose-50 px-4 py-2 text-sm text-rose-700">
-            {save.error instanceof AppError ? save.error.message : "Could not save the prices."}
+            {errorMessage(save.error, "Could not save the prices.")}
           </p>
         ) : null}
         {save.isSuccess ? (

@@ -3,7 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useLayoutEffect, useRef, useState } from "react";
-import { AppError } from "@/lib/errors";
+import { errorMessage, isAppError } from "@/lib/errors";
 import { OFFLINE_MODEL } from "@/lib/models/offline";
 import { useApi, useWorkspace } from "../providers";
 import { Composer } from "./composer";
@@ -15,7 +15,7 @@ import { anchoredStepClasses, useStepAnchor } from "../runs/use-step-anchor";
 import { useFinishedTimelines, useRunStream } from "./use-run";
 
 function errorText(error: unknown): string {
-  return error instanceof AppError ? error.message : "Something went wrong.";
+  return errorMessage(error, "Something went wrong.");
 }
 
 /** Pixels from the bottom within which the list keeps following new text. */
@@ -63,9 +63,9 @@ export function Conversation({ sessionId, currentUserId }: { sessionId: string; 
     onError: (error, text) => {
       setDraft((current) => current || text);
       // Another tab may have started a run: the history will show it and we attach.
-      if (error instanceof AppError && error.code === "conflict:run") void queryClient.invalidateQueries({ queryKey: sessionKey });
+      if (isAppError(error) && error.code === "conflict:run") void queryClient.invalidateQueries({ queryKey: sessionKey });
       // Paused meanwhile: refresh the agent so the banner shows.
-      if (error instanceof AppError && error.code === "conflict:agent_paused") void queryClient.invalidateQueries({ queryKey: chatKeys.agents(workspace.slug) });
+      if (isAppError(error) && error.code === "conflict:agent_paused") void queryClient.invalidateQueries({ queryKey: chatKeys.agents(workspace.slug) });
     },
   });
   const stop = useMutation({
@@ -203,6 +203,11 @@ export function Conversation({ sessionId, currentUserId }: { sessionId: string; 
           </ol>
         )}
 
+        {live.streamError && !live.lost ? (
+          <p role="alert" className="mt-4 rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900">
+            {live.streamError} Reconnecting to the live reply…
+          </p>
+        ) : null}
         {live.lost ? (
           <p role="alert" className="mt-4 rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900">
             Lost the connection to the live reply.{" "}

@@ -61,7 +61,7 @@ export function Avatar({ name, color, size = "md" }: { name: string; color: stri
   const dimensions = size === "sm" ? "h-6 w-6 text-[11px]" : "h-8 w-8 text-sm";
   return (
     <span aria-hidden className={`flex shrink-0 items-center justify-center rounded-full font-semibold text-white ${dimensions}`} style={{ backgroundColor: color }}>
-      {name.slice(0, 1).toUpperCase()}
+      {(Array.from(name)[0] ?? "").toUpperCase()}
     </span>
   );
 }

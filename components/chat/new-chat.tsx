@@ -2,7 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { AppError } from "@/lib/errors";
+import { errorMessage } from "@/lib/errors";
 import { OFFLINE_MODEL } from "@/lib/models/offline";
 import { useApi, useWorkspace } from "../providers";
 import { Avatar } from "./messages";
@@ -35,7 +35,7 @@ export function NewChat() {
           </p>
         ) : agents.isError ? (
           <p role="alert" className="text-sm text-rose-700">
-            {agents.error instanceof AppError ? agents.error.message : "Could not load the agents."}
+            {errorMessage(agents.error, "Could not load the agents.")}
           </p>
         ) : agents.data.agents.length === 0 ? (
           <p className="text-sm text-slate-600">This workspace has no agents yet. A manager can add one.</p>
@@ -84,7 +84,7 @@ export function NewChat() {
         )}
         {start.isError ? (
           <p role="alert" className="mt-4 text-sm text-rose-700">
-            {start.error instanceof AppError ? start.error.message : "Could not start the chat."}
+            {errorMessage(start.error, "Could not start the chat.")}
           </p>
         ) : null}
       </div>

@@ -2,7 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { AppError } from "@/lib/errors";
+import { errorMessage } from "@/lib/errors";
 import { useApi, useWorkspace } from "../providers";
 import { chatKeys, type ChatSession } from "./types";
 
@@ -34,7 +34,7 @@ export function SessionList({ activeSessionId }: { activeSessionId: string | nul
           <p className="px-2 py-3 text-xs text-slate-500">Loading chats…</p>
         ) : sessions.isError ? (
           <p role="alert" className="px-2 py-3 text-xs text-rose-700">
-            {sessions.error instanceof AppError ? sessions.error.message : "Could not load your chats."}
+            {errorMessage(sessions.error, "Could not load your chats.")}
           </p>
         ) : sessions.data.sessions.length === 0 ? (
           <p className="px-2 py-3 text-xs text-slate-500">No chats yet. Pick an agent to start one.</p>

@@ -2,6 +2,7 @@
 
 import { useQueries, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useEffectEvent, useState } from "react";
+import { STREAM_ERROR_EVENT, streamErrorFromData } from "@/lib/errors";
 import { isTerminal } from "@/lib/runtime/events";
 import { useWorkspace } from "../providers";
 import { applyRunEvent, decodeRunEvent, emptyTimeline, isDone, replayRun, runEventTypes, type Timeline } from "./timeline";
@@ -19,8 +20,13 @@ const RETRY_MS = [1_000, 2_000, 4_000, 8_000];
  * EventSource reconnects by itself after a drop, sending Last-Event-ID; if it
  * gives up (an HTTP error), we reopen it a few times from the last sequence.
  * Events already applied are ignored by sequence, so nothing shows twice.
+ * A `stream_error` the server sends is kept as `streamError` (for the page
+ * to show) until the next event arrives on the reconnected stream.
  */
-export function useRunStream(runId: string | null, onDone: (timeline: Timeline) => void): { timeline: Timeline | undefined; lost: boolean } {
+export function useRunStream(
+  runId: string | null,
+  onDone: (timeline: Timeline) => void,
+): { timeline: Timeline | undefined; lost: boolean; streamError: string | null } {
   const workspace = useWorkspace();
   const queryClient = useQueryClient();
   const timeline = useQuery({
@@ -32,6 +38,7 @@ export function useRunStream(runId: string | null, onDone: (timeline: Timeline) 
   }).data;
   const done = isDone(timeline);
   const [lostRun, setLostRun] = useState<string | null>(null);
+  const [streamError, setStreamError] = useState<{ runId: string; message: string } | null>(null);
   const finished = useEffectEvent((last: Timeline) => onDone(last));
 
   useEffect(() => {
@@ -47,6 +54,7 @@ export function useRunStream(runId: string | null, onDone: (timeline: Timeline) 
       if (!event) return;
       attempts = 0;
       setLostRun(null);
+      setStreamError(null);
       const next = applyRunEvent(queryClient.getQueryData<Timeline>(key) ?? emptyTimeline(runId), event);
       queryClient.setQueryData<Timeline>(key, next);
       if (isTerminal(event.type)) {
@@ -54,6 +62,9 @@ export function useRunStream(runId: string | null, onDone: (timeline: Timeline) 
         source?.close();
         finished(next);
       }
+    };
+    const onStreamError = (message: MessageEvent<string>) => {
+      setStreamError({ runId, message: streamErrorFromData(message.data).message });
     };
     const onError = () => {
       if (closed || !source || source.readyState !== EventSource.CLOSED) return; // CONNECTING: the browser is retrying.
@@ -70,6 +81,7 @@ export function useRunStream(runId: string | null, onDone: (timeline: Timeline) 
       const after = queryClient.getQueryData<Timeline>(key)?.lastSeq ?? 0;
       source = new EventSource(`/api/runs/${encodeURIComponent(runId ?? "")}/events?after=${after}&workspace=${encodeURIComponent(workspace.slug)}`);
       for (const type of runEventTypes) source.addEventListener(type, onEvent);
+      source.addEventListener(STREAM_ERROR_EVENT, onStreamError);
       source.addEventListener("error", onError);
     }
 
@@ -81,7 +93,11 @@ export function useRunStream(runId: string | null, onDone: (timeline: Timeline) 
     };
   }, [runId, done, workspace.slug, queryClient]);
 
-  return { timeline, lost: !!runId && lostRun === runId };
+  return {
+    timeline,
+    lost: !!runId && lostRun === runId,
+    streamError: runId && streamError?.runId === runId ? streamError.message : null,
+  };
 }
 
 export function runTimelineQuery(workspace: string, runId: string) {

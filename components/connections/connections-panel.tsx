@@ -2,7 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { AppError } from "@/lib/errors";
+import { errorMessage } from "@/lib/errors";
 import { useApi, useWorkspace } from "../providers";
 
 interface ConnectionRow {
@@ -78,7 +78,7 @@ export function ConnectionsPanel() {
         </div>
         {save.isError ? (
           <p role="alert" className="text-sm text-rose-700">
-            {save.error instanceof AppError ? save.error.message : "Could not save."}
+            {errorMessage(save.error, "Could not save.")}
           </p>
         ) : null}
         <div>

@@ -2,7 +2,7 @@
 
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
-import { AppError } from "@/lib/errors";
+import { errorMessage } from "@/lib/errors";
 import { useApi, useWorkspace } from "../providers";
 import type { AgentRef } from "./feed-row";
 
@@ -86,7 +86,7 @@ export function TalkMatrix({
 
       {query.isError ? (
         <p role="alert" className="mt-3 text-sm text-rose-700">
-          {query.error instanceof AppError ? query.error.message : "Could not load who talks to whom."}
+          {errorMessage(query.error, "Could not load who talks to whom.")}
         </p>
       ) : !query.data ? (
         <p className="mt-3 text-sm text-slate-500">Loading…</p>

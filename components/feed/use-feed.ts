@@ -1,7 +1,7 @@
 "use client";
 
 import { useCallback, useEffect, useEffectEvent, useRef, useState } from "react";
-import { AppError } from "@/lib/errors";
+import { errorMessage, STREAM_ERROR_EVENT, streamErrorFromData } from "@/lib/errors";
 import { useApi, useWorkspace } from "../providers";
 import { feedItemSchema, filterQuery, mergeFeedItems, type FeedFilter, type FeedItem } from "./types";
 
@@ -93,6 +93,13 @@ export function useFeed(filter: FeedFilter, options: { limit?: number; onItems?:
       const es = new EventSource(`/api/feed/events?${params.toString()}`);
       source = es;
       es.addEventListener("feed", onFeed);
+      // The server tells why it ended the stream: show it and let the person retry.
+      es.addEventListener(STREAM_ERROR_EVENT, (message) => {
+        if (abort.signal.aborted || source !== es) return;
+        es.close();
+        setStatus("error");
+        setError(streamErrorFromData((message as MessageEvent<string>).data).message);
+      });
       es.addEventListener("open", () => {
         failures = 0;
         setStatus("live");
@@ -138,7 +145,7 @@ export function useFeed(filter: FeedFilter, options: { limit?: number; onItems?:
       .catch((e: unknown) => {
         if (abort.signal.aborted) return;
         setStatus("error");
-        setError(e instanceof AppError ? e.message : "Could not load the feed.");
+        setError(errorMessage(e, "Could not load the feed."));
       });
 
     return cleanup;

@@ -3,7 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import type { Role } from "@/lib/db/schema";
-import { AppError } from "@/lib/errors";
+import { errorMessage } from "@/lib/errors";
 import { roleDescriptions, roleLabels, roles } from "@/lib/workspaces/roles";
 import { useApi, useWorkspace } from "../providers";
 
@@ -16,7 +16,7 @@ interface MemberRow {
 }
 
 function errorText(error: unknown): string {
-  return error instanceof AppError ? error.message : "Something went wrong.";
+  return errorMessage(error, "Something went wrong.");
 }
 
 export function MembersPanel({ currentUserId }: { currentUserId: string }) {

@@ -2,7 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { AppError } from "@/lib/errors";
+import { errorMessage } from "@/lib/errors";
 import { useApi, useWorkspace } from "../providers";
 
 type Mode = "ask" | "allow" | "deny";
@@ -174,7 +174,7 @@ function PolicyEditor({ view, canEdit }: { view: PolicyView; canEdit: boolean })
         {save.isSuccess ? <span role="status" className="text-sm text-emerald-700">Saved. It applies to the next call.</span> : null}
         {save.isError ? (
           <span role="alert" className="text-sm text-rose-700">
-            {save.error instanceof AppError ? save.error.message : "Not saved."}
+            {errorMessage(save.error, "Not saved.")}
           </span>
         ) : null}
       </section>

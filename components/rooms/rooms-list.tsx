@@ -4,7 +4,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useId, useState } from "react";
-import { AppError } from "@/lib/errors";
+import { isAppError } from "@/lib/errors";
 import { Avatar } from "../chat/messages";
 import { agentKeys, errorText, type AgentItem } from "../agents/types";
 import { useApi, useWorkspace } from "../providers";
@@ -109,7 +109,7 @@ function NewRoom({ onDone }: { onDone: () => void }) {
       router.push(`/w/${slug}/rooms/${room.id}`);
     },
   });
-  const error = create.error instanceof AppError ? create.error : null;
+  const error = isAppError(create.error) ? create.error : null;
   const detail = error?.code === "bad_request:body" && Array.isArray(error.details) ? (error.details[0] as { path?: string; message?: string } | undefined) : undefined;
 
   return (

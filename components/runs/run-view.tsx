@@ -3,7 +3,7 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { formatCredits, isNominal } from "@/lib/billing/prices";
-import { AppError } from "@/lib/errors";
+import { errorMessage } from "@/lib/errors";
 import { AssistantReply, Avatar, viewFromTimeline } from "../chat/messages";
 import { emptyTimeline } from "../chat/timeline";
 import { activeRunStates } from "../chat/types";
@@ -99,7 +99,7 @@ export function RunView({ runId }: { runId: string }) {
     return (
       <div className="card mx-auto mt-12 max-w-md p-6 text-center" role="alert">
         <h1 className="text-lg font-semibold">This run cannot be opened</h1>
-        <p className="mt-2 text-sm text-slate-600">{summary.error instanceof AppError ? summary.error.message : "Something went wrong."}</p>
+        <p className="mt-2 text-sm text-slate-600">{errorMessage(summary.error, "Something went wrong.")}</p>
         <Link href={`/w/${slug}/feed`} className="btn-secondary mt-4">
           Back to the feed
         </Link>
@@ -232,7 +232,7 @@ export function RunView({ runId }: { runId: string }) {
             <AssistantReply agent={agent} view={viewFromTimeline(timeline)} offline={offline} />
           ) : replay.isError ? (
             <p role="alert" className="text-sm text-rose-700">
-              {replay.error instanceof AppError ? replay.error.message : "Could not replay this run."}
+              {errorMessage(replay.error, "Could not replay this run.")}
             </p>
           ) : active && agent ? (
             <AssistantReply agent={agent} view={viewFromTimeline(emptyTimeline(runId))} offline={offline} />
@@ -241,6 +241,11 @@ export function RunView({ runId }: { runId: string }) {
               Replaying the run…
             </p>
           )}
+          {live.streamError && !live.lost ? (
+            <p role="alert" className="mt-3 rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900">
+              {live.streamError} Reconnecting to the live run…
+            </p>
+          ) : null}
           {live.lost ? (
             <p role="alert" className="mt-3 rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900">
               Lost the connection to the live run.{" "}

@@ -3,7 +3,7 @@
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { apiFetch } from "@/lib/client/api";
-import { AppError } from "@/lib/errors";
+import { errorMessage } from "@/lib/errors";
 import type { WorkspaceInfo } from "../providers";
 
 export function WorkspaceSwitcher({ current, workspaces }: { current: WorkspaceInfo; workspaces: WorkspaceInfo[] }) {
@@ -24,7 +24,7 @@ export function WorkspaceSwitcher({ current, workspaces }: { current: WorkspaceI
       router.push(`/w/${workspace.slug}`);
       router.refresh();
     } catch (e) {
-      setError(e instanceof AppError ? e.message : "Could not create the workspace.");
+      setError(errorMessage(e, "Could not create the workspace."));
     } finally {
       setBusy(false);
     }

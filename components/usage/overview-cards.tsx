@@ -2,7 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import type { UsageSummary } from "@/lib/billing/summary";
-import { AppError } from "@/lib/errors";
+import { errorMessage } from "@/lib/errors";
 import { useApi, useWorkspace } from "../providers";
 import { formatChange, formatCount, formatDuration, formatRate, formatUsd } from "./format";
 import { Sparkline } from "./sparkline";
@@ -32,7 +32,7 @@ export function OverviewCards({ canSeeSpend }: { canSeeSpend: boolean }) {
   if (!summary.data) {
     return (
       <p className="card p-6 text-sm text-slate-600" role={summary.isError ? "alert" : undefined}>
-        {summary.isError ? (summary.error instanceof AppError ? summary.error.message : "Could not load the dashboard.") : "Loading…"}
+        {summary.isError ? errorMessage(summary.error, "Could not load the dashboard.") : "Loading…"}
       </p>
     );
   }

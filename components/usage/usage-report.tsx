@@ -6,7 +6,7 @@ import { useMemo, useState } from "react";
 import { Area, AreaChart, Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import type { UsageGroup, UsageReport as Report } from "@/lib/billing/report";
 import { CREDITS_PER_USD } from "@/lib/billing/prices";
-import { AppError } from "@/lib/errors";
+import { errorMessage } from "@/lib/errors";
 import { useApi, useWorkspace } from "../providers";
 import { formatCount, formatUsd } from "./format";
 
@@ -126,7 +126,7 @@ export function UsageReportView() {
       {!customValid ? <p className="text-sm text-rose-700">Choose a start day on or before the end day.</p> : null}
       {report.isError ? (
         <p role="alert" className="text-sm text-rose-700">
-          {report.error instanceof AppError ? report.error.message : "Could not load usage."}
+          {errorMessage(report.error, "Could not load usage.")}
         </p>
       ) : null}
       {data ? <ReportBody report={data} /> : report.isPending && customValid ? <p className="text-sm text-slate-500">Loading…</p> : null}

@@ -14,6 +14,8 @@ export interface AgentSummary {
   tools: string[];
   color: string;
   status: "active" | "paused";
+  /** Bumped by every update; an edit sends the version it was made from. */
+  version: number;
 }
 
 export async function listAgents(db: Db, workspaceId: string): Promise<AgentSummary[]> {
@@ -27,6 +29,7 @@ export async function listAgents(db: Db, workspaceId: string): Promise<AgentSumm
       tools: agents.tools,
       color: agents.color,
       status: agents.status,
+      version: agents.version,
     })
     .from(agents)
     .where(eq(agents.workspaceId, workspaceId))
@@ -79,18 +82,28 @@ export async function createAgent(
       .values({ ...input, tools: [...new Set(input.tools)], workspaceId })
       .returning();
     await recordAudit(db, { workspaceId, actor: { kind: "user", id: actorId }, action: "agent.created", target: { type: "agent", id: row!.id }, detail: { handle: row!.handle, model: row!.model, tools: row!.tools } });
-    return { id: row!.id, handle: row!.handle, name: row!.name, description: row!.description, model: row!.model, tools: row!.tools, color: row!.color, status: row!.status };
+    return summaryOf(row!);
   } catch (error) {
     if (pgErrorCode(error) === PG_UNIQUE_VIOLATION) throw new AppError("conflict:agent", `@${input.handle} already exists in this workspace.`);
     throw error;
   }
 }
 
-/** An edit changes only the fields it names (no defaults, so a pause keeps the prompt and tools). */
+function summaryOf(row: typeof agents.$inferSelect): AgentSummary {
+  const { id, handle, name, description, model, tools, color, status, version } = row;
+  return { id, handle, name, description, model, tools, color, status, version };
+}
+
+/**
+ * An edit changes only the fields it names (no defaults, so a pause keeps the
+ * prompt and tools). `version` is the version the edit was made from: when
+ * someone else saved in between, the edit is refused (409 conflict:stale)
+ * instead of silently reverting their change. Without it the edit applies.
+ */
 export const agentUpdateSchema = z
   .object(agentFields)
   .partial()
-  .extend({ status: z.enum(["active", "paused"]).optional() });
+  .extend({ status: z.enum(["active", "paused"]).optional(), version: z.number().int().min(1).optional() });
 
 export async function updateAgent(
   db: Db,
@@ -106,15 +119,25 @@ export async function updateAgent(
   }
   const unknown = (input.tools ?? []).filter((t) => !check.knownTools.includes(t));
   if (unknown.length > 0) throw new AppError("unprocessable:tools", `Unknown tools: ${unknown.join(", ")}`);
+  const { version, ...changes } = input;
   try {
     const [row] = await db
       .update(agents)
-      .set({ ...input, ...(input.tools ? { tools: [...new Set(input.tools)] } : {}) })
-      .where(and(eq(agents.id, agentId), eq(agents.workspaceId, workspaceId)))
+      .set({ ...changes, ...(changes.tools ? { tools: [...new Set(changes.tools)] } : {}), version: sql`${agents.version} + 1` })
+      .where(and(eq(agents.id, agentId), eq(agents.workspaceId, workspaceId), version === undefined ? undefined : eq(agents.version, version)))
       .returning();
-    if (!row) throw new AppError("not_found:agent");
-    await recordAudit(db, { workspaceId, actor: { kind: "user", id: actorId }, action: "agent.updated", target: { type: "agent", id: row.id }, detail: input });
-    return { id: row.id, handle: row.handle, name: row.name, description: row.description, model: row.model, tools: row.tools, color: row.color, status: row.status };
+    if (!row) {
+      const [current] = await db
+        .select({ version: agents.version })
+        .from(agents)
+        .where(and(eq(agents.id, agentId), eq(agents.workspaceId, workspaceId)));
+      if (!current) throw new AppError("not_found:agent");
+      throw new AppError("conflict:stale", "Someone else changed this agent since you opened it. Reload to see their changes, then edit again.", {
+        details: { version: current.version },
+      });
+    }
+    await recordAudit(db, { workspaceId, actor: { kind: "user", id: actorId }, action: "agent.updated", target: { type: "agent", id: row.id }, detail: changes });
+    return summaryOf(row);
   } catch (error) {
     if (pgErrorCode(error) === PG_UNIQUE_VIOLATION) throw new AppError("conflict:agent", `@${input.handle} already exists in this workspace.`);
     throw error;

@@ -99,7 +99,7 @@ export async function updateBudgets(db: Db, workspaceId: string, actorId: string
     for (const a of input.agents ?? []) {
       const [updated] = await tx
         .update(agents)
-        .set({ monthlyBudgetCredits: a.monthlyBudgetCredits })
+        .set({ monthlyBudgetCredits: a.monthlyBudgetCredits, version: sql`${agents.version} + 1` })
         .where(and(eq(agents.id, a.agentId), eq(agents.workspaceId, workspaceId)))
         .returning({ id: agents.id });
       if (!updated) throw new AppError("not_found:agent", "There is no such agent in this workspace.");

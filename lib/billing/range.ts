@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { AppError } from "../errors";
+import { truncate } from "../text";
 
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 24 * HOUR_MS;
@@ -21,7 +23,25 @@ export function toHourRange(from: Date, to: Date): HourRange {
   return { from: start, to: end.getTime() > start.getTime() ? end : new Date(start.getTime() + HOUR_MS) };
 }
 
-const timestamp = z.iso.datetime({ offset: true }).transform((v) => new Date(v));
+function rangeError(field: "from" | "to", message: string): AppError {
+  return new AppError("bad_request:range", message, { details: [{ path: field, message }] });
+}
+
+const isoTimestamp = z.iso.datetime({ offset: true });
+
+/**
+ * An ISO 8601 date and time with an offset (`2026-01-31T00:00:00Z`). Anything
+ * else (an impossible date, a bare day, a year before 1 or after 9999) is
+ * refused with `bad_request:range`, never handed to the database.
+ */
+const timestamp = (field: "from" | "to") =>
+  z.string().transform((value) => {
+    const date = new Date(value);
+    if (!isoTimestamp.safeParse(value).success || Number.isNaN(date.getTime())) {
+      throw rangeError(field, `\`${field}\` must be a date and time with an offset, such as 2026-01-31T00:00:00Z (got "${truncate(value, 40)}").`);
+    }
+    return date;
+  });
 
 /** A time zone the browser and the database both know (IANA names such as `Europe/Berlin`, or `UTC`). */
 export const timeZoneSchema = z
@@ -38,26 +58,20 @@ export const timeZoneSchema = z
   }, "Unknown time zone");
 
 /** `from` and `to` as ISO timestamps with an offset (both optional). */
-export const rangeFields = { from: timestamp.optional(), to: timestamp.optional() };
+export const rangeFields = { from: timestamp("from").optional(), to: timestamp("to").optional() };
 
 /**
  * Fills in a missing end (now) or start (`defaultSpanMs` before the end) and
  * checks the range: `to` after `from`, at most 400 days, not before 2000, not
- * more than a day ahead. Use inside a zod `transform`.
+ * more than a day ahead. Use inside a zod `transform`; a bad range throws
+ * `bad_request:range` (400) with a message that says what to change.
  */
-export function resolveRange(q: { from?: Date; to?: Date }, defaultSpanMs: number, ctx: z.RefinementCtx): { from: Date; to: Date } {
+export function resolveRange(q: { from?: Date; to?: Date }, defaultSpanMs: number): { from: Date; to: Date } {
   const to = q.to ?? new Date();
   const from = q.from ?? new Date(to.getTime() - defaultSpanMs);
-  const problem =
-    to.getTime() <= from.getTime()
-      ? "`to` must be after `from`"
-      : to.getTime() - from.getTime() > MAX_RANGE_DAYS * DAY_MS
-        ? `A range can span at most ${MAX_RANGE_DAYS} days`
-        : from.getUTCFullYear() < 2000
-          ? "`from` is too far in the past"
-          : to.getTime() > Date.now() + DAY_MS
-            ? "`to` is too far in the future"
-            : null;
-  if (problem) ctx.addIssue({ code: "custom", message: problem, path: ["from"] });
+  if (to.getTime() <= from.getTime()) throw rangeError("from", "`from` must be before `to`.");
+  if (to.getTime() - from.getTime() > MAX_RANGE_DAYS * DAY_MS) throw rangeError("from", `A range can span at most ${MAX_RANGE_DAYS} days.`);
+  if (from.getUTCFullYear() < 2000) throw rangeError("from", "`from` is too far in the past: the earliest is 2000-01-01.");
+  if (to.getTime() > Date.now() + DAY_MS) throw rangeError("to", "`to` is too far in the future: at most one day from now.");
   return { from, to };
 }

@@ -10,7 +10,7 @@ export type UsageGroup = (typeof usageGroups)[number];
 
 export const reportQuerySchema = z
   .object({ ...rangeFields, group: z.enum(usageGroups).default("agent"), tz: timeZoneSchema.default("UTC") })
-  .transform((q, ctx) => ({ ...resolveRange(q, 7 * DAY_MS, ctx), group: q.group, tz: q.tz }));
+  .transform((q) => ({ ...resolveRange(q, 7 * DAY_MS), group: q.group, tz: q.tz }));
 export type ReportQuery = z.infer<typeof reportQuerySchema>;
 
 export interface UsageTotals {

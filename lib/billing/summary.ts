@@ -6,7 +6,7 @@ import { isNominal } from "./prices";
 import { DAY_MS, HOUR_MS, rangeFields, resolveRange, toHourRange, type HourRange } from "./range";
 
 /** Defaults to the last 24 hours; the overview sends local midnight to now ("today"). */
-export const summaryQuerySchema = z.object(rangeFields).transform((q, ctx) => resolveRange(q, DAY_MS, ctx));
+export const summaryQuerySchema = z.object(rangeFields).transform((q) => resolveRange(q, DAY_MS));
 
 const total = (column: unknown) => sql<number>`coalesce(sum(${column}), 0)::float8`.mapWith(Number);
 const between = (range: HourRange) => and(gte(usageRollupsHourly.bucket, range.from), lt(usageRollupsHourly.bucket, range.to));

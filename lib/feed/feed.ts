@@ -5,6 +5,7 @@ import { feedItems, workspaces, type AgentRun } from "../db/schema";
 import type { EventBus } from "../runtime/bus";
 import { tailJournal, type TailItem } from "../runtime/tail";
 import { logError } from "../log";
+import { DAY_MS, rangeFields, resolveRange } from "../billing/range";
 
 export const feedTopic = (workspaceId: string) => `feed:${workspaceId}`;
 
@@ -183,10 +184,8 @@ export function streamFeed(options: {
   });
 }
 
-export const matrixQuerySchema = z.object({
-  from: z.coerce.date().optional(),
-  to: z.coerce.date().optional(),
-});
+/** Who-talks-to-whom range: ISO timestamps, `from` before `to`, at most 400 days (the last 7 days by default). */
+export const matrixQuerySchema = z.object(rangeFields).transform((q) => resolveRange(q, 7 * DAY_MS));
 
 /**
  * Who talks to whom between two times: message counts from each agent to each

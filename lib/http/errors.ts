@@ -1,10 +1,15 @@
-import { AppError, pgErrorCode } from "../errors";
+import { AppError, isAppError, pgErrorCode } from "../errors";
 import { DataFolderInUseError } from "../db/folder-lock";
 import { logError } from "../log";
 
 /** Turns anything thrown into an AppError without re-wrapping one that already has a code. */
 export function toAppError(error: unknown): AppError {
-  if (error instanceof AppError) return error;
+  if (isAppError(error)) {
+    if (Object.getPrototypeOf(error) === AppError.prototype) return error;
+    // One made by another bundle's copy of the class: same brand, other prototype.
+    const foreign = error as { code: AppError["code"]; message: unknown; details?: unknown };
+    return new AppError(foreign.code, typeof foreign.message === "string" ? foreign.message : undefined, { details: foreign.details, cause: error });
+  }
   if (error instanceof DataFolderInUseError) return new AppError("unavailable:database", "The database is in use by another process.");
   const pgCode = pgErrorCode(error);
   const sysCode = (error as { code?: unknown; cause?: { code?: unknown } })?.cause?.code ?? (error as { code?: unknown })?.code;
@@ -17,5 +22,8 @@ export function toAppError(error: unknown): AppError {
 
 export function errorResponse(error: unknown): Response {
   const appError = toAppError(error);
-  return Response.json(appError.toJSON(), { status: appError.status, headers: { "Cache-Control": "no-store" } });
+  const headers: Record<string, string> = { "Cache-Control": "no-store" };
+  const retryAfter = (appError.details as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
+  if (appError.kind === "rate_limited" && typeof retryAfter === "number" && retryAfter > 0) headers["Retry-After"] = String(Math.ceil(retryAfter));
+  return Response.json(appError.toJSON(), { status: appError.status, headers });
 }

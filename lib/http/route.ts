@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { Database } from "../db/client";
 import type { Role } from "../db/schema";
 import { AppError } from "../errors";
+import { findNul } from "../text";
 import { getServer, type Server } from "../server";
 import { hasRole } from "../workspaces/roles";
 import type { PublicUser } from "../workspaces/users";
@@ -44,6 +45,13 @@ export interface UserRouteContext<P extends Schema, Q extends Schema, B extends 
 type NextContext = { params: Promise<Record<string, string | string[] | undefined>> };
 
 function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, surface: string): z.output<S> {
+  // PostgreSQL cannot store a NUL character in text: refuse it here, once, for every route.
+  const nulAt = findNul(value);
+  if (nulAt !== null) {
+    throw new AppError("bad_request:nul", `Invalid ${surface}: ${nulAt} contains a NUL character, which is not allowed.`, {
+      details: [{ path: nulAt, message: "NUL characters are not allowed." }],
+    });
+  }
   const result = schema.safeParse(value);
   if (!result.success) {
     throw new AppError(`bad_request:${surface}`, `Invalid ${surface}: ${result.error.issues[0]?.message ?? "bad value"}`, {
@@ -53,11 +61,51 @@ function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, surface: s
   return result.data;
 }
 
-async function readBody(req: Request): Promise<unknown> {
-  const type = req.headers.get("content-type") ?? "";
-  if (!type.includes("application/json")) throw new AppError("bad_request:content_type", "Send the body as application/json.");
+/**
+ * The JSON body of a request, read with a size cap: a declared
+ * Content-Length over `maxBytes` is refused before anything is read, and a
+ * body without one (chunked) is counted while it streams and refused as soon
+ * as it passes the cap. Only `application/json` (parameters such as charset
+ * allowed) is read.
+ */
+async function readBody(req: Request, maxBytes: number): Promise<unknown> {
+  const mediaType = (req.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+  if (mediaType !== "application/json") throw new AppError("bad_request:content_type", "Send the body as application/json.");
+  const tooLarge = () => new AppError("payload_too_large:body", `The body is larger than ${maxBytes} bytes.`, { details: { maxBytes } });
+  const declared = req.headers.get("content-length");
+  if (declared !== null) {
+    if (!/^\s*\d+\s*$/.test(declared)) throw new AppError("bad_request:content_length", "The Content-Length header is not a number.");
+    if (Number(declared) > maxBytes) throw tooLarge();
+  }
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  if (req.body) {
+    const reader = req.body.getReader();
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > maxBytes) {
+        await reader.cancel().catch(() => undefined);
+        throw tooLarge();
+      }
+      chunks.push(value);
+    }
+  }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  let text: string;
   try {
-    return await req.json();
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new AppError("bad_request:encoding", "The body is not valid UTF-8.");
+  }
+  try {
+    return JSON.parse(text);
   } catch {
     throw new AppError("bad_request:json", "The body is not valid JSON.");
   }
@@ -114,7 +162,7 @@ async function prepare<P extends Schema, Q extends Schema, B extends Schema>(
   const query = (
     options.query ? parseOrThrow(options.query, Object.fromEntries(new URL(req.url).searchParams), "query") : undefined
   ) as Out<Q>;
-  const body = (options.body ? parseOrThrow(options.body, await readBody(req), "body") : undefined) as Out<B>;
+  const body = (options.body ? parseOrThrow(options.body, await readBody(req, server.env.CLAWDECK_MAX_BODY_BYTES), "body") : undefined) as Out<B>;
   return { req, server, db: server.db, user, params, query, body };
 }
 

@@ -1,3 +1,4 @@
+import { AppError, STREAM_ERROR_EVENT } from "../errors";
 import type { StreamItem } from "../runtime/stream";
 import { logError } from "../log";
 
@@ -10,6 +11,11 @@ export function sseFrame(event: { id?: number | string; event?: string; data: un
   if (event.event) frame += `event: ${event.event}\n`;
   frame += `data: ${JSON.stringify(event.data)}\n\n`;
   return encoder.encode(frame);
+}
+
+/** The frame a stream sends when it fails (see STREAM_ERROR_EVENT); the stream ends after it. */
+export function streamErrorFrame(error: AppError = new AppError("unavailable:stream", "The event stream was interrupted.")): Uint8Array {
+  return sseFrame({ event: STREAM_ERROR_EVENT, data: error.toJSON() });
 }
 
 /**
@@ -27,7 +33,11 @@ export function sseResponse(items: AsyncGenerator<StreamItem>, onClose?: () => v
           else controller.enqueue(sseFrame({ id: item.event.seq, event: item.event.type, data: { ...item.event.payload, seq: item.event.seq, at: item.event.at } }));
         }
       } catch (error) {
-        controller.enqueue(sseFrame({ event: "error", data: { code: "unavailable:stream", message: "The event stream was interrupted." } }));
+        try {
+          controller.enqueue(streamErrorFrame());
+        } catch {
+          // The client went away first.
+        }
         logError("Event stream failed", error);
       } finally {
         onClose?.();

@@ -9,7 +9,7 @@ import type {
 } from "@anthropic-ai/sdk/resources/messages";
 import { z } from "zod";
 import { Redactor } from "../safety/redact";
-import { ModelError, type ModelEvent, type ModelMessage, type ModelProvider, type ModelRequest, type StopReason, type Usage } from "./types";
+import { isModelError, ModelError, type ModelEvent, type ModelMessage, type ModelProvider, type ModelRequest, type StopReason, type Usage } from "./types";
 
 export interface AnthropicProviderOptions {
   apiKey: string;
@@ -318,7 +318,7 @@ function isInStreamOverload(error: unknown): boolean {
 
 function toModelError(error: unknown, redactor: Redactor): ModelError {
   const redact = (text: string) => redactor.text(text);
-  if (error instanceof ModelError) {
+  if (isModelError(error)) {
     return new ModelError(redact(error.message), error.code, error.options);
   }
   if (error instanceof APIConnectionError) {

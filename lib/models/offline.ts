@@ -1,3 +1,4 @@
+import { safeSlice, truncate } from "../text";
 import type { ContentBlock, ModelEvent, ModelMessage, ModelProvider, ModelRequest } from "./types";
 
 /**
@@ -89,7 +90,7 @@ function describeResult(call: Call | undefined, block: Extract<ContentBlock, { t
   if (name === "http.fetch") {
     const text = String(result.text ?? "").replace(/\s+/g, " ").trim();
     const title = result.title ? ` “${String(result.title)}”` : "";
-    return `I fetched ${String(result.url ?? call?.input.url)}${title} (HTTP ${String(result.status)}). It begins: “${text.slice(0, 240)}${text.length > 240 ? "…" : ""}”`;
+    return `I fetched ${String(result.url ?? call?.input.url)}${title} (HTTP ${String(result.status)}). It begins: “${truncate(text, 241, "…")}”`;
   }
   return `The \`${name}\` call finished.`;
 }
@@ -136,14 +137,17 @@ function abortError(): Error {
   return error;
 }
 
-/** Pieces of 3 to 10 characters, cut the same way every time. */
-function pieces(text: string): string[] {
+/** Pieces of 3 to 10 code units, cut the same way every time and never inside a character. */
+export function pieces(text: string): string[] {
   const out: string[] = [];
   let i = 0;
   while (i < text.length) {
     const size = 3 + ((i * 7 + text.length) % 8);
-    out.push(text.slice(i, i + size));
-    i += size;
+    let piece = safeSlice(text, i, i + size);
+    // A cut moved back before an emoji would leave nothing: take the whole character.
+    if (!piece) piece = text.slice(i, i + 2);
+    out.push(piece);
+    i += piece.length;
   }
   return out;
 }
@@ -178,7 +182,7 @@ export function createOfflineProvider(options: { delayMs?: number } = {}): Model
           calls = commands;
           text = leadIn(commands);
         } else if (from) {
-          text = `Thanks ${from[1]}, noted${from[2] ? ` in #${from[2]}` : ""}: “${question.trim().slice(0, 200)}”.`;
+          text = `Thanks ${from[1]}, noted${from[2] ? ` in #${from[2]}` : ""}: “${truncate(question.trim(), 200)}”.`;
         } else {
           text = plainAnswer(question, request.system);
         }

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { ErrorCode, ErrorKind } from "../errors";
 
 /** A block of a message in the provider-neutral conversation the runtime keeps. */
 export type ContentBlock =
@@ -49,7 +50,10 @@ export type ModelEvent =
  * A failed model call. `retryable` errors (rate limits, overload) were already
  * retried by the provider; what reaches the runtime fails the run with `message`.
  */
+const MODEL_ERROR_BRAND = Symbol.for("clawdeck.ModelError");
+
 export class ModelError extends Error {
+  readonly [MODEL_ERROR_BRAND] = true;
   constructor(
     message: string,
     readonly code: string,
@@ -58,6 +62,33 @@ export class ModelError extends Error {
     super(message, { cause: options.cause });
     this.name = "ModelError";
   }
+}
+
+/** Like `isAppError`: true for a ModelError from any bundle's copy of the class. */
+export function isModelError(error: unknown): error is ModelError {
+  return !!error && typeof error === "object" && (error as { [MODEL_ERROR_BRAND]?: unknown })[MODEL_ERROR_BRAND] === true;
+}
+
+const modelErrorKinds: Record<string, ErrorKind> = {
+  provider_rate_limited: "rate_limited",
+  provider_overloaded: "unavailable",
+  provider_unavailable: "unavailable",
+  provider_stream_error: "unavailable",
+  provider_stream_incomplete: "unavailable",
+  provider_auth: "unavailable",
+  provider_error: "unavailable",
+};
+
+/**
+ * The application code a provider failure is recorded under: the kind says
+ * what kind of failure it is (a busy provider is `unavailable`, a refused or
+ * malformed answer `unprocessable`), the surface keeps the provider's reason
+ * (`unavailable:model_overloaded`), so no code outside the known kinds is stored.
+ */
+export function modelErrorCode(error: ModelError): ErrorCode {
+  const kind = modelErrorKinds[error.code] ?? "unprocessable";
+  const reason = error.code.replace(/^provider_/, "").replace(/[^a-z0-9_]/gi, "_") || "error";
+  return `${kind}:model_${reason}`;
 }
 
 export interface ModelProvider {

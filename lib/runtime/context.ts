@@ -3,6 +3,7 @@ import type { Database } from "../db/client";
 import { messages, type Agent, type AgentRun } from "../db/schema";
 import { MEMORIES_HEADING } from "../models/offline";
 import type { ModelMessage } from "../models/types";
+import { truncate } from "../text";
 import { recallMemories } from "../tools/memory";
 
 const HISTORY_LIMIT = 40;
@@ -35,7 +36,7 @@ export async function buildSystemPrompt(db: Database, agent: Agent, question: st
     `Your handle is @${agent.handle}. Use your tools when they help; say plainly when something failed or was refused.`,
   ];
   if (memories.length > 0) {
-    parts.push(`${MEMORIES_HEADING}\n${memories.map((m) => `- ${m.content.replace(/\s+/g, " ").slice(0, 500)}`).join("\n")}`);
+    parts.push(`${MEMORIES_HEADING}\n${memories.map((m) => `- ${truncate(m.content.replace(/\s+/g, " "), 500)}`).join("\n")}`);
   }
   return parts.join("\n\n");
 }

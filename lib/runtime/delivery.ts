@@ -3,6 +3,7 @@ import type { Db } from "../db/client";
 import { agentMessages, agents, rooms, workspaces, type AgentRun } from "../db/schema";
 import { recordFeed, type FeedItemInput } from "../feed/feed";
 import type { DeliverWork } from "../tools/types";
+import { truncate } from "../text";
 import type { EventBus } from "./bus";
 import { chainOf, createWakeRuns, pausedMessage } from "./run-state";
 
@@ -132,7 +133,7 @@ export async function postReply(deps: { db: Db; bus: EventBus }, run: AgentRun, 
       fromAgentId: run.agentId,
       toAgentId: source.roomId ? null : (to?.id ?? null),
       runId: run.id,
-      body: text.slice(0, 8000),
+      body: truncate(text, 8000),
       hop: run.hop,
     })
     .returning({ id: agentMessages.id });
@@ -150,7 +151,7 @@ export async function postReply(deps: { db: Db; bus: EventBus }, run: AgentRun, 
         from: me?.handle ?? null,
         to: to?.handle ?? null,
         room: source.roomId ? ((await deps.db.select({ name: rooms.name }).from(rooms).where(eq(rooms.id, source.roomId)))[0]?.name ?? null) : null,
-        text: text.slice(0, 2000),
+        text: truncate(text, 2000),
         reply: true,
         hop: run.hop,
         recipients: [],

@@ -1,6 +1,7 @@
 import { and, asc, eq, gt, inArray, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { agentRuns, runEvents } from "../db/schema";
+import { cleanDeep } from "../text";
 import type { EventBus } from "./bus";
 import { isTerminal, parseRunEvent, type RunEvent, type RunEventInput } from "./events";
 
@@ -46,7 +47,8 @@ export async function insertRunEvents(tx: Db, runId: string, owner: string | nul
     .returning({ lastSeq: agentRuns.lastSeq });
   if (!row) throw new RunLostError(runId);
   const first = row.lastSeq - events.length + 1;
-  await tx.insert(runEvents).values(events.map((e, i) => ({ runId, seq: first + i, type: e.type, payload: e.payload })));
+  // Payloads carry model and tool text: stored without NUL or lone surrogates, which PostgreSQL refuses.
+  await tx.insert(runEvents).values(events.map((e, i) => ({ runId, seq: first + i, type: e.type, payload: cleanDeep(e.payload) })));
   return row.lastSeq;
 }
 

@@ -3,6 +3,7 @@ import type { EventBus } from "./bus";
 import type { RunEventInput } from "./events";
 import { withDbRetry } from "./db-retry";
 import { appendRunEvents } from "./journal";
+import { endsInsidePair } from "../text";
 
 type Delta = { type: "text" | "thinking"; payload: { delta: string } };
 
@@ -10,7 +11,9 @@ type Delta = { type: "text" | "thinking"; payload: { delta: string } };
  * The driver's writer to its run journal. Writes are chained so sequence
  * order is call order. Text deltas are coalesced for `coalesceMs` (0 writes
  * one row per delta) and always flushed before any other event, so no
- * character is lost or reordered. A failed write poisons the writer: the
+ * character is lost or reordered. A delta ending with the first half of a
+ * surrogate pair (an emoji cut in two) waits for its second half, so a write
+ * never holds half a character. A failed write poisons the writer: the
  * next `emit` or `flush` throws it.
  */
 export class RunJournal {
@@ -32,10 +35,10 @@ export class RunJournal {
   delta(type: "text" | "thinking", delta: string) {
     if (!delta) return;
     const last = this.buffer[this.buffer.length - 1];
-    if (last && last.type === type && this.coalesceMs > 0) last.payload.delta += delta;
+    if (last && last.type === type && (this.coalesceMs > 0 || endsInsidePair(last.payload.delta))) last.payload.delta += delta;
     else this.buffer.push({ type, payload: { delta } });
-    if (this.coalesceMs === 0) this.flushBuffered();
-    else this.timer ??= setTimeout(() => this.flushBuffered(), this.coalesceMs);
+    if (this.coalesceMs === 0) this.flushBuffered(true);
+    else this.timer ??= setTimeout(() => this.flushBuffered(true), this.coalesceMs);
   }
 
   async emit(event: RunEventInput): Promise<void> {
@@ -70,10 +73,20 @@ export class RunJournal {
     if (this.failure) throw this.failure;
   }
 
-  private flushBuffered() {
+  /** `midStream`: more text may follow, so half a character at the end stays buffered for its other half. */
+  private flushBuffered(midStream = false) {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     if (this.buffer.length === 0) return;
+    const last = this.buffer[this.buffer.length - 1]!;
+    if (midStream && endsInsidePair(last.payload.delta)) {
+      const half = last.payload.delta.slice(-1);
+      last.payload.delta = last.payload.delta.slice(0, -1);
+      const ready = this.buffer.splice(0).filter((d) => d.payload.delta.length > 0);
+      this.buffer.push({ type: last.type, payload: { delta: half } });
+      if (ready.length > 0) this.enqueue(ready);
+      return;
+    }
     this.enqueue(this.buffer.splice(0));
   }
 

@@ -1,9 +1,11 @@
 import type { Database } from "../db/client";
 import type { Agent, AgentRun, Approval } from "../db/schema";
-import { AppError } from "../errors";
+import { AppError, isAppError } from "../errors";
+import { withCleanOutput } from "../models/clean";
 import type { ResolvedModel } from "../models/registry";
-import { ModelError, type StopReason, type Usage } from "../models/types";
+import { isModelError, modelErrorCode, type StopReason, type Usage } from "../models/types";
 import { correlateResults, errorResult, validCallIds, type ProposedCall } from "../safety/dispatch";
+import { truncate } from "../text";
 import { rememberMemory } from "../tools/memory";
 import { toolSpec, type AnyTool } from "../tools/registry";
 import { parseCheckpoint } from "./checkpoint";
@@ -38,7 +40,7 @@ function abortReason(signal: AbortSignal): "cancel" | "lost" | null {
   return signal.aborted ? (signal.reason === "lost" ? "lost" : "cancel") : null;
 }
 
-const isAbort = (error: unknown) => (error as { name?: string })?.name === "AbortError" || (error as ModelError)?.code === "aborted";
+const isAbort = (error: unknown) => (error as { name?: string })?.name === "AbortError" || (error as { code?: unknown })?.code === "aborted";
 
 /**
  * Drives one run until the model ends its turn, the run suspends for an
@@ -70,9 +72,9 @@ export async function driveRun(deps: RuntimeDeps, runId: string, options: DriveO
     if (!agent) throw new AppError("not_found:agent", "The agent of this run no longer exists.");
     let model: ResolvedModel;
     try {
-      model = deps.models(agent.model);
+      model = withCleanOutput(deps.models(agent.model));
     } catch (error) {
-      throw error instanceof AppError ? error : new AppError("unprocessable:model", String(error));
+      throw isAppError(error) ? error : new AppError("unprocessable:model", String(error));
     }
     const allowed = agent.tools.map((name) => deps.tools.get(name)).filter((t): t is AnyTool => !!t);
     if (resume) {
@@ -141,7 +143,7 @@ export async function driveRun(deps: RuntimeDeps, runId: string, options: DriveO
     const completed = { type: "run_completed" as const, payload: { replyMessageId: run.replyMessageId ?? "" } };
     if (!(await finishRun(db, bus, { runId, owner: deps.instanceId, state: "succeeded", replyText: state.fullText, event: completed }))) return;
     if (state.fullText.trim()) {
-      await rememberMemory(db, { workspaceId: run.workspaceId, agentId: run.agentId, runId, content: state.fullText.slice(0, 4000), kind: "reply" }).catch(
+      await rememberMemory(db, { workspaceId: run.workspaceId, agentId: run.agentId, runId, content: truncate(state.fullText, 4000), kind: "reply" }).catch(
         (error: unknown) => logError(`Could not remember the reply of run ${runId}`, error),
       );
     }
@@ -255,8 +257,8 @@ async function callModel(deps: RuntimeDeps, ctx: CallContext, model: ResolvedMod
 }
 
 function describeFailure(error: unknown): { code: string; message: string } {
-  if (error instanceof AppError) return { code: error.code, message: error.message };
-  if (error instanceof ModelError) return { code: `model:${error.code}`, message: error.message };
+  if (isAppError(error)) return { code: error.code, message: error.message };
+  if (isModelError(error)) return { code: modelErrorCode(error), message: error.message };
   logError("A run failed unexpectedly", error);
   return { code: "internal:run", message: "The run stopped because of an internal error." };
 }

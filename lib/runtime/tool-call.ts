@@ -1,11 +1,12 @@
 import type { Approval, TaintSource } from "../db/schema";
-import { AppError } from "../errors";
+import { isAppError } from "../errors";
 import { approvalsTopic } from "../safety/approvals";
 import { authorizeCall, breakerKeyFor, errorResult, type BreakerOutcome, type ProposedCall } from "../safety/dispatch";
 import { callFingerprint, resultHash } from "../safety/fingerprint";
 import { consumeGrant } from "../safety/grants";
 import { classifyCall } from "../safety/policy";
 import { workspaceCredential, workspacePolicyOf } from "./lookups";
+import { cleanDeep, truncate } from "../text";
 import type { AnyTool } from "../tools/registry";
 import { ToolError, type FollowUp, type ToolContext, type ToolPreview } from "../tools/types";
 import { deliverAgentMessage } from "./delivery";
@@ -27,7 +28,7 @@ function toResult(callId: string, payload: unknown, isError: boolean): ToolResul
   return {
     type: "tool_result",
     toolUseId: callId,
-    content: content.length > MAX_RESULT_CHARS ? `${content.slice(0, MAX_RESULT_CHARS)}…(truncated)` : content,
+    content: content.length > MAX_RESULT_CHARS ? `${truncate(content, MAX_RESULT_CHARS)}…(truncated)` : content,
     isError,
   };
 }
@@ -138,7 +139,7 @@ export async function resumeCall(ctx: CallContext, proposed: ProposedCall, appro
   try {
     await consumeGrant(ctx.deps.db, { approvalId: approval.id, fingerprint: approval.fingerprint, consumer: `${ctx.deps.instanceId}:${ctx.run.id}` });
   } catch (error) {
-    if (!(error instanceof AppError)) throw error;
+    if (!isAppError(error)) throw error;
     return finishStep(ctx, step, { status: "failed", error: error.message });
   }
   const result = await execute(ctx, tool, step, input);
@@ -188,7 +189,7 @@ async function execute(ctx: CallContext, tool: AnyTool, step: { id: string; call
   let followUps: FollowUp[] = [];
   let health: BreakerOutcome = "failure";
   try {
-    const output = await raceSignal(tool.execute(toolContext, input), toolContext.signal);
+    const output = cleanDeep(await raceSignal(tool.execute(toolContext, input), toolContext.signal));
     followUps = tool.after?.(toolContext, input, output) ?? [];
     const source = tool.taint(input, output);
     if (source && !ctx.state.taint.some((t) => t.source === source)) {

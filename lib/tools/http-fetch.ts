@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { fetchAllowList, FetchFailedError, FetchRefusedError, FetchTimeoutError, safeFetch } from "../net/safe-fetch";
+import { cleanText, truncate } from "../text";
 import { ToolError, type ToolDefinition } from "./types";
 
 export interface HttpFetchOutput {
@@ -93,11 +94,6 @@ function isText(contentType: string | null): boolean {
   return /^text\/|[/+](?:json|xml|javascript|ecmascript|csv|yaml)\b|^application\/x-www-form-urlencoded/i.test(contentType);
 }
 
-function cut(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const end = /[\ud800-\udbff]/.test(text[max - 1] ?? "") ? max - 1 : max;
-  return text.slice(0, end);
-}
 
 /** The host and port a URL goes to (one breaker per destination). */
 function hostOf(url: string): string | null {
@@ -146,8 +142,10 @@ export const httpFetchTool: ToolDefinition<{ url: string }, HttpFetchOutput> = {
     if (!isText(result.contentType)) {
       throw new ToolError(`${result.url} answered with ${result.contentType}, which http.fetch cannot read as text.`, { refused: true });
     }
-    const page = isHtml(result.contentType, result.body) ? htmlToText(result.body) : { text: result.body.trim() };
-    const text = cut(page.text, HTTP_FETCH_MAX_TEXT);
+    // A page is untrusted bytes: NUL characters (also as `&#0;`) and broken surrogates go before anything stores the text.
+    const raw = isHtml(result.contentType, result.body) ? htmlToText(result.body) : { text: result.body.trim() };
+    const page = { title: raw.title === undefined ? undefined : cleanText(raw.title), text: cleanText(raw.text) };
+    const text = truncate(page.text, HTTP_FETCH_MAX_TEXT);
     return {
       url: result.url,
       status: result.status,

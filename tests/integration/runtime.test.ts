@@ -144,9 +144,9 @@ describe("agent runtime", () => {
     useScriptedModel(s, [{ events: [{ type: "text", delta: "Half an ans" }], failAfter: new ModelError("Anthropic API error: overloaded_error: Overloaded", "provider_overloaded") }]);
     const { runId } = await chat("hello");
     const events = await waitForRun(s.db, runId);
-    expect(events.at(-1)).toMatchObject({ type: "run_failed", payload: { code: "model:provider_overloaded", message: expect.stringContaining("Overloaded") } });
+    expect(events.at(-1)).toMatchObject({ type: "run_failed", payload: { code: "unavailable:model_overloaded", message: expect.stringContaining("Overloaded") } });
     const run = await getRunRow(s.db, runId);
-    expect(run).toMatchObject({ state: "failed", errorCode: "model:provider_overloaded" });
+    expect(run).toMatchObject({ state: "failed", errorCode: "unavailable:model_overloaded" });
     expect(run.leaseExpiresAt).toBeNull();
     const [reply] = await s.db.select().from(messages).where(eq(messages.id, run.replyMessageId!));
     expect(reply!.content).toBe("Half an ans");

@@ -162,16 +162,17 @@ describe("usage routes", () => {
   it("validates the range: at most 400 days, `to` after `from`, a real time zone", async () => {
     const { workspace, cookie } = await seeded("Ranges");
     const bad = [
-      `/api/usage?from=${ago(401 * DAY).toISOString()}&to=${T0.toISOString()}`,
-      `/api/usage?from=${T0.toISOString()}&to=${ago(HOUR).toISOString()}`,
-      `/api/usage?from=yesterday`,
-      `/api/usage?group=colour`,
-      `/api/usage?tz=Mars/Olympus`,
+      [`/api/usage?from=${ago(401 * DAY).toISOString()}&to=${T0.toISOString()}`, "bad_request:range"],
+      [`/api/usage?from=${T0.toISOString()}&to=${ago(HOUR).toISOString()}`, "bad_request:range"],
+      [`/api/usage?from=yesterday`, "bad_request:range"],
+      [`/api/usage?from=-271821-04-20`, "bad_request:range"],
+      [`/api/usage?group=colour`, "bad_request:query"],
+      [`/api/usage?tz=Mars/Olympus`, "bad_request:query"],
     ];
-    for (const url of bad) {
-      const res = await reportRoute(jsonRequest(url, { cookie, workspace: workspace.slug }));
+    for (const [url, code] of bad) {
+      const res = await reportRoute(jsonRequest(url!, { cookie, workspace: workspace.slug }));
       expect(res.status, url).toBe(400);
-      expect((await res.json()).code).toBe("bad_request:query");
+      expect((await res.json()).code, url).toBe(code);
     }
     const tooLong = await summaryRoute(jsonRequest(`/api/usage/summary?from=${ago(500 * DAY).toISOString()}`, { cookie, workspace: workspace.slug }));
     expect(tooLong.status).toBe(400);

@@ -1,4 +1,4 @@
-import { bigint, index, pgEnum, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { bigint, index, integer, pgEnum, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { createdAt, id, updatedAt } from "./common";
 import { workspaces } from "./workspaces";
 
@@ -22,6 +22,8 @@ export const agents = pgTable(
     status: agentStatusEnum().notNull().default("active"),
     /** Monthly hard cap in credits; null means the workspace budget alone applies. */
     monthlyBudgetCredits: bigint({ mode: "number" }),
+    /** Bumped by every update; an edit names the version it was made from and is refused when it is stale. */
+    version: integer().notNull().default(1),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

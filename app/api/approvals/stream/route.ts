@@ -1,6 +1,7 @@
 import { route } from "@/lib/http/route";
-import { sseFrame } from "@/lib/http/sse";
+import { sseFrame, streamErrorFrame } from "@/lib/http/sse";
 import { approvalsTopic, countPendingApprovals } from "@/lib/safety/approvals";
+import { logError } from "@/lib/log";
 
 export const dynamic = "force-dynamic";
 
@@ -12,7 +13,13 @@ export const GET = route({}, async ({ req, server, workspace }) => {
       const send = async () => {
         try {
           controller.enqueue(sseFrame({ event: "approvals", data: { pending: await countPendingApprovals(server.db, workspace.id) } }));
-        } catch {
+        } catch (error) {
+          try {
+            controller.enqueue(streamErrorFrame());
+            logError("Approvals stream failed", error);
+          } catch {
+            // The client went away: nothing to tell.
+          }
           cleanup();
         }
       };

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { route } from "@/lib/http/route";
-import { sseFrame } from "@/lib/http/sse";
+import { sseFrame, streamErrorFrame } from "@/lib/http/sse";
 import { feedFilterSchema, streamFeed } from "@/lib/feed/feed";
 import { logError } from "@/lib/log";
 
@@ -26,6 +26,11 @@ export const GET = route({ query }, async ({ req, server, workspace, query }) =>
           else controller.enqueue(sseFrame({ id: next.item.seq, event: "feed", data: next.item }));
         }
       } catch (error) {
+        try {
+          controller.enqueue(streamErrorFrame());
+        } catch {
+          // The client went away first.
+        }
         logError("Feed stream failed", error);
       } finally {
         try {

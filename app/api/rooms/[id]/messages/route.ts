@@ -1,10 +1,12 @@
 import { z } from "zod";
 import { route } from "@/lib/http/route";
+import { limitRunStart } from "@/lib/runtime/run-limit";
 import { postToRoom } from "@/lib/rooms/rooms";
 
 export const POST = route(
   { params: z.object({ id: z.uuid() }), body: z.object({ text: z.string().trim().min(1).max(8000) }) },
   async ({ server, workspace, user, params, body }) => {
+    await limitRunStart(server, user.id);
     const result = await postToRoom({ db: server.db, bus: server.bus, wake: (w) => server.runtime.wake(w) }, { workspaceId: workspace.id, roomId: params.id, user, text: body.text });
     return Response.json(result, { status: 202, headers: { "Cache-Control": "no-store" } });
   },

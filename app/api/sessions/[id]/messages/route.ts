@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { route } from "@/lib/http/route";
+import { limitRunStart } from "@/lib/runtime/run-limit";
 import { assertSessionOwner, getSession } from "@/lib/runtime/sessions";
 
 export const POST = route(
@@ -7,6 +8,7 @@ export const POST = route(
   async ({ server, workspace, user, params, body }) => {
     const session = await getSession(server.db, workspace.id, params.id, { userId: user.id, role: workspace.role });
     assertSessionOwner(session, user.id);
+    await limitRunStart(server, user.id);
     const { runId } = await server.runtime.startChatRun({ workspaceId: workspace.id, sessionId: session.id, userId: user.id, text: body.text });
     return Response.json({ runId }, { status: 202, headers: { "Cache-Control": "no-store" } });
   },

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { z } from "zod";
-import { AppError } from "@/lib/errors";
+import { isAppError } from "@/lib/errors";
 import { requireWorkspacePage } from "@/lib/http/page";
 import { getRun } from "@/lib/runtime/runs";
 import { getServer } from "@/lib/server";
@@ -17,7 +17,7 @@ export default async function RunPage({ params }: { params: Promise<{ workspace:
   try {
     await getRun(db, workspace.id, runId);
   } catch (error) {
-    if (error instanceof AppError && error.kind === "not_found") notFound();
+    if (isAppError(error) && error.kind === "not_found") notFound();
     throw error;
   }
   return <RunView runId={runId} />;
