@@ -3,6 +3,7 @@ import type { Db } from "../db/client";
 import { agentRuns, agents, approvals, executionGrants, messages, sessions, steps, workspaces, type AgentRun, type Approval, type TaintSource } from "../db/schema";
 import { AppError } from "../errors";
 import { recordFeed, recordRunFinished } from "../feed/feed";
+import { approvalsTopic } from "../safety/approvals";
 import type { ApprovalCategory } from "../safety/policy";
 import { workspacePolicy } from "../safety/policy";
 import type { ToolPreview } from "../tools/types";
@@ -529,7 +530,7 @@ export async function endRunFromOutside(
   );
   if (!ended) return false;
   await notifyRun(bus, runId, ended.seq);
-  for (const w of ended.withdrawn) await bus.publish(`approvals:${ended.run.workspaceId}`, { approvalId: w.id, status: "withdrawn" });
+  for (const w of ended.withdrawn) await bus.publish(approvalsTopic(ended.run.workspaceId), { approvalId: w.id, status: "withdrawn" });
   if (ended.withdrawn.length > 0) {
     await recordFeed(
       db,

@@ -89,6 +89,23 @@ describe("run state: the person behind every chain, lifecycle, pause and crashes
     await s.runtime.drain();
   });
 
+  it("the person and the chain carry across two hops: a reviewer → @atlas → @relay → @herald, and the approval records them all", async () => {
+    const s = server();
+    const owner = await demoOwner(s.db);
+    const atlas = await makeAgent(s.db, owner.workspaceId, { model: "offline", tools: ["chat.send"] });
+    const relay = await makeAgent(s.db, owner.workspaceId, { model: "offline", tools: ["chat.send"] });
+    const herald = await makeAgent(s.db, owner.workspaceId, { model: "offline", tools: ["slack.post"] });
+    const { reviewer } = await reviewerChat(atlas.id, `tell @${relay.handle} tell @${herald.handle} slack #general two hops`);
+    const approval = await pendingApprovalOf(herald.id);
+    expect(approval).toMatchObject({ onBehalfOfUserId: reviewer.id, via: [atlas.handle, relay.handle] });
+    expect((await getRunRow(s.db, approval.runId)).hop).toBe(2);
+    const own = await decide(reviewer, approval.id);
+    expect((await own.json()).code).toBe("forbidden:four_eyes");
+    expect(await grantsOf(approval.id)).toBe(0);
+    await s.runtime.cancelRun(owner.workspaceId, approval.runId, { userId: owner.id, role: "owner" });
+    await s.runtime.drain();
+  });
+
   it("four eyes holds through a room: a reviewer's post into a room with herald cannot be approved by that reviewer", async () => {
     const s = server();
     const owner = await demoOwner(s.db);

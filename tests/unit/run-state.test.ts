@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { parseCheckpoint } from "../../lib/runtime/checkpoint";
 import { isTransientDbError, withDbRetry } from "../../lib/runtime/db-retry";
 import { fourEyesApplies } from "../../lib/safety/approvals";
+import { originHref, requestLine } from "../../components/approvals/types";
 
 /** The error node really throws when nothing listens on a port. */
 async function refusedConnection(): Promise<Error> {
@@ -165,5 +166,16 @@ describe("four eyes", () => {
     expect(fourEyesApplies([...cats, "tainted_egress"], "tainted_egress", ["sends_internal"])).toBe(true);
     // A tainted request of a tool nobody knows any more is treated as four eyes.
     expect(fourEyesApplies(cats, "tainted_egress", undefined)).toBe(true);
+  });
+});
+
+describe("the approval card's words", () => {
+  it("says who asked, for whom, via which agents, and links to where the chain began", () => {
+    const agent = { id: "a", handle: "herald", name: "Herald", color: "#000000" };
+    expect(requestLine({ agent, onBehalfOf: "Rita", requestedBy: "Rita", via: ["atlas"] })).toBe("asked by @herald for Rita, via @atlas");
+    expect(requestLine({ agent, onBehalfOf: "Rita", requestedBy: null, via: ["atlas", "relay"] })).toBe("asked by @herald for Rita, via @atlas → @relay");
+    expect(requestLine({ agent, onBehalfOf: null, requestedBy: null, via: [] })).toBe("asked by @herald");
+    expect(originHref("demo", { originSessionId: "s1", originRoomId: null, sessionId: null })).toBe("/w/demo/chat/s1");
+    expect(originHref("demo", { originSessionId: null, originRoomId: "r1", sessionId: null })).toBe("/w/demo/rooms/r1");
   });
 });
