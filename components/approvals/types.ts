@@ -1,6 +1,7 @@
 export interface ApprovalItem {
   id: string;
-  runId: string;
+  /** Run, step and chat are null for viewers who may not open the run behind the approval. */
+  runId: string | null;
   stepId: string | null;
   category: string;
   tool: string;
@@ -18,6 +19,7 @@ export interface ApprovalItem {
   requestedBy: string | null;
   requestedByUserId: string | null;
   sessionId: string | null;
+  canOpenRun: boolean;
   agent: { id: string; handle: string; name: string; color: string };
 }
 

@@ -83,7 +83,7 @@ export function canOpenApprovalRun(viewer: Viewer, run: RunFacts): boolean {
 }
 
 /** Four eyes (someone else must approve what you started) is checked at decision time, with the policy. */
-export function canDecideApproval(viewer: Viewer): boolean {
+export function canDecideApproval(viewer: Pick<Viewer, "role">): boolean {
   return hasRole(viewer.role, AUDITOR);
 }
 
@@ -137,7 +137,7 @@ export function assertCanCancelRun(viewer: Viewer, run: RunFacts): void {
   if (!canCancelRun(viewer, run)) throw new AppError("forbidden:run", "Only the person who started this run, or a manager, can stop it.");
 }
 
-export function assertCanDecideApproval(viewer: Viewer): void {
+export function assertCanDecideApproval(viewer: Pick<Viewer, "role">): void {
   if (!canDecideApproval(viewer)) throw new AppError("forbidden:role", "Only reviewers, managers and owners decide approvals.");
 }
 

@@ -1,9 +1,9 @@
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq, inArray, isNull, ne, or, type SQL } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { agentRuns, type AgentRun } from "../db/schema";
 import { AppError } from "../errors";
-import { assertCanReadRun, type RunFacts, type Viewer } from "./access";
-import { feedItemForViewer, type FeedItemLike } from "./redact";
+import { assertCanReadRun, canReadRun, type RunFacts, type Viewer } from "./access";
+import { approvalForViewer, feedItemForViewer, type ApprovalLike, type FeedItemLike } from "./redact";
 
 /** The facts the rules need about each of these runs (one query). */
 export async function runFactsByIds(db: Db, workspaceId: string, runIds: (string | null | undefined)[]): Promise<Map<string, RunFacts>> {
@@ -27,8 +27,29 @@ export async function getReadableRun(db: Db, workspaceId: string, runId: string,
   return run;
 }
 
+/**
+ * Approvals as this viewer may see them: every member sees the gated action,
+ * but the run, step and chat behind it only if they may open that run.
+ */
+export async function approvalsForViewer<T extends ApprovalLike & { runId: string }>(db: Db, workspaceId: string, viewer: Viewer, list: T[]) {
+  const runs = await runFactsByIds(db, workspaceId, list.map((a) => a.runId));
+  // A run that cannot be found is treated as private: the link goes, the approval stays.
+  const unknown: RunFacts = { userId: null, trigger: "chat", sessionId: null };
+  return list.map((a) => approvalForViewer(viewer, a, runs.get(a.runId) ?? unknown));
+}
+
 /** Feed items as this viewer may see them: items about runs they may not open lose their text and ids. */
 export async function feedItemsForViewer<T extends FeedItemLike>(db: Db, workspaceId: string, viewer: Viewer, items: T[]): Promise<T[]> {
   const runs = await runFactsByIds(db, workspaceId, items.map((i) => i.runId));
   return items.map((item) => feedItemForViewer(viewer, item, item.runId ? runs.get(item.runId) : undefined));
+}
+
+/**
+ * The SQL form of `canReadRun` for lists of runs: nothing to add for viewers
+ * who read every run; otherwise the world's runs and the viewer's own. Keep in
+ * step with `isPrivateRun` (a run is private when a chat started it).
+ */
+export function readableRunsWhere(viewer: Viewer): SQL | undefined {
+  if (canReadRun(viewer, { userId: null, trigger: "chat", sessionId: null })) return undefined;
+  return or(and(ne(agentRuns.trigger, "chat"), isNull(agentRuns.sessionId)), eq(agentRuns.userId, viewer.userId));
 }

@@ -72,7 +72,14 @@ export interface ApprovalLike {
  * Approvals are shown to every member, but the way into the conversation
  * behind one (run, step, chat) only to those who may open that run.
  */
-export function approvalForViewer<T extends ApprovalLike>(viewer: Viewer, approval: T, run: RunFacts): T & { canOpenRun: boolean } {
+export type ApprovalView<T extends ApprovalLike> = Omit<T, "runId" | "stepId" | "sessionId"> & {
+  runId: string | null;
+  stepId: string | null;
+  sessionId: string | null;
+  canOpenRun: boolean;
+};
+
+export function approvalForViewer<T extends ApprovalLike>(viewer: Viewer, approval: T, run: RunFacts): ApprovalView<T> {
   if (canReadRun(viewer, run)) return { ...approval, canOpenRun: true };
   return {
     ...approval,

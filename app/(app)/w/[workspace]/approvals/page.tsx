@@ -4,7 +4,7 @@ import { workspaces } from "@/lib/db/schema";
 import { requireWorkspacePage } from "@/lib/http/page";
 import { workspacePolicy } from "@/lib/safety/policy";
 import { getServer } from "@/lib/server";
-import { hasRole } from "@/lib/workspaces/roles";
+import { canDecideApproval } from "@/lib/access/access";
 import { ApprovalsInbox } from "@/components/approvals/inbox";
 
 export const metadata: Metadata = { title: "Approvals" };
@@ -22,7 +22,7 @@ export default async function ApprovalsPage({ params }: { params: Promise<{ work
           Agent actions that need a person before they happen. Each decision applies to exactly the call shown, once.
         </p>
       </header>
-      <ApprovalsInbox viewerId={user.id} canDecide={hasRole(workspace.role, "reviewer")} fourEyesCategories={policy.fourEyesCategories} />
+      <ApprovalsInbox viewerId={user.id} canDecide={canDecideApproval(workspace)} fourEyesCategories={policy.fourEyesCategories} />
     </div>
   );
 }
