@@ -118,7 +118,13 @@ export function ApprovalCard({ item, now, viewerId, canDecide, fourEyes, onDecid
         <Link className="inline-block text-sm text-indigo-700 hover:underline" href={`/w/${slug}/chat/${item.sessionId}`}>
           See the conversation that led to this →
         </Link>
-      ) : null}
+      ) : item.runId ? (
+        <Link className="inline-block text-sm text-indigo-700 hover:underline" href={`/w/${slug}/runs/${item.runId}`}>
+          See the run that led to this →
+        </Link>
+      ) : (
+        <p className="text-xs text-slate-500">This came from a private chat; its conversation is open to the person who started it and to reviewers.</p>
+      )}
       {canDecide ? (
         <div className="space-y-2 border-t border-slate-100 pt-3">
           {ownRequest ? (

@@ -5,6 +5,7 @@ import { AppError } from "../errors";
 import type { ModelResolver, ResolvedModel } from "../models/registry";
 import { ModelError, type ContentBlock, type ModelMessage, type StopReason, type Usage } from "../models/types";
 import { correlateResults, errorResult, validCallIds, type CircuitBreakers, type PolicyGate, type ProposedCall } from "../safety/dispatch";
+import { memoryScopeOf } from "../access/access";
 import { rememberMemory } from "../tools/memory";
 import { toolSpec, type AnyTool, type ToolRegistry } from "../tools/registry";
 import type { EventBus } from "./bus";
@@ -171,7 +172,7 @@ export async function driveRun(deps: RuntimeDeps, runId: string, external?: Abor
     await journal.flush();
     if (!(await finishRun(deps, runId, { state: "succeeded", replyText: state.fullText }))) return;
     if (state.fullText.trim()) {
-      await rememberMemory(db, { workspaceId: run.workspaceId, agentId: run.agentId, runId, content: state.fullText.slice(0, 4000), kind: "reply" }).catch(
+      await rememberMemory(db, { workspaceId: run.workspaceId, agentId: run.agentId, runId, content: state.fullText.slice(0, 4000), kind: "reply", ...memoryScopeOf(run) }).catch(
         (error: unknown) => console.error(`Could not remember the reply of run ${runId}`, error),
       );
     }
@@ -220,7 +221,7 @@ async function freshState(db: Database, run: AgentRun, agent: Agent): Promise<Lo
   }
   return {
     version: 1,
-    system: await buildSystemPrompt(db, agent, question),
+    system: await buildSystemPrompt(db, agent, question, run),
     conversation,
     fullText: "",
     position: run.stepCount,

@@ -220,6 +220,9 @@ async function execute(ctx: CallContext, tool: AnyTool, step: { id: string; call
     runId: ctx.run.id,
     stepId: step.id,
     hop: ctx.run.hop,
+    userId: ctx.run.userId,
+    sessionId: ctx.run.sessionId,
+    trigger: ctx.run.trigger,
     credential: (provider) => credentialFor(ctx.deps, ctx.run.workspaceId, provider),
     signal: AbortSignal.any([ctx.signal, timeout]),
   };
