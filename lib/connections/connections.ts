@@ -1,5 +1,8 @@
 import { and, asc, desc, eq } from "drizzle-orm";
 import { z } from "zod";
+import type { Viewer } from "../access/access";
+import { runFactsByIds } from "../access/reads";
+import { runLinkForViewer } from "../access/redact";
 import type { Db } from "../db/client";
 import { connections, outboxMessages, agents } from "../db/schema";
 import { encryptSecret } from "../crypto";
@@ -65,6 +68,13 @@ export async function deleteConnection(db: Db, workspaceId: string, actorId: str
     .returning({ provider: connections.provider, label: connections.label });
   if (!row) throw new AppError("not_found:connection");
   await recordAudit(db, { workspaceId, actor: { kind: "user", id: actorId }, action: "connection.deleted", target: { type: "connection", id }, detail: row });
+}
+
+/** The outbox as one person sees it: what was held back is shown to all, the run behind it only to those who may open it. */
+export async function listOutboxForViewer(db: Db, workspaceId: string, viewer: Viewer, limit = 200) {
+  const rows = await listOutbox(db, workspaceId, limit);
+  const runs = await runFactsByIds(db, workspaceId, rows.map((r) => r.runId));
+  return rows.map((r) => ({ ...r, runId: runLinkForViewer(viewer, r.runId, r.runId ? runs.get(r.runId) : undefined) }));
 }
 
 export async function listOutbox(db: Db, workspaceId: string, limit = 200) {
