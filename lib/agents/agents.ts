@@ -153,15 +153,17 @@ export async function getAgentDetail(db: Db, workspaceId: string, agentId: strin
     .where(and(eq(agentMessages.workspaceId, workspaceId), or(eq(agentMessages.fromAgentId, agentId), eq(agentMessages.toAgentId, agentId))))
     .orderBy(desc(agentMessages.createdAt))
     .limit(20);
-  const [spend] = await db
-    .select({ credits: sql<number>`coalesce(sum(${usageRollupsHourly.credits}), 0)::bigint`, calls: sql<number>`coalesce(sum(${usageRollupsHourly.calls}), 0)::bigint` })
-    .from(usageRollupsHourly)
-    .where(and(eq(usageRollupsHourly.workspaceId, workspaceId), eq(usageRollupsHourly.agentId, agentId), gte(usageRollupsHourly.bucket, sql`now() - interval '30 days'`)));
+  const [spend] = canSeeSpend(viewer)
+    ? await db
+        .select({ credits: sql<number>`coalesce(sum(${usageRollupsHourly.credits}), 0)::bigint`, calls: sql<number>`coalesce(sum(${usageRollupsHourly.calls}), 0)::bigint` })
+        .from(usageRollupsHourly)
+        .where(and(eq(usageRollupsHourly.workspaceId, workspaceId), eq(usageRollupsHourly.agentId, agentId), gte(usageRollupsHourly.bucket, sql`now() - interval '30 days'`)))
+    : [];
   const linked = await runFactsByIds(db, workspaceId, messages.map((m) => m.runId));
   return {
     agent: { ...agent, createdAt: agent.createdAt, updatedAt: agent.updatedAt },
     runs: runs.map((r) => ({ ...r, credits: creditsForViewer(viewer, r.credits) })),
     messages: messages.map((m) => ({ ...m, runId: runLinkForViewer(viewer, m.runId, m.runId ? linked.get(m.runId) : undefined) })),
-    spend30d: canSeeSpend(viewer) ? { credits: Number(spend?.credits ?? 0), calls: Number(spend?.calls ?? 0) } : null,
+    spend30d: spend ? { credits: Number(spend.credits), calls: Number(spend.calls) } : null,
   };
 }
