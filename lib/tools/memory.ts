@@ -1,6 +1,6 @@
 import { and, desc, eq, or, sql } from "drizzle-orm";
 import { z } from "zod";
-import { memoryReaderOf, memoryScopeOf, type MemoryReader, type MemoryScope, type RunFacts } from "../access/access";
+import { memoryReaderOf, memoryScopeOf, type MemoryReader, type MemoryScope } from "../access/access";
 import type { Db } from "../db/client";
 import { agentMemories } from "../db/schema";
 import type { ToolDefinition } from "./types";
@@ -71,12 +71,6 @@ export async function recallMemories(
   return rows.map((r) => ({ content: r.content, kind: r.kind, createdAt: r.createdAt.toISOString() }));
 }
 
-const runOf = (ctx: { userId: string | null; trigger: RunFacts["trigger"]; sessionId: string | null }): RunFacts => ({
-  userId: ctx.userId,
-  trigger: ctx.trigger,
-  sessionId: ctx.sessionId,
-});
-
 const rememberInput = z.object({
   text: z.string().trim().min(1).max(4000).describe("What to remember, as a self-contained sentence."),
   shared: z
@@ -93,7 +87,7 @@ export const memoryRememberTool: ToolDefinition<z.infer<typeof rememberInput>, {
   taint: () => null,
   preview: (input) => ({ title: "Remember", fields: [], body: input.text }),
   async execute(ctx, input) {
-    await rememberMemory(ctx.db, { workspaceId: ctx.workspaceId, agentId: ctx.agentId, runId: ctx.runId, content: input.text, ...memoryScopeOf(runOf(ctx), input.shared) });
+    await rememberMemory(ctx.db, { workspaceId: ctx.workspaceId, agentId: ctx.agentId, runId: ctx.runId, content: input.text, ...memoryScopeOf(ctx, input.shared) });
     return { remembered: input.text, summary: `Noted. I'll remember: “${input.text}”` };
   },
 };
@@ -108,7 +102,7 @@ export const memoryRecallTool: ToolDefinition<z.infer<typeof recallInput>, { que
   taint: () => null,
   preview: (input) => ({ title: "Recall", fields: [{ label: "Query", value: input.query }] }),
   async execute(ctx, input) {
-    const memories = await recallMemories(ctx.db, { agentId: ctx.agentId, reader: memoryReaderOf(runOf(ctx)), query: input.query, kind: "note" });
+    const memories = await recallMemories(ctx.db, { agentId: ctx.agentId, reader: memoryReaderOf(ctx), query: input.query, kind: "note" });
     const summary =
       memories.length === 0
         ? `I don't remember anything about “${input.query}”.`
