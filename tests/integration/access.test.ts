@@ -217,6 +217,17 @@ describe("one access rule per object, through every door", () => {
     expect(sent).toMatchObject({ runId: null, stepId: null, payload: { text: "please check the deploy", to: recipient.handle } });
     expect(JSON.stringify(sent)).not.toContain(session.id);
     expect(JSON.stringify(sent)).not.toContain(SECRET);
+
+    // The sender's agent page shows B the message, but neither A's chat run nor a link to it.
+    const page = await (await agentRoute(jsonRequest(`/api/agents/${sender.id}`, { cookie: cookies.b }), params({ id: sender.id }))).json();
+    expect(page.runs).toEqual([]);
+    const sentBy = (messages: { body: string; runId: string | null }[]) => messages.find((m) => m.body === "please check the deploy");
+    expect(sentBy(page.messages)).toMatchObject({ runId: null });
+    // The recipient's answer came from a run every member may open: its link stays.
+    expect(page.messages.find((m: { body: string }) => m.body !== "please check the deploy")).toMatchObject({ runId: woken.id });
+    const pageForA = await (await agentRoute(jsonRequest(`/api/agents/${sender.id}`, { cookie: cookies.a }), params({ id: sender.id }))).json();
+    expect(pageForA.runs.map((r: { id: string }) => r.id)).toEqual([chatRunId]);
+    expect(sentBy(pageForA.messages)).toMatchObject({ runId: chatRunId });
   });
 
   it("an approval from A's private chat is in member B's inbox without the way into the chat; a reviewer gets the link", async () => {
