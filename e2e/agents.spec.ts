@@ -110,7 +110,8 @@ test.describe("agents", () => {
       await expect(new AgentPage(memberPage).heading("Scout")).toBeVisible();
       await expect(memberPage.getByRole("button", { name: "Pause" })).toHaveCount(0);
       await expect(memberPage.getByRole("button", { name: "Edit" })).toHaveCount(0);
-      await expect(memberPage.getByTestId("agent-spend")).toHaveText(/^\$/);
+      // Spend is for reviewers and up.
+      await expect(memberPage.getByTestId("agent-spend")).toHaveCount(0);
     } finally {
       await context.close();
     }

@@ -166,7 +166,7 @@ export function AgentDetailView({ agentId, canEdit, models, tools }: { agentId: 
         </section>
       ) : (
         <div className="grid gap-4 md:grid-cols-3">
-          <section aria-label="Profile" className="card space-y-3 p-4 md:col-span-2">
+          <section aria-label="Profile" className={`card space-y-3 p-4 ${spend30d ? "md:col-span-2" : "md:col-span-3"}`}>
             {agent.description ? <p className="text-sm text-slate-700">{agent.description}</p> : null}
             <dl className="space-y-2 text-sm">
               <div className="flex items-center gap-3">
@@ -195,16 +195,18 @@ export function AgentDetailView({ agentId, canEdit, models, tools }: { agentId: 
               </p>
             </details>
           </section>
-          <section aria-label="Spend over 30 days" className="card p-4">
-            <h2 className="text-xs font-medium text-slate-500">Spend, last 30 days</h2>
-            <p className="mt-1 text-2xl font-semibold tabular-nums" data-testid="agent-spend">
-              {formatCredits(spend30d.credits)}
-            </p>
-            <p className="text-xs text-slate-500">
-              {spend30d.calls.toLocaleString("en")} model {spend30d.calls === 1 ? "call" : "calls"}
-              {isNominal(agent.model) ? " · nominal price (offline model)" : ""}
-            </p>
-          </section>
+          {spend30d ? (
+            <section aria-label="Spend over 30 days" className="card p-4">
+              <h2 className="text-xs font-medium text-slate-500">Spend, last 30 days</h2>
+              <p className="mt-1 text-2xl font-semibold tabular-nums" data-testid="agent-spend">
+                {formatCredits(spend30d.credits)}
+              </p>
+              <p className="text-xs text-slate-500">
+                {spend30d.calls.toLocaleString("en")} model {spend30d.calls === 1 ? "call" : "calls"}
+                {isNominal(agent.model) ? " · nominal price (offline model)" : ""}
+              </p>
+            </section>
+          ) : null}
         </div>
       )}
 
@@ -229,7 +231,7 @@ export function AgentDetailView({ agentId, canEdit, models, tools }: { agentId: 
                       open chat
                     </Link>
                   ) : null}
-                  <span className="ml-auto text-xs text-slate-500 tabular-nums">{formatCredits(run.credits)}</span>
+                  {run.credits !== null ? <span className="ml-auto text-xs text-slate-500 tabular-nums">{formatCredits(run.credits)}</span> : null}
                   {run.error ? <p className="basis-full truncate text-xs text-rose-700">{run.error}</p> : null}
                 </li>
               ))}

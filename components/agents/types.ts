@@ -22,7 +22,8 @@ export interface AgentDetail {
     state: string;
     sessionId: string | null;
     error: string | null;
-    credits: number;
+    /** Null for viewers who may not see spend. */
+    credits: number | null;
     createdAt: string;
     finishedAt: string | null;
   }[];
@@ -35,7 +36,8 @@ export interface AgentDetail {
     runId: string | null;
     createdAt: string;
   }[];
-  spend30d: { credits: number; calls: number };
+  /** Null for viewers who may not see spend. */
+  spend30d: { credits: number; calls: number } | null;
 }
 
 /** What a manager may pick from, given the server's configuration. */

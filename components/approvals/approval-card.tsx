@@ -126,7 +126,13 @@ export function ApprovalCard({ item, now, viewerId, canDecide, onDecided }: {
         <Link className="inline-block text-sm text-indigo-700 hover:underline" href={origin}>
           {item.originRoom ? `See the post in #${item.originRoom} that began this →` : "See the conversation that led to this →"}
         </Link>
-      ) : null}
+      ) : item.runId ? (
+        <Link className="inline-block text-sm text-indigo-700 hover:underline" href={`/w/${slug}/runs/${item.runId}`}>
+          See the run that led to this →
+        </Link>
+      ) : (
+        <p className="text-xs text-slate-500">This came from a private chat; its conversation is open to the person who started it and to reviewers.</p>
+      )}
       {identical > 1 ? (
         <p className="text-xs text-slate-600">
           {identical - 1} more {identical === 2 ? "run asks" : "runs ask"} for exactly this. A decision here applies to this request only; the next one is shown after it.

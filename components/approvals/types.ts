@@ -1,6 +1,7 @@
 export interface ApprovalItem {
   id: string;
-  runId: string;
+  /** Run, step and chat are null for viewers who may not open the run behind the approval. */
+  runId: string | null;
   stepId: string | null;
   category: string;
   tool: string;
@@ -30,6 +31,7 @@ export interface ApprovalItem {
   fourEyes: boolean;
   /** Pending only: identical requests (same agent, tool and input) shown as this one. */
   identical?: { count: number; ids: string[] };
+  canOpenRun: boolean;
   agent: { id: string; handle: string; name: string; color: string };
 }
 

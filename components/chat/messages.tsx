@@ -84,8 +84,8 @@ function UsageLine({ usage, offline, streaming }: { usage: Usage | null; offline
   return (
     <span data-testid="reply-usage">
       {approx}
-      {usage.inputTokens.toLocaleString("en")} in · {usage.outputTokens.toLocaleString("en")} out tokens · {formatCredits(usage.credits)}
-      {offline ? " (nominal price)" : ""}
+      {usage.inputTokens.toLocaleString("en")} in · {usage.outputTokens.toLocaleString("en")} out tokens
+      {usage.credits !== null ? ` · ${formatCredits(usage.credits)}${offline ? " (nominal price)" : ""}` : ""}
       {streaming ? " so far" : ""}
     </span>
   );

@@ -39,7 +39,8 @@ export type TimelineItem = { kind: "text"; text: string } | { kind: "step"; step
 export interface Usage {
   inputTokens: number;
   outputTokens: number;
-  credits: number;
+  /** Null when the viewer may not see spend. */
+  credits: number | null;
   estimated: boolean;
 }
 
@@ -140,7 +141,7 @@ export function applyRunEvent(timeline: Timeline, event: RunEvent): Timeline {
         usage: {
           inputTokens: before.inputTokens + u.inputTokens,
           outputTokens: before.outputTokens + u.outputTokens,
-          credits: before.credits + u.credits,
+          credits: before.credits === null || u.credits === null ? null : before.credits + u.credits,
           estimated: before.estimated || u.estimated,
         },
       };

@@ -26,7 +26,8 @@ export interface RunSummary {
     errorCode: string | null;
     inputTokens: number;
     outputTokens: number;
-    credits: number;
+    /** Null for viewers who may not see spend. */
+    credits: number | null;
     lastSeq: number;
     createdAt: string;
     finishedAt: string | null;
@@ -190,10 +191,12 @@ export function RunView({ runId }: { runId: string }) {
               {run.inputTokens.toLocaleString("en")} in · {run.outputTokens.toLocaleString("en")} out
             </span>
           </Fact>
-          <Fact label="Cost">
-            <span data-testid="run-cost">{formatCredits(run.credits)}</span>
-            {offline ? <span className="text-slate-500"> (nominal price)</span> : null}
-          </Fact>
+          {run.credits !== null ? (
+            <Fact label="Cost">
+              <span data-testid="run-cost">{formatCredits(run.credits)}</span>
+              {offline ? <span className="text-slate-500"> (nominal price)</span> : null}
+            </Fact>
+          ) : null}
         </dl>
         {run.state === "failed" && run.error ? (
           <div role="alert" className="mt-4 rounded-md border border-rose-200 bg-rose-50 px-3 py-2 text-sm text-rose-800">

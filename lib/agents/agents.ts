@@ -1,5 +1,8 @@
 import { and, asc, desc, eq, gte, or, sql } from "drizzle-orm";
 import { z } from "zod";
+import { canSeeSpend, type Viewer } from "../access/access";
+import { readableRunsWhere, runFactsByIds } from "../access/reads";
+import { creditsForViewer, runLinkForViewer } from "../access/redact";
 import type { Db } from "../db/client";
 import { agentMessages, agentRuns, agents, usageRollupsHourly } from "../db/schema";
 import { AppError, PG_UNIQUE_VIOLATION, pgErrorCode } from "../errors";
@@ -144,8 +147,12 @@ export async function updateAgent(
   }
 }
 
-/** One agent with what it did lately: runs, messages to and from other agents, and spend over 30 days. */
-export async function getAgentDetail(db: Db, workspaceId: string, agentId: string) {
+/**
+ * One agent with what it did lately, as the viewer may see it: the runs they
+ * may open, messages to and from other agents (linked to a run only when they
+ * may open it), and spend over 30 days (null for those who may not see spend).
+ */
+export async function getAgentDetail(db: Db, workspaceId: string, agentId: string, viewer: Viewer) {
   const [agent] = await db.select().from(agents).where(and(eq(agents.id, agentId), eq(agents.workspaceId, workspaceId)));
   if (!agent) throw new AppError("not_found:agent");
   const runs = await db
@@ -160,7 +167,7 @@ export async function getAgentDetail(db: Db, workspaceId: string, agentId: strin
       finishedAt: agentRuns.finishedAt,
     })
     .from(agentRuns)
-    .where(eq(agentRuns.agentId, agentId))
+    .where(and(eq(agentRuns.agentId, agentId), readableRunsWhere(viewer)))
     .orderBy(desc(agentRuns.createdAt))
     .limit(20);
   const messages = await db
@@ -169,14 +176,17 @@ export async function getAgentDetail(db: Db, workspaceId: string, agentId: strin
     .where(and(eq(agentMessages.workspaceId, workspaceId), or(eq(agentMessages.fromAgentId, agentId), eq(agentMessages.toAgentId, agentId))))
     .orderBy(desc(agentMessages.createdAt))
     .limit(20);
-  const [spend] = await db
-    .select({ credits: sql<number>`coalesce(sum(${usageRollupsHourly.credits}), 0)::bigint`, calls: sql<number>`coalesce(sum(${usageRollupsHourly.calls}), 0)::bigint` })
-    .from(usageRollupsHourly)
-    .where(and(eq(usageRollupsHourly.workspaceId, workspaceId), eq(usageRollupsHourly.agentId, agentId), gte(usageRollupsHourly.bucket, sql`now() - interval '30 days'`)));
+  const [spend] = canSeeSpend(viewer)
+    ? await db
+        .select({ credits: sql<number>`coalesce(sum(${usageRollupsHourly.credits}), 0)::bigint`, calls: sql<number>`coalesce(sum(${usageRollupsHourly.calls}), 0)::bigint` })
+        .from(usageRollupsHourly)
+        .where(and(eq(usageRollupsHourly.workspaceId, workspaceId), eq(usageRollupsHourly.agentId, agentId), gte(usageRollupsHourly.bucket, sql`now() - interval '30 days'`)))
+    : [];
+  const linked = await runFactsByIds(db, workspaceId, messages.map((m) => m.runId));
   return {
     agent: { ...agent, createdAt: agent.createdAt, updatedAt: agent.updatedAt },
-    runs,
-    messages,
-    spend30d: { credits: Number(spend?.credits ?? 0), calls: Number(spend?.calls ?? 0) },
+    runs: runs.map((r) => ({ ...r, credits: creditsForViewer(viewer, r.credits) })),
+    messages: messages.map((m) => ({ ...m, runId: runLinkForViewer(viewer, m.runId, m.runId ? linked.get(m.runId) : undefined) })),
+    spend30d: spend ? { credits: Number(spend.credits), calls: Number(spend.calls) } : null,
   };
 }

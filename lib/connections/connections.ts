@@ -1,5 +1,8 @@
 import { and, asc, desc, eq } from "drizzle-orm";
 import { z } from "zod";
+import type { Viewer } from "../access/access";
+import { runFactsByIds } from "../access/reads";
+import { runLinkForViewer } from "../access/redact";
 import type { Db } from "../db/client";
 import { connections, outboxMessages, agents } from "../db/schema";
 import { decryptSecret, encryptSecret } from "../crypto";
@@ -137,6 +140,13 @@ export async function deleteConnection(db: Db, workspaceId: string, actorId: str
  */
 export async function workspaceRedactor(db: Db, workspaceId: string, key: Buffer, used: readonly string[] = []): Promise<Redactor> {
   return new Redactor([...used, ...(await listSecretValues(db, workspaceId, key))]);
+}
+
+/** The outbox as one person sees it: what was held back is shown to all, the run behind it only to those who may open it. */
+export async function listOutboxForViewer(db: Db, workspaceId: string, viewer: Viewer, limit = 200) {
+  const rows = await listOutbox(db, workspaceId, limit);
+  const runs = await runFactsByIds(db, workspaceId, rows.map((r) => r.runId));
+  return rows.map((r) => ({ ...r, runId: runLinkForViewer(viewer, r.runId, r.runId ? runs.get(r.runId) : undefined) }));
 }
 
 export async function listOutbox(db: Db, workspaceId: string, limit = 200) {

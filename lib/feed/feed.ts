@@ -1,5 +1,7 @@
 import { and, asc, eq, gt, inArray, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
+import type { Viewer } from "../access/access";
+import { feedItemsForViewer } from "../access/reads";
 import { rowsOf, type Db } from "../db/client";
 import { feedItems, workspaces, type AgentRun } from "../db/schema";
 import type { EventBus } from "../runtime/bus";
@@ -156,6 +158,21 @@ export async function latestFeed(db: Db, workspaceId: string, filter: FeedFilter
   return rows.reverse().map(toView);
 }
 
+/**
+ * The feed as one person may see it (the list route and anything rendering
+ * the feed for a viewer): items about runs they may not open lose their text and ids.
+ */
+export async function feedForViewer(
+  db: Db,
+  workspaceId: string,
+  viewer: Viewer,
+  input: { after?: number; filter?: FeedFilter; limit: number },
+): Promise<FeedItemView[]> {
+  const items =
+    input.after === undefined ? await latestFeed(db, workspaceId, input.filter, input.limit) : await readFeed(db, workspaceId, input.after, input.filter, input.limit);
+  return feedItemsForViewer(db, workspaceId, viewer, items);
+}
+
 export async function currentFeedSeq(db: Db, workspaceId: string): Promise<number> {
   const [row] = await db.select({ seq: workspaces.feedSeq }).from(workspaces).where(eq(workspaces.id, workspaceId));
   return row?.seq ?? 0;
@@ -163,11 +180,15 @@ export async function currentFeedSeq(db: Db, workspaceId: string): Promise<numbe
 
 export type FeedStreamItem = TailItem<FeedItemView>;
 
-/** Every feed item after `afterSeq`, then the live tail, read from the table after each notification. */
+/**
+ * Every feed item after `afterSeq`, then the live tail, read from the table
+ * after each notification, each batch shaped for the viewer.
+ */
 export function streamFeed(options: {
   db: Db;
   bus: EventBus;
   workspaceId: string;
+  viewer: Viewer;
   afterSeq: number;
   filter?: FeedFilter;
   signal?: AbortSignal;
@@ -176,7 +197,7 @@ export function streamFeed(options: {
   const { db, bus, workspaceId } = options;
   return tailJournal<FeedItemView>({
     subscribe: (wake) => bus.subscribe(feedTopic(workspaceId), wake),
-    read: (after) => readFeed(db, workspaceId, after, options.filter, 500),
+    read: async (after) => feedItemsForViewer(db, workspaceId, options.viewer, await readFeed(db, workspaceId, after, options.filter, 500)),
     batchSize: 500,
     afterSeq: options.afterSeq,
     signal: options.signal,

@@ -1,5 +1,8 @@
 import { and, asc, desc, eq, inArray } from "drizzle-orm";
 import { z } from "zod";
+import type { Viewer } from "../access/access";
+import { runFactsByIds } from "../access/reads";
+import { runLinkForViewer } from "../access/redact";
 import type { Db } from "../db/client";
 import { agentMessages, agents, roomMembers, rooms, users } from "../db/schema";
 import { AppError, PG_UNIQUE_VIOLATION, pgErrorCode } from "../errors";
@@ -68,6 +71,13 @@ export async function getRoom(db: Db, workspaceId: string, roomId: string) {
     .orderBy(desc(agentMessages.createdAt))
     .limit(100);
   return { ...room, messages: recent.reverse() };
+}
+
+/** A room as one person sees it: links to runs they may not open are left out. */
+export async function getRoomForViewer(db: Db, workspaceId: string, roomId: string, viewer: Viewer) {
+  const room = await getRoom(db, workspaceId, roomId);
+  const runs = await runFactsByIds(db, workspaceId, room.messages.map((m) => m.runId));
+  return { ...room, messages: room.messages.map((m) => ({ ...m, runId: runLinkForViewer(viewer, m.runId, m.runId ? runs.get(m.runId) : undefined) })) };
 }
 
 /**

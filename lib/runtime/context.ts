@@ -1,5 +1,6 @@
 import { asc, eq } from "drizzle-orm";
 import type { Database } from "../db/client";
+import { memoryReaderOf } from "../access/access";
 import { messages, type Agent, type AgentRun } from "../db/schema";
 import { MEMORIES_HEADING } from "../models/offline";
 import type { ModelMessage } from "../models/types";
@@ -28,9 +29,9 @@ export async function loadHistory(db: Database, run: AgentRun): Promise<ModelMes
   return out.slice(-HISTORY_LIMIT);
 }
 
-/** The agent's own prompt, plus what it remembers that bears on the question. */
-export async function buildSystemPrompt(db: Database, agent: Agent, question: string): Promise<string> {
-  const memories = await recallMemories(db, { agentId: agent.id, query: question, limit: 6 }).catch(() => []);
+/** The agent's own prompt, plus what it remembers that bears on the question and that this run may recall. */
+export async function buildSystemPrompt(db: Database, agent: Agent, question: string, run: AgentRun): Promise<string> {
+  const memories = await recallMemories(db, { agentId: agent.id, reader: memoryReaderOf(run), query: question, limit: 6 }).catch(() => []);
   const parts = [
     agent.systemPrompt.trim() || `You are ${agent.name}, an agent of this team.`,
     `Your handle is @${agent.handle}. Use your tools when they help; say plainly when something failed or was refused.`,

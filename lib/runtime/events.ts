@@ -45,7 +45,8 @@ export const runEventSchemas = {
     model: z.string(),
     inputTokens: z.number().int(),
     outputTokens: z.number().int(),
-    credits: z.number().int(),
+    /** Null for viewers who may not see spend (members). */
+    credits: z.number().int().nullable(),
     estimated: z.boolean(),
   }),
   approval_required: z.object({

@@ -6,6 +6,7 @@ import type { ResolvedModel } from "../models/registry";
 import { isModelError, modelErrorCode, type StopReason, type Usage } from "../models/types";
 import { correlateResults, errorResult, validCallIds, type ProposedCall } from "../safety/dispatch";
 import { truncate } from "../text";
+import { memoryScopeOf } from "../access/access";
 import { rememberMemory } from "../tools/memory";
 import { toolSpec, type AnyTool } from "../tools/registry";
 import { parseCheckpoint } from "./checkpoint";
@@ -143,7 +144,7 @@ export async function driveRun(deps: RuntimeDeps, runId: string, options: DriveO
     const completed = { type: "run_completed" as const, payload: { replyMessageId: run.replyMessageId ?? "" } };
     if (!(await finishRun(db, bus, { runId, owner: deps.instanceId, state: "succeeded", replyText: state.fullText, event: completed }))) return;
     if (state.fullText.trim()) {
-      await rememberMemory(db, { workspaceId: run.workspaceId, agentId: run.agentId, runId, content: truncate(state.fullText, 4000), kind: "reply" }).catch(
+      await rememberMemory(db, { workspaceId: run.workspaceId, agentId: run.agentId, runId, content: truncate(state.fullText, 4000), kind: "reply", ...memoryScopeOf(run) }).catch(
         (error: unknown) => logError(`Could not remember the reply of run ${runId}`, error),
       );
     }
@@ -188,7 +189,7 @@ async function freshState(db: Database, run: AgentRun, agent: Agent): Promise<Lo
   }
   return {
     version: 2,
-    system: await buildSystemPrompt(db, agent, question),
+    system: await buildSystemPrompt(db, agent, question, run),
     conversation,
     fullText: "",
     position: run.stepCount,

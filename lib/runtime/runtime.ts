@@ -1,6 +1,6 @@
 import { AppError } from "../errors";
 import type { Approval, Role } from "../db/schema";
-import { hasRole } from "../workspaces/roles";
+import { assertCanCancelRun } from "../access/access";
 import { CircuitBreakers } from "../safety/dispatch";
 import { expireOverdueApprovals } from "../safety/approvals";
 import { controlTopic, driveRun } from "./runner";
@@ -75,10 +75,7 @@ export function createRuntime(input: Omit<RuntimeDeps, "breakers"> & { breakers?
 
     async cancelRun(workspaceId, runId, by) {
       const run = await getRun(deps.db, workspaceId, runId);
-      const person = run.onBehalfOfUserId ?? run.userId;
-      if (person !== by.userId && !hasRole(by.role, "manager")) {
-        throw new AppError("forbidden:run", "Only the person who started this run, or a manager, can stop it.");
-      }
+      assertCanCancelRun(by, run);
       if (run.state === "suspended" || run.state === "queued") {
         if (await endRunFromOutside(deps.db, deps.bus, runId, { from: [run.state], to: "cancelled", code: "cancelled", message: "Stopped by a person." })) {
           return { runId, state: "cancelled" };

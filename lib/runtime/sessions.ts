@@ -2,8 +2,8 @@ import { and, asc, desc, eq, inArray } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { agentRuns, agents, messages, sessions, steps } from "../db/schema";
 import { AppError } from "../errors";
-import type { Role } from "../db/schema";
-import { hasRole } from "../workspaces/roles";
+import { assertCanReadSession, assertCanWriteSession, type Viewer } from "../access/access";
+import { creditsForViewer } from "../access/redact";
 
 export interface SessionSummary {
   id: string;
@@ -53,15 +53,11 @@ export async function listSessions(db: Db, workspaceId: string, userId: string, 
     .limit(limit);
 }
 
-export interface Viewer {
-  userId: string;
-  role: Role;
-}
+export type { Viewer };
 
 /**
- * A session the viewer may read: their own, or any in the workspace for
- * reviewers and above (they audit what led to an action). Anything else is
- * 404, exactly like a session of another workspace.
+ * A session the viewer may read (the rule lives in lib/access). Anything
+ * else is 404, exactly like a session of another workspace.
  */
 export async function getSession(db: Db, workspaceId: string, sessionId: string, viewer: Viewer): Promise<SessionSummary> {
   const [row] = await db
@@ -69,13 +65,14 @@ export async function getSession(db: Db, workspaceId: string, sessionId: string,
     .from(sessions)
     .innerJoin(agents, eq(agents.id, sessions.agentId))
     .where(and(eq(sessions.id, sessionId), eq(sessions.workspaceId, workspaceId)));
-  if (!row || (row.userId !== viewer.userId && !hasRole(viewer.role, "reviewer"))) throw new AppError("not_found:session");
+  if (!row) throw new AppError("not_found:session");
+  assertCanReadSession(viewer, row);
   return row;
 }
 
 /** Only the person who opened a chat writes in it. */
-export function assertSessionOwner(session: SessionSummary, userId: string) {
-  if (session.userId !== userId) throw new AppError("forbidden:session", "Only the person who started this chat can write in it.");
+export function assertSessionOwner(session: SessionSummary, viewer: Viewer) {
+  assertCanWriteSession(viewer, session);
 }
 
 export interface HistoryMessage {
@@ -83,7 +80,7 @@ export interface HistoryMessage {
   role: "user" | "assistant";
   content: string;
   createdAt: Date;
-  run: { id: string; state: string; error: string | null; errorCode: string | null; lastSeq: number; credits: number; inputTokens: number; outputTokens: number } | null;
+  run: { id: string; state: string; error: string | null; errorCode: string | null; lastSeq: number; credits: number | null; inputTokens: number; outputTokens: number } | null;
   steps: {
     id: string;
     callId: string;
@@ -129,7 +126,7 @@ export async function getSessionHistory(
               error: run.error,
               errorCode: run.errorCode,
               lastSeq: run.lastSeq,
-              credits: run.credits,
+              credits: creditsForViewer(viewer, run.credits),
               inputTokens: run.inputTokens,
               outputTokens: run.outputTokens,
             }

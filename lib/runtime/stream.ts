@@ -1,3 +1,5 @@
+import type { Viewer } from "../access/access";
+import { runEventForViewer } from "../access/redact";
 import type { Db } from "../db/client";
 import type { EventBus } from "./bus";
 import { isTerminal, type RunEvent } from "./events";
@@ -10,6 +12,7 @@ export type StreamItem = { kind: "event"; event: RunEvent } | { kind: "heartbeat
  * Every event of a run after `afterSeq`, in order, then the live tail until
  * the terminal event. Live and replayed events come from the same journal
  * reads, so a subscriber that reconnects sees exactly what it missed.
+ * With a `viewer`, each event is shaped for them (no credits for members).
  */
 export async function* streamRunEvents(options: {
   db: Db;
@@ -18,6 +21,7 @@ export async function* streamRunEvents(options: {
   afterSeq: number;
   signal?: AbortSignal;
   heartbeatMs?: number;
+  viewer?: Viewer;
 }): AsyncGenerator<StreamItem> {
   const { db, bus, runId } = options;
   for await (const next of tailJournal<RunEvent>({
@@ -29,6 +33,7 @@ export async function* streamRunEvents(options: {
     signal: options.signal,
     heartbeatMs: options.heartbeatMs,
   })) {
-    yield next.kind === "item" ? { kind: "event", event: next.item } : next;
+    if (next.kind === "heartbeat") yield next;
+    else yield { kind: "event", event: options.viewer ? runEventForViewer(options.viewer, next.item) : next.item };
   }
 }

@@ -182,6 +182,9 @@ async function execute(ctx: CallContext, tool: AnyTool, step: { id: string; call
     runId: ctx.run.id,
     stepId: step.id,
     hop: ctx.run.hop,
+    userId: ctx.run.userId,
+    sessionId: ctx.run.sessionId,
+    trigger: ctx.run.trigger,
     credential: credentials.credential,
     signal: AbortSignal.any([ctx.signal, timeout]),
   };

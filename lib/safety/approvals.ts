@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, inArray, lt, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
+import { assertCanDecideApproval } from "../access/access";
 import type { Db } from "../db/client";
 import { agentRuns, agents, approvals, rooms, users, workspaces, type Approval, type Role } from "../db/schema";
 import { AppError } from "../errors";
@@ -8,7 +9,6 @@ import type { EventBus } from "../runtime/bus";
 import { insertRunEvents, notifyRun } from "../runtime/journal";
 import { recordFeed } from "../feed/feed";
 import type { ToolRegistry } from "../tools/registry";
-import { hasRole } from "../workspaces/roles";
 import { callFingerprint } from "./fingerprint";
 import { mintGrant } from "./grants";
 import { baseCategory, classifyCall, defaultFourEyesCategories, workspacePolicy } from "./policy";
@@ -55,7 +55,7 @@ export async function decideApproval(
   tools: ToolRegistry,
   input: { workspaceId: string; approvalId: string; decider: Decider } & DecisionInput,
 ): Promise<Approval> {
-  if (!hasRole(input.decider.role, "reviewer")) throw new AppError("forbidden:role", "Only reviewers, managers and owners decide approvals.");
+  assertCanDecideApproval(input.decider);
   if (input.decision === "reject" && input.input) throw new AppError("bad_request:body", "An edited input goes with an approval, not a rejection.");
   if (!z.uuid().safeParse(input.approvalId).success) throw new AppError("not_found:approval");
   const result = await db.transaction(async (tx) => {

@@ -1,5 +1,6 @@
-import { and, desc, eq, sql } from "drizzle-orm";
+import { and, desc, eq, or, sql } from "drizzle-orm";
 import { z } from "zod";
+import { memoryReaderOf, memoryScopeOf, type MemoryReader, type MemoryScope } from "../access/access";
 import type { Db } from "../db/client";
 import { agentMemories } from "../db/schema";
 import type { ToolDefinition } from "./types";
@@ -10,9 +11,19 @@ export interface RecalledMemory {
   createdAt: string;
 }
 
+/** Stores a memory with its scope; use `memoryScopeOf(run)` for the scope of what a run writes. */
 export async function rememberMemory(
   db: Db,
-  input: { workspaceId: string; agentId: string; runId: string | null; content: string; kind?: "note" | "reply" },
+  input: {
+    workspaceId: string;
+    agentId: string;
+    runId: string | null;
+    content: string;
+    kind?: "note" | "reply";
+    scope: MemoryScope;
+    ownerUserId: string | null;
+    sessionId: string | null;
+  },
 ): Promise<void> {
   await db.insert(agentMemories).values({
     workspaceId: input.workspaceId,
@@ -20,16 +31,26 @@ export async function rememberMemory(
     runId: input.runId,
     content: input.content,
     kind: input.kind ?? "note",
+    scope: input.scope,
+    ownerUserId: input.ownerUserId,
+    sessionId: input.sessionId,
   });
 }
 
+/** The SQL form of `canRecallMemory`: shared memories, plus the reader's own private ones. */
+function recallableBy(reader: MemoryReader) {
+  const shared = eq(agentMemories.scope, "shared");
+  return reader.ownerUserId === null ? shared : or(shared, and(eq(agentMemories.scope, "private"), eq(agentMemories.ownerUserId, reader.ownerUserId)));
+}
+
 /**
- * The agent's memories that best match a query, by full-text rank. `websearch_to_tsquery`
+ * The agent's memories that best match a query, by full-text rank, among
+ * those the run may recall (`reader`, from `memoryReaderOf(run)`). `websearch_to_tsquery`
  * never fails on user text; words joined with OR so one matching word is enough.
  */
 export async function recallMemories(
   db: Db,
-  input: { agentId: string; query: string; limit?: number; kind?: "note" | "reply" },
+  input: { agentId: string; reader: MemoryReader; query: string; limit?: number; kind?: "note" | "reply" },
 ): Promise<RecalledMemory[]> {
   const terms = (input.query.toLowerCase().match(/[\p{L}\p{N}]{2,}/gu) ?? []).slice(0, 20);
   if (terms.length === 0) return [];
@@ -37,13 +58,26 @@ export async function recallMemories(
   const rows = await db
     .select({ content: agentMemories.content, kind: agentMemories.kind, createdAt: agentMemories.createdAt })
     .from(agentMemories)
-    .where(and(eq(agentMemories.agentId, input.agentId), sql`${agentMemories.search} @@ ${query}`, input.kind ? eq(agentMemories.kind, input.kind) : undefined))
+    .where(
+      and(
+        eq(agentMemories.agentId, input.agentId),
+        recallableBy(input.reader),
+        sql`${agentMemories.search} @@ ${query}`,
+        input.kind ? eq(agentMemories.kind, input.kind) : undefined,
+      ),
+    )
     .orderBy(desc(sql`ts_rank(${agentMemories.search}, ${query})`), desc(agentMemories.createdAt))
     .limit(input.limit ?? 5);
   return rows.map((r) => ({ content: r.content, kind: r.kind, createdAt: r.createdAt.toISOString() }));
 }
 
-const rememberInput = z.object({ text: z.string().trim().min(1).max(4000).describe("What to remember, as a self-contained sentence.") });
+const rememberInput = z.object({
+  text: z.string().trim().min(1).max(4000).describe("What to remember, as a self-contained sentence."),
+  shared: z
+    .boolean()
+    .optional()
+    .describe("In a person's private chat, true makes this memory available in everyone's chats with you; by default it stays with that person."),
+});
 
 export const memoryRememberTool: ToolDefinition<z.infer<typeof rememberInput>, { remembered: string; summary: string }> = {
   name: "memory.remember",
@@ -53,7 +87,7 @@ export const memoryRememberTool: ToolDefinition<z.infer<typeof rememberInput>, {
   taint: () => null,
   preview: (input) => ({ title: "Remember", fields: [], body: input.text }),
   async execute(ctx, input) {
-    await rememberMemory(ctx.db, { workspaceId: ctx.workspaceId, agentId: ctx.agentId, runId: ctx.runId, content: input.text });
+    await rememberMemory(ctx.db, { workspaceId: ctx.workspaceId, agentId: ctx.agentId, runId: ctx.runId, content: input.text, ...memoryScopeOf(ctx, input.shared) });
     return { remembered: input.text, summary: `Noted. I'll remember: “${input.text}”` };
   },
 };
@@ -68,7 +102,7 @@ export const memoryRecallTool: ToolDefinition<z.infer<typeof recallInput>, { que
   taint: () => null,
   preview: (input) => ({ title: "Recall", fields: [{ label: "Query", value: input.query }] }),
   async execute(ctx, input) {
-    const memories = await recallMemories(ctx.db, { agentId: ctx.agentId, query: input.query, kind: "note" });
+    const memories = await recallMemories(ctx.db, { agentId: ctx.agentId, reader: memoryReaderOf(ctx), query: input.query, kind: "note" });
     const summary =
       memories.length === 0
         ? `I don't remember anything about “${input.query}”.`

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { RunTrigger } from "../access/access";
 import type { Db } from "../db/client";
 
 /**
@@ -35,6 +36,10 @@ export interface ToolContext {
   stepId: string;
   /** Agent-to-agent hops that led to this run (0 when a person started it). */
   hop: number;
+  /** The person behind the run, its chat (if a chat started it) and what started it: what memory scopes are decided on. */
+  userId: string | null;
+  sessionId: string | null;
+  trigger: RunTrigger;
   /** Decrypts the workspace's credential for a provider; the model never sees it. */
   credential(provider: string): Promise<{ secret: string; config: Record<string, string> } | null>;
   signal: AbortSignal;

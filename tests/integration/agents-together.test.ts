@@ -145,7 +145,7 @@ describe("agents together", () => {
     const cut = all[2]!.seq;
     const seen: FeedItemView[] = [];
     const abort = new AbortController();
-    for await (const next of streamFeed({ db: s.db, bus: s.bus, workspaceId: owner.workspaceId, afterSeq: cut, signal: abort.signal, heartbeatMs: 100 })) {
+    for await (const next of streamFeed({ db: s.db, bus: s.bus, workspaceId: owner.workspaceId, viewer: { userId: owner.id, role: "owner" }, afterSeq: cut, signal: abort.signal, heartbeatMs: 100 })) {
       if (next.kind === "heartbeat") break;
       seen.push(next.item);
     }

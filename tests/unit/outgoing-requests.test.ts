@@ -48,6 +48,9 @@ function context(secret: string | null = TOKEN, config: Record<string, string> =
     runId: "r",
     stepId: "s",
     hop: 0,
+    userId: null,
+    sessionId: null,
+    trigger: "chat",
     credential: async () => (secret === null ? null : { secret, config }),
     signal: new AbortController().signal,
   };

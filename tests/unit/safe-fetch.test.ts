@@ -532,6 +532,9 @@ describe("http.fetch tool", () => {
     runId: "run_1",
     stepId: "step_1",
     hop: 0,
+    userId: null,
+    sessionId: null,
+    trigger: "agent_message",
     credential: async () => null,
     signal,
   });

@@ -1,4 +1,6 @@
 import { route } from "@/lib/http/route";
-import { listOutbox } from "@/lib/connections/connections";
+import { listOutboxForViewer } from "@/lib/connections/connections";
 
-export const GET = route({}, async ({ db, workspace }) => ({ messages: await listOutbox(db, workspace.id) }));
+export const GET = route({}, async ({ db, workspace, user }) => ({
+  messages: await listOutboxForViewer(db, workspace.id, { userId: user.id, role: workspace.role }),
+}));

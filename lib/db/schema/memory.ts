@@ -2,14 +2,21 @@ import { customType, index, pgEnum, pgTable, text, uuid } from "drizzle-orm/pg-c
 import { sql } from "drizzle-orm";
 import { createdAt, id } from "./common";
 import { agents } from "./agents";
+import { sessions } from "./chat";
 import { agentRuns } from "./runs";
-import { workspaces } from "./workspaces";
+import { users, workspaces } from "./workspaces";
 
 const tsvector = customType<{ data: string }>({ dataType: () => "tsvector" });
 
 export const memoryKindEnum = pgEnum("memory_kind", ["note", "reply"]);
+export const memoryScopeEnum = pgEnum("memory_scope", ["private", "shared"]);
 
-/** What an agent chose to remember, and each reply it gave; searched by full text. */
+/**
+ * What an agent chose to remember, and each reply it gave; searched by full
+ * text. A private memory (written in a person's chat) is recalled only in that
+ * person's chats with the agent; a shared one in every run of the agent
+ * (rules in lib/access). Rows from before scopes existed default to shared.
+ */
 export const agentMemories = pgTable(
   "agent_memories",
   {
@@ -22,6 +29,10 @@ export const agentMemories = pgTable(
       .references(() => agents.id, { onDelete: "cascade" }),
     runId: uuid().references(() => agentRuns.id, { onDelete: "set null" }),
     kind: memoryKindEnum().notNull().default("note"),
+    scope: memoryScopeEnum().notNull().default("shared"),
+    /** The person whose chat (or chain) wrote it, and the chat, if any. */
+    ownerUserId: uuid().references(() => users.id, { onDelete: "set null" }),
+    sessionId: uuid().references(() => sessions.id, { onDelete: "set null" }),
     content: text().notNull(),
     search: tsvector().generatedAlwaysAs(sql`to_tsvector('english', content)`),
     createdAt: createdAt(),

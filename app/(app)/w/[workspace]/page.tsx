@@ -1,10 +1,10 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { canSeeSpend as spendVisibleTo } from "@/lib/access/access";
 import { listAgents } from "@/lib/agents/agents";
 import { requireWorkspacePage } from "@/lib/http/page";
 import { getServer } from "@/lib/server";
 import { countMembers } from "@/lib/workspaces/members";
-import { hasRole } from "@/lib/workspaces/roles";
 import { AgentCard } from "@/components/agents/agent-card";
 import { BudgetBanner } from "@/components/usage/budget-banner";
 import { OverviewCards } from "@/components/usage/overview-cards";
@@ -16,7 +16,7 @@ export default async function OverviewPage({ params }: { params: Promise<{ works
   const { db } = await getServer();
   const [agents, members] = await Promise.all([listAgents(db, workspace.id), countMembers(db, workspace.id)]);
   // Members see activity and throughput; spend is for reviewers and up.
-  const canSeeSpend = hasRole(workspace.role, "reviewer");
+  const canSeeSpend = spendVisibleTo(workspace);
   return (
     <div className="mx-auto max-w-5xl space-y-8">
       <header>

@@ -6,7 +6,9 @@ import { toolNames } from "@/lib/tools/registry";
 
 const params = z.object({ id: z.uuid() });
 
-export const GET = route({ params }, async ({ db, workspace, params }) => getAgentDetail(db, workspace.id, params.id));
+export const GET = route({ params }, async ({ db, workspace, user, params }) =>
+  getAgentDetail(db, workspace.id, params.id, { userId: user.id, role: workspace.role }),
+);
 
 export const PATCH = route({ role: "manager", params, body: agentUpdateSchema }, async ({ server, workspace, user, params, body }) => ({
   agent: await updateAgent(server.db, workspace.id, user.id, params.id, body, {

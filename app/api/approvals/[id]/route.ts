@@ -1,7 +1,9 @@
 import { z } from "zod";
+import { approvalsForViewer } from "@/lib/access/reads";
 import { route } from "@/lib/http/route";
 import { getApproval } from "@/lib/safety/approvals";
 
-export const GET = route({ params: z.object({ id: z.uuid() }) }, async ({ db, workspace, params }) => ({
-  approval: await getApproval(db, workspace.id, params.id),
-}));
+export const GET = route({ params: z.object({ id: z.uuid() }) }, async ({ db, workspace, user, params }) => {
+  const [approval] = await approvalsForViewer(db, workspace.id, { userId: user.id, role: workspace.role }, [await getApproval(db, workspace.id, params.id)]);
+  return { approval };
+});

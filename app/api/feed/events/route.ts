@@ -9,13 +9,13 @@ export const dynamic = "force-dynamic";
 const query = feedFilterSchema.extend({ after: z.coerce.number().int().min(0).optional(), workspace: z.string().optional() });
 
 /** The world feed as Server-Sent Events: `id` is the workspace's feed sequence; Last-Event-ID resumes exactly after it. */
-export const GET = route({ query }, async ({ req, server, workspace, query }) => {
+export const GET = route({ query }, async ({ req, server, workspace, user, query }) => {
   const { after, workspace: _slug, ...filter } = query;
   const lastEventId = Number(req.headers.get("last-event-id"));
   const afterSeq = Number.isInteger(lastEventId) && lastEventId > 0 ? lastEventId : (after ?? 0);
   const abort = new AbortController();
   req.signal.addEventListener("abort", () => abort.abort());
-  const items = streamFeed({ db: server.db, bus: server.bus, workspaceId: workspace.id, afterSeq, filter, signal: abort.signal });
+  const items = streamFeed({ db: server.db, bus: server.bus, workspaceId: workspace.id, viewer: { userId: user.id, role: workspace.role }, afterSeq, filter, signal: abort.signal });
   const encoder = new TextEncoder();
   const body = new ReadableStream<Uint8Array>({
     async start(controller) {

@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { route } from "@/lib/http/route";
-import { getRoom } from "@/lib/rooms/rooms";
+import { getRoomForViewer } from "@/lib/rooms/rooms";
 
-export const GET = route({ params: z.object({ id: z.uuid() }) }, async ({ db, workspace, params }) => ({ room: await getRoom(db, workspace.id, params.id) }));
+export const GET = route({ params: z.object({ id: z.uuid() }) }, async ({ db, workspace, user, params }) => ({
+  room: await getRoomForViewer(db, workspace.id, params.id, { userId: user.id, role: workspace.role }),
+}));

@@ -1,8 +1,8 @@
-import { route } from "@/lib/http/route";
+import { canSeeSpend } from "@/lib/access/access";
 import { getUsageSummary, summaryQuerySchema } from "@/lib/billing/summary";
-import { hasRole } from "@/lib/workspaces/roles";
+import { route } from "@/lib/http/route";
 
 /** Everyone sees activity and throughput; spend is left out for members. */
 export const GET = route({ query: summaryQuerySchema }, async ({ db, workspace, query }) =>
-  getUsageSummary(db, workspace.id, { ...query, includeSpend: hasRole(workspace.role, "reviewer") }),
+  getUsageSummary(db, workspace.id, { ...query, includeSpend: canSeeSpend(workspace) }),
 );

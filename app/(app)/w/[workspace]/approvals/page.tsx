@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { requireWorkspacePage } from "@/lib/http/page";
-import { hasRole } from "@/lib/workspaces/roles";
+import { canDecideApproval } from "@/lib/access/access";
 import { ApprovalsInbox } from "@/components/approvals/inbox";
 
 export const metadata: Metadata = { title: "Approvals" };
@@ -15,7 +15,7 @@ export default async function ApprovalsPage({ params }: { params: Promise<{ work
           Agent actions that need a person before they happen. Each decision applies to exactly the call shown, once.
         </p>
       </header>
-      <ApprovalsInbox viewerId={user.id} canDecide={hasRole(workspace.role, "reviewer")} />
+      <ApprovalsInbox viewerId={user.id} canDecide={canDecideApproval(workspace)} />
     </div>
   );
 }

@@ -1,14 +1,14 @@
 import type { Metadata } from "next";
-import { listOutbox } from "@/lib/connections/connections";
+import { listOutboxForViewer } from "@/lib/connections/connections";
 import { requireWorkspacePage } from "@/lib/http/page";
 import { getServer } from "@/lib/server";
 
 export const metadata: Metadata = { title: "Outbox" };
 
 export default async function OutboxPage({ params }: { params: Promise<{ workspace: string }> }) {
-  const { workspace } = await requireWorkspacePage((await params).workspace);
+  const { user, workspace } = await requireWorkspacePage((await params).workspace);
   const { db } = await getServer();
-  const messages = await listOutbox(db, workspace.id);
+  const messages = await listOutboxForViewer(db, workspace.id, { userId: user.id, role: workspace.role });
   return (
     <div className="mx-auto max-w-4xl space-y-6">
       <header>

@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { requireWorkspacePage } from "@/lib/http/page";
-import { hasRole } from "@/lib/workspaces/roles";
+import { canSeeSpend } from "@/lib/access/access";
 import { AccessDenied } from "@/components/shell/access-denied";
 import { BudgetBanner } from "@/components/usage/budget-banner";
 import { UsageReportView } from "@/components/usage/usage-report";
@@ -9,7 +9,7 @@ export const metadata: Metadata = { title: "Usage" };
 
 export default async function UsagePage({ params }: { params: Promise<{ workspace: string }> }) {
   const { workspace } = await requireWorkspacePage((await params).workspace);
-  if (!hasRole(workspace.role, "reviewer")) {
+  if (!canSeeSpend(workspace)) {
     return <AccessDenied code="forbidden:usage" message="Spend is shown to reviewers, managers and owners of this workspace." />;
   }
   return (

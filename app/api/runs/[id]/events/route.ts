@@ -1,20 +1,21 @@
 import { z } from "zod";
+import { getReadableRun } from "@/lib/access/reads";
 import { route } from "@/lib/http/route";
 import { sseResponse } from "@/lib/http/sse";
-import { getRun } from "@/lib/runtime/runs";
 import { streamRunEvents } from "@/lib/runtime/stream";
 
 export const dynamic = "force-dynamic";
 
 export const GET = route(
   { params: z.object({ id: z.uuid() }), query: z.object({ after: z.coerce.number().int().min(0).optional(), workspace: z.string().optional() }) },
-  async ({ req, server, workspace, params, query }) => {
-    await getRun(server.db, workspace.id, params.id);
+  async ({ req, server, workspace, user, params, query }) => {
+    const viewer = { userId: user.id, role: workspace.role };
+    await getReadableRun(server.db, workspace.id, params.id, viewer);
     // The browser's automatic reconnect sends Last-Event-ID; a fresh page load passes ?after=.
     const lastEventId = Number(req.headers.get("last-event-id"));
     const afterSeq = Number.isInteger(lastEventId) && lastEventId > 0 ? lastEventId : (query.after ?? 0);
     const abort = new AbortController();
     req.signal.addEventListener("abort", () => abort.abort());
-    return sseResponse(streamRunEvents({ db: server.db, bus: server.bus, runId: params.id, afterSeq, signal: abort.signal }), () => abort.abort());
+    return sseResponse(streamRunEvents({ db: server.db, bus: server.bus, runId: params.id, afterSeq, signal: abort.signal, viewer }), () => abort.abort());
   },
 );

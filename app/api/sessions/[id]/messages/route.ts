@@ -6,8 +6,9 @@ import { assertSessionOwner, getSession } from "@/lib/runtime/sessions";
 export const POST = route(
   { params: z.object({ id: z.uuid() }), body: z.object({ text: z.string().trim().min(1, "Write a message").max(20_000) }) },
   async ({ server, workspace, user, params, body }) => {
-    const session = await getSession(server.db, workspace.id, params.id, { userId: user.id, role: workspace.role });
-    assertSessionOwner(session, user.id);
+    const viewer = { userId: user.id, role: workspace.role };
+    const session = await getSession(server.db, workspace.id, params.id, viewer);
+    assertSessionOwner(session, viewer);
     await limitRunStart(server, user.id);
     const { runId } = await server.runtime.startChatRun({ workspaceId: workspace.id, sessionId: session.id, userId: user.id, text: body.text });
     return Response.json({ runId }, { status: 202, headers: { "Cache-Control": "no-store" } });

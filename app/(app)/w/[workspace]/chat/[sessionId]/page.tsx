@@ -1,13 +1,27 @@
 import type { Metadata } from "next";
+import { notFound } from "next/navigation";
+import { z } from "zod";
+import { AppError } from "@/lib/errors";
 import { requireWorkspacePage } from "@/lib/http/page";
+import { getSession } from "@/lib/runtime/sessions";
+import { getServer } from "@/lib/server";
 import { ChatLayout } from "@/components/chat/chat-layout";
 import { Conversation } from "@/components/chat/conversation";
 
 export const metadata: Metadata = { title: "Chat" };
 
 export default async function ChatSessionPage({ params }: { params: Promise<{ workspace: string; sessionId: string }> }) {
-  const { workspace, sessionId } = await params;
-  const { user } = await requireWorkspacePage(workspace);
+  const { workspace: slug, sessionId } = await params;
+  const { user, workspace } = await requireWorkspacePage(slug);
+  if (!z.uuid().safeParse(sessionId).success) notFound();
+  const { db } = await getServer();
+  try {
+    // A chat the viewer may not read answers "not found", the same as one that does not exist.
+    await getSession(db, workspace.id, sessionId, { userId: user.id, role: workspace.role });
+  } catch (error) {
+    if (error instanceof AppError && error.kind === "not_found") notFound();
+    throw error;
+  }
   return (
     <ChatLayout activeSessionId={sessionId}>
       <Conversation key={sessionId} sessionId={sessionId} currentUserId={user.id} />

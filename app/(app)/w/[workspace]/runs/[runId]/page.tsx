@@ -1,9 +1,9 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { z } from "zod";
+import { getReadableRun } from "@/lib/access/reads";
 import { isAppError } from "@/lib/errors";
 import { requireWorkspacePage } from "@/lib/http/page";
-import { getRun } from "@/lib/runtime/runs";
 import { getServer } from "@/lib/server";
 import { RunView } from "@/components/runs/run-view";
 
@@ -11,11 +11,11 @@ export const metadata: Metadata = { title: "Run" };
 
 export default async function RunPage({ params }: { params: Promise<{ workspace: string; runId: string }> }) {
   const { workspace: slug, runId } = await params;
-  const { workspace } = await requireWorkspacePage(slug);
+  const { user, workspace } = await requireWorkspacePage(slug);
   if (!z.uuid().safeParse(runId).success) notFound();
   const { db } = await getServer();
   try {
-    await getRun(db, workspace.id, runId);
+    await getReadableRun(db, workspace.id, runId, { userId: user.id, role: workspace.role });
   } catch (error) {
     if (isAppError(error) && error.kind === "not_found") notFound();
     throw error;

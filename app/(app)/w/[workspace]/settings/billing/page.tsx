@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { requireWorkspacePage } from "@/lib/http/page";
+import { canSeeSpend } from "@/lib/access/access";
 import { hasRole } from "@/lib/workspaces/roles";
 import { AccessDenied } from "@/components/shell/access-denied";
 import { BudgetsPanel } from "@/components/billing/budgets-panel";
@@ -10,7 +11,7 @@ export const metadata: Metadata = { title: "Billing" };
 
 export default async function BillingPage({ params }: { params: Promise<{ workspace: string }> }) {
   const { workspace } = await requireWorkspacePage((await params).workspace);
-  if (!hasRole(workspace.role, "reviewer")) {
+  if (!canSeeSpend(workspace)) {
     return <AccessDenied code="forbidden:billing" message="Budgets and prices are shown to reviewers, managers and owners of this workspace." />;
   }
   const canEdit = hasRole(workspace.role, "manager");
