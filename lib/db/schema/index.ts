@@ -9,3 +9,4 @@ export * from "./missions";
 export * from "./connections";
 export * from "./audit";
 export * from "./memory";
+export * from "./identity";
