@@ -25,6 +25,8 @@ export const envSchema = z.object({
   CLAWDECK_DEFAULT_MODEL: optionalString,
   CLAWDECK_OFFLINE_DELAY_MS: z.coerce.number().int().min(0).max(1000).default(25),
   CLAWDECK_MAX_STEPS: z.coerce.number().int().min(1).max(100).default(12),
+  /** How many reverse proxies in front of the app append to X-Forwarded-For; 0 trusts none. */
+  CLAWDECK_TRUSTED_PROXIES: z.coerce.number().int().min(0).max(10).default(0),
 });
 
 export type Env = z.infer<typeof envSchema>;
