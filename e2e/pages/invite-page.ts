@@ -24,6 +24,6 @@ export class InvitePage {
   }
 
   problem() {
-    return this.page.getByRole("alert");
+    return this.page.getByRole("main").getByRole("alert");
   }
 }

@@ -41,6 +41,12 @@ export async function checkSignIn(email: string, password: string, headers: Head
   return { user };
 }
 
+/** Seconds before this email (from this client) may try to sign in again; 0 when it may now. */
+export async function signInWait(email: string, headers: Headers): Promise<number> {
+  const server = await getServer();
+  return signInThrottle(server.db).retryAfter({ email, address: clientAddress(headers, server.env.CLAWDECK_TRUSTED_PROXIES) });
+}
+
 export const { handlers, auth, signIn, signOut } = NextAuth(async () => {
   const server = await getServer();
   return {

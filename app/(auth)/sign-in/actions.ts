@@ -1,7 +1,8 @@
 "use server";
 
 import { AuthError } from "next-auth";
-import { signIn, SignInThrottled } from "@/lib/http/auth";
+import { headers } from "next/headers";
+import { signIn, signInWait, SignInThrottled } from "@/lib/http/auth";
 import { safeReturnPath } from "@/lib/http/return-path";
 
 export interface SignInState {
@@ -17,8 +18,12 @@ export async function signInAction(_prev: SignInState, form: FormData): Promise<
     return {};
   } catch (error) {
     // Success is a redirect, thrown on purpose; only an authentication failure is answered here.
-    if (error instanceof SignInThrottled) return { error: `Too many attempts, try again in ${error.retryAfter} s.`, email };
-    if (error instanceof AuthError) return { error: "Wrong email or password.", email };
+    if (error instanceof AuthError) {
+      // The throttle's own record says whether this was a lockout (the error class may not survive bundling).
+      const wait = error instanceof SignInThrottled ? error.retryAfter : await signInWait(email, await headers());
+      if (wait > 0) return { error: `Too many attempts, try again in ${wait} s.`, email };
+      return { error: "Wrong email or password.", email };
+    }
     throw error;
   }
 }
