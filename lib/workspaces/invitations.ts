@@ -1,5 +1,5 @@
 import crypto from "node:crypto";
-import { and, asc, eq, gt, isNull, sql } from "drizzle-orm";
+import { and, asc, eq, gt, isNull } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "../db/client";
 import { invitations, memberships, users, workspaces, type Role } from "../db/schema";
@@ -232,13 +232,4 @@ function accountExists(): AppError {
 /** A signed-in person accepts: the invitation joins that account, whatever its email. */
 export async function acceptInvitationAsUser(db: Db, user: PublicUser, token: string): Promise<AcceptedInvitation> {
   return db.transaction(async (tx) => join(tx, await claim(tx, token, user.id), user, false));
-}
-
-/** Pending invitations are kept for their history; this counts the usable ones (for tests and the UI). */
-export async function countPendingInvitations(db: Db, workspaceId: string): Promise<number> {
-  const [row] = await db
-    .select({ n: sql<number>`count(*)::int` })
-    .from(invitations)
-    .where(and(eq(invitations.workspaceId, workspaceId), pending()));
-  return Number(row?.n ?? 0);
 }
