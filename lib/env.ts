@@ -37,7 +37,8 @@ export const envSchema = z.object({
       .optional(),
   ),
   AUTH_URL: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
-  CLAWDECK_TRUST_PROXY: optionalString.pipe(z.stringbool().default(false)),
+  /** How many reverse proxies in front of the app append to X-Forwarded-For; 0 trusts none. */
+  CLAWDECK_TRUSTED_PROXIES: z.coerce.number().int().min(0).max(10).default(0),
   /** Runs one person may start (chat messages, room posts) per window; 0 turns the limit off. */
   CLAWDECK_RUN_START_LIMIT: z.coerce.number().int().min(0).max(100_000).default(30),
   CLAWDECK_RUN_START_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),

@@ -24,6 +24,7 @@ export function MembersPanel({ currentUserId }: { currentUserId: string }) {
   const workspace = useWorkspace();
   const queryClient = useQueryClient();
   const key = ["members", workspace.slug];
+  const invitationsKey = ["invitations", workspace.slug];
   const members = useQuery({ queryKey: key, queryFn: () => api<{ members: MemberRow[] }>("/api/members") });
   const invalidate = () => queryClient.invalidateQueries({ queryKey: key });
 
@@ -41,7 +42,8 @@ export function MembersPanel({ currentUserId }: { currentUserId: string }) {
 
   return (
     <div className="space-y-6">
-      <AddMemberForm assignable={assignable} onAdded={invalidate} />
+      <InviteForm assignable={assignable} onInvited={() => queryClient.invalidateQueries({ queryKey: invitationsKey })} />
+      <PendingInvitations queryKey={invitationsKey} />
       <section className="card overflow-hidden" aria-label="Members">
         {members.isPending ? (
           <p className="p-4 text-sm text-slate-500">Loading members…</p>
@@ -118,80 +120,138 @@ export function MembersPanel({ currentUserId }: { currentUserId: string }) {
   );
 }
 
-function AddMemberForm({ assignable, onAdded }: { assignable: readonly Role[]; onAdded: () => void }) {
+interface PendingRow {
+  id: string;
+  email: string;
+  role: Role;
+  invitedBy: string | null;
+  expiresAt: string;
+}
+
+/**
+ * Invites by email and role. The link comes back once: it is shown here to
+ * copy and pass on privately, and cannot be shown again (only its hash is kept).
+ */
+function InviteForm({ assignable, onInvited }: { assignable: readonly Role[]; onInvited: () => void }) {
   const api = useApi();
-  const [form, setForm] = useState({ email: "", name: "", password: "", role: "member" as Role });
-  const add = useMutation({
-    mutationFn: () => api("/api/members", { method: "POST", body: form }),
-    onSuccess: () => {
-      setForm({ email: "", name: "", password: "", role: "member" });
-      onAdded();
+  const [form, setForm] = useState({ email: "", role: "member" as Role });
+  const [link, setLink] = useState<{ email: string; url: string } | null>(null);
+  const [copied, setCopied] = useState(false);
+  const invite = useMutation({
+    mutationFn: () => api<{ id: string; url: string; token: string }>("/api/invitations", { method: "POST", body: form }),
+    onSuccess: (res) => {
+      setLink({ email: form.email, url: res.url });
+      setCopied(false);
+      setForm({ email: "", role: "member" });
+      onInvited();
     },
   });
   const set = (field: keyof typeof form) => (e: React.ChangeEvent<HTMLInputElement | HTMLSelectElement>) =>
     setForm((f) => ({ ...f, [field]: e.target.value }));
 
   return (
-    <form
-      className="card grid gap-3 p-4 sm:grid-cols-[1fr_1fr_1fr_auto_auto] sm:items-end"
-      aria-label="Add a member"
-      onSubmit={(e) => {
-        e.preventDefault();
-        add.mutate();
-      }}
-    >
-      <div>
-        <label className="label" htmlFor="member-email">
-          Email
-        </label>
-        <input id="member-email" className="input" type="email" required value={form.email} onChange={set("email")} />
-      </div>
-      <div>
-        <label className="label" htmlFor="member-name">
-          Name
-        </label>
-        <input id="member-name" className="input" required maxLength={100} value={form.name} onChange={set("name")} />
-      </div>
-      <div>
-        <label className="label" htmlFor="member-password">
-          Initial password
-        </label>
-        <input
-          id="member-password"
-          className="input"
-          type="password"
-          autoComplete="new-password"
-          required
-          minLength={8}
-          value={form.password}
-          onChange={set("password")}
-        />
-      </div>
-      <div>
-        <label className="label" htmlFor="member-role">
-          Role
-        </label>
-        <select id="member-role" className="input" value={form.role} onChange={set("role")}>
-          {assignable.map((r) => (
-            <option key={r} value={r}>
-              {roleLabels[r]}
-            </option>
-          ))}
-        </select>
-      </div>
-      <button className="btn-primary" disabled={add.isPending}>
-        {add.isPending ? "Adding…" : "Add member"}
-      </button>
-      {add.isError ? (
-        <p role="alert" className="text-sm text-rose-700 sm:col-span-5">
-          {errorText(add.error)}
+    <section className="card space-y-3 p-4">
+      <form
+        className="grid gap-3 sm:grid-cols-[1fr_auto_auto] sm:items-end"
+        aria-label="Invite someone"
+        onSubmit={(e) => {
+          e.preventDefault();
+          invite.mutate();
+        }}
+      >
+        <div>
+          <label className="label" htmlFor="invite-email">
+            Email
+          </label>
+          <input id="invite-email" className="input" type="email" required value={form.email} onChange={set("email")} />
+        </div>
+        <div>
+          <label className="label" htmlFor="invite-role">
+            Role
+          </label>
+          <select id="invite-role" className="input" value={form.role} onChange={set("role")}>
+            {assignable.map((r) => (
+              <option key={r} value={r}>
+                {roleLabels[r]}
+              </option>
+            ))}
+          </select>
+        </div>
+        <button className="btn-primary" disabled={invite.isPending}>
+          {invite.isPending ? "Inviting…" : "Create invitation link"}
+        </button>
+        {invite.isError ? (
+          <p role="alert" className="text-sm text-rose-700 sm:col-span-3">
+            {errorText(invite.error)}
+          </p>
+        ) : null}
+      </form>
+      {link ? (
+        <div role="status" className="space-y-2 rounded-md bg-emerald-50 p-3 text-sm text-emerald-900">
+          <p>
+            Send this link to {link.email} privately. It works once, for 7 days, and is shown only now: the person chooses their own
+            password when they open it.
+          </p>
+          <div className="flex gap-2">
+            <input
+              aria-label="Invitation link"
+              className="input flex-1 font-mono text-xs"
+              readOnly
+              value={link.url}
+              onFocus={(e) => e.currentTarget.select()}
+            />
+            <button
+              type="button"
+              className="btn-secondary"
+              onClick={async () => {
+                await navigator.clipboard.writeText(link.url);
+                setCopied(true);
+              }}
+            >
+              {copied ? "Copied" : "Copy link"}
+            </button>
+          </div>
+        </div>
+      ) : null}
+    </section>
+  );
+}
+
+function PendingInvitations({ queryKey }: { queryKey: readonly unknown[] }) {
+  const api = useApi();
+  const queryClient = useQueryClient();
+  const pending = useQuery({ queryKey, queryFn: () => api<{ invitations: PendingRow[] }>("/api/invitations") });
+  const revoke = useMutation({
+    mutationFn: (id: string) => api(`/api/invitations/${id}`, { method: "DELETE" }),
+    onSettled: () => queryClient.invalidateQueries({ queryKey }),
+  });
+  if (pending.isPending) return null;
+  if (pending.isError) return <p className="text-sm text-rose-700">{errorText(pending.error)}</p>;
+  if (pending.data.invitations.length === 0) return null;
+  return (
+    <section className="card overflow-hidden" aria-label="Pending invitations">
+      <h2 className="border-b border-slate-100 px-4 py-2 text-sm font-semibold">Pending invitations</h2>
+      <ul className="divide-y divide-slate-100 text-sm">
+        {pending.data.invitations.map((inv) => (
+          <li key={inv.id} data-testid={`invitation-${inv.email}`} className="flex items-center gap-3 px-4 py-2">
+            <span className="flex-1">
+              <span className="font-medium">{inv.email}</span>
+              <span className="ml-2 text-slate-500">
+                {roleLabels[inv.role]} · expires {new Date(inv.expiresAt).toLocaleDateString()}
+                {inv.invitedBy ? ` · invited by ${inv.invitedBy}` : ""}
+              </span>
+            </span>
+            <button className="btn-danger py-1 text-xs" disabled={revoke.isPending} onClick={() => revoke.mutate(inv.id)}>
+              Revoke
+            </button>
+          </li>
+        ))}
+      </ul>
+      {revoke.isError ? (
+        <p role="alert" className="border-t border-rose-100 bg-rose-50 px-4 py-2 text-sm text-rose-700">
+          {errorText(revoke.error)}
         </p>
       ) : null}
-      {add.isSuccess ? (
-        <p role="status" className="text-sm text-emerald-700 sm:col-span-5">
-          Member added. Share the initial password with them privately; an existing account keeps its own password.
-        </p>
-      ) : null}
-    </form>
+    </section>
   );
 }

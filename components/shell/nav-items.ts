@@ -25,5 +25,6 @@ export function navItems(slug: string): NavItem[] {
     { href: `/w/${slug}/settings/policy`, label: "Policy", section: "settings" },
     { href: `/w/${slug}/settings/billing`, label: "Billing", role: "reviewer", section: "settings" },
     { href: `/w/${slug}/settings/connections`, label: "Connections", role: "manager", section: "settings" },
+    { href: `/w/${slug}/settings/account`, label: "Your account", section: "settings" },
   ];
 }

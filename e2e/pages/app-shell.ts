@@ -23,6 +23,6 @@ export class AppShell {
   async createWorkspace(name: string) {
     await this.switcher().selectOption("__new");
     await this.page.getByLabel("New workspace name").fill(name);
-    await this.page.getByRole("button", { name: "Create" }).click();
+    await this.page.getByRole("button", { name: "Create", exact: true }).click();
   }
 }

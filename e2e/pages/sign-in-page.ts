@@ -14,6 +14,16 @@ export class SignInPage {
     await this.page.getByRole("button", { name: "Sign in" }).click();
   }
 
+  /** Submits the form and waits for the server's answer (so tries never overlap). */
+  async trySignIn(email: string, password: string) {
+    await this.page.getByLabel("Email").fill(email);
+    await this.page.getByLabel("Password").fill(password);
+    await Promise.all([
+      this.page.waitForResponse((r) => r.request().method() === "POST" && new URL(r.url()).pathname === "/sign-in"),
+      this.page.getByRole("button", { name: "Sign in" }).click(),
+    ]);
+  }
+
   /** Signs in and waits for the workspace overview. */
   async signInAs(person: { email: string; password: string }) {
     await this.goto();

@@ -1,20 +1,59 @@
-import NextAuth from "next-auth";
+import NextAuth, { CredentialsSignin } from "next-auth";
 import Credentials from "next-auth/providers/credentials";
 import { getToken } from "next-auth/jwt";
 import { z } from "zod";
 import { getServer } from "../server";
+import { AppError } from "../errors";
+import { createSession, revokeSession, SESSION_MAX_AGE_SECONDS, userOfSession } from "../auth/sessions";
+import { clientAddress, signInThrottle } from "../auth/throttle";
 import { getUserById, verifyCredentials, type PublicUser } from "../workspaces/users";
 import { logError } from "../log";
+import { errorResponse } from "./errors";
 
 const credentialsSchema = z.object({ email: z.string().min(1).max(254), password: z.string().min(1).max(200) });
-const SESSION_MAX_AGE = 30 * 24 * 60 * 60;
+
+/** Sign-in refused because of too many failures; `retryAfter` is in seconds. */
+export class SignInThrottled extends CredentialsSignin {
+  code = "rate_limited";
+  constructor(readonly retryAfter: number) {
+    super(`Too many sign-in attempts; retry in ${retryAfter} s`);
+  }
+}
+
+export type SignInResult = { user: PublicUser } | { wrong: true } | { retryAfter: number };
+
+/**
+ * The one sign-in check, behind every door (the sign-in form, the next-auth
+ * callback route): throttle first, then the password; a failure counts
+ * against the account and the client address, a success clears the account.
+ */
+export async function checkSignIn(email: string, password: string, headers: Headers): Promise<SignInResult> {
+  const server = await getServer();
+  const throttle = signInThrottle(server.db);
+  const keys = { email, address: clientAddress(headers, server.env.CLAWDECK_TRUSTED_PROXIES) };
+  const wait = await throttle.retryAfter(keys);
+  if (wait > 0) return { retryAfter: wait };
+  const user = await verifyCredentials(server.db, email, password);
+  if (!user) {
+    const lock = await throttle.recordFailure(keys);
+    return lock > 0 ? { retryAfter: lock } : { wrong: true };
+  }
+  await throttle.recordSuccess(keys);
+  return { user };
+}
+
+/** Seconds before this email (from this client) may try to sign in again; 0 when it may now. */
+export async function signInWait(email: string, headers: Headers): Promise<number> {
+  const server = await getServer();
+  return signInThrottle(server.db).retryAfter({ email, address: clientAddress(headers, server.env.CLAWDECK_TRUSTED_PROXIES) });
+}
 
 export const { handlers, auth, signIn, signOut } = NextAuth(async () => {
   const server = await getServer();
   return {
     secret: server.secrets.authSecret,
     trustHost: true,
-    session: { strategy: "jwt", maxAge: SESSION_MAX_AGE },
+    session: { strategy: "jwt", maxAge: SESSION_MAX_AGE_SECONDS },
     pages: { signIn: "/sign-in" },
     logger: {
       // A refused password is an answer, not a server error: keep it out of the error log.
@@ -26,22 +65,35 @@ export const { handlers, auth, signIn, signOut } = NextAuth(async () => {
     providers: [
       Credentials({
         credentials: { email: { label: "Email", type: "email" }, password: { label: "Password", type: "password" } },
-        async authorize(raw) {
+        async authorize(raw, request) {
           const parsed = credentialsSchema.safeParse(raw);
           if (!parsed.success) return null;
-          const user = await verifyCredentials(server.db, parsed.data.email, parsed.data.password);
-          return user ? { id: user.id, email: user.email, name: user.name } : null;
+          const result = await checkSignIn(parsed.data.email, parsed.data.password, request.headers);
+          if ("retryAfter" in result) throw new SignInThrottled(result.retryAfter);
+          if ("wrong" in result) return null;
+          return { id: result.user.id, email: result.user.email, name: result.user.name };
         },
       }),
     ],
     callbacks: {
-      jwt({ token, user }) {
-        if (user?.id) token.sub = user.id;
-        return token;
+      async jwt({ token, user }) {
+        if (user?.id) {
+          // A fresh sign-in: open the server-side session whose id the cookie carries.
+          token.sub = user.id;
+          token.sid = await createSession(server.db, user.id);
+          return token;
+        }
+        // Every later read: a revoked or expired session ends here, and the cookie is cleared.
+        return (await userOfSession(server.db, token.sid, token.sub)) ? token : null;
       },
       session({ session, token }) {
         if (token.sub) session.user.id = token.sub;
         return session;
+      },
+    },
+    events: {
+      async signOut(message) {
+        if ("token" in message && message.token) await revokeSession(server.db, message.token.sid, "sign_out");
       },
     },
   };
@@ -49,24 +101,69 @@ export const { handlers, auth, signIn, signOut } = NextAuth(async () => {
 
 const SESSION_COOKIE = "authjs.session-token";
 
+async function tokenFromRequest(req: Request) {
+  const server = await getServer();
+  const secureCookie = (req.headers.get("cookie") ?? "").includes(`__Secure-${SESSION_COOKIE}`);
+  return getToken({ req, secret: server.secrets.authSecret, secureCookie });
+}
+
 /**
  * The signed-in user of a request, read from the session cookie alone (no
  * Next.js request context), so route handlers can be called directly in
- * tests. The account must still exist: a deleted user's cookie is worthless.
+ * tests. The cookie names a server-side session that must still be live:
+ * after sign-out or a password change the same cookie is worthless.
  */
 export async function userFromRequest(req: Request): Promise<PublicUser | null> {
-  const server = await getServer();
-  const secureCookie = (req.headers.get("cookie") ?? "").includes(`__Secure-${SESSION_COOKIE}`);
-  const token = await getToken({ req, secret: server.secrets.authSecret, secureCookie });
+  const token = await tokenFromRequest(req);
   if (!token?.sub) return null;
-  return (await getUserById(server.db, token.sub)) ?? null;
+  const server = await getServer();
+  return userOfSession(server.db, token.sid, token.sub);
 }
 
-/** The signed-in user of the current page render. */
+/** The session id of a request's cookie (to keep the current session when ending the others). */
+export async function sessionIdFromRequest(req: Request): Promise<string | undefined> {
+  const token = await tokenFromRequest(req);
+  return typeof token?.sid === "string" ? token.sid : undefined;
+}
+
+/** The signed-in user of the current page render, checked against the live session like every request. */
 export async function currentUser(): Promise<PublicUser | null> {
   const session = await auth();
   const id = session?.user?.id;
   if (!id) return null;
+  // `auth()` already ran the jwt callback, which refuses a revoked session.
   const server = await getServer();
   return (await getUserById(server.db, id)) ?? null;
+}
+
+/**
+ * The next-auth route, with one addition: a credentials sign-in from an
+ * account or address that is locked out gets `429 rate_limited:sign_in` and
+ * Retry-After, before any password is checked.
+ */
+export const authRoute = {
+  GET: (req: Request) => handlers.GET(req as Parameters<typeof handlers.GET>[0]),
+  async POST(req: Request): Promise<Response> {
+    if (new URL(req.url).pathname.endsWith("/callback/credentials")) {
+      const form = await req.clone().formData().catch(() => undefined);
+      const email = form?.get("email");
+      if (typeof email === "string") {
+        const server = await getServer();
+        const wait = await signInThrottle(server.db).retryAfter({
+          email,
+          address: clientAddress(req.headers, server.env.CLAWDECK_TRUSTED_PROXIES),
+        });
+        if (wait > 0) return throttledResponse(wait);
+      }
+    }
+    return handlers.POST(req as Parameters<typeof handlers.POST>[0]);
+  },
+};
+
+export function throttledResponse(retryAfter: number): Response {
+  const res = errorResponse(
+    new AppError("rate_limited:sign_in", `Too many sign-in attempts. Try again in ${retryAfter} s.`, { details: { retryAfter } }),
+  );
+  res.headers.set("Retry-After", String(retryAfter));
+  return res;
 }

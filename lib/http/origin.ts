@@ -28,9 +28,9 @@ export function parseOrigins(list: string | undefined): string[] {
 }
 
 /** The policy from the environment: `CLAWDECK_ORIGIN`, else next-auth's `AUTH_URL`, else the request's Host. */
-export function originPolicyFromEnv(env: { CLAWDECK_ORIGIN?: string[]; AUTH_URL?: string; CLAWDECK_TRUST_PROXY?: boolean }): OriginPolicy {
+export function originPolicyFromEnv(env: { CLAWDECK_ORIGIN?: string[]; AUTH_URL?: string; CLAWDECK_TRUSTED_PROXIES?: number }): OriginPolicy {
   const origins = env.CLAWDECK_ORIGIN?.length ? env.CLAWDECK_ORIGIN : parseOrigins(env.AUTH_URL);
-  return { origins, trustProxy: env.CLAWDECK_TRUST_PROXY ?? false };
+  return { origins, trustProxy: (env.CLAWDECK_TRUSTED_PROXIES ?? 0) > 0 };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { notFound, redirect } from "next/navigation";
 import { getServer } from "../server";
-import { getWorkspaceMembership, listWorkspacesForUser, type WorkspaceMembership } from "../workspaces/workspaces";
+import { getWorkspaceMembership, listWorkspacesForUser, markWorkspaceOpened, type WorkspaceMembership } from "../workspaces/workspaces";
 import type { PublicUser } from "../workspaces/users";
 import { currentUser } from "./auth";
 
@@ -19,11 +19,13 @@ export interface WorkspacePage {
 /**
  * The signed-in user inside the workspace named by the URL. A workspace the
  * user does not belong to answers 404, the same as one that does not exist.
+ * Opening it makes it the user's default workspace.
  */
 export async function requireWorkspacePage(slug: string): Promise<WorkspacePage> {
   const user = await requireUser();
   const { db } = await getServer();
   const workspace = await getWorkspaceMembership(db, user.id, { slug });
   if (!workspace) notFound();
+  await markWorkspaceOpened(db, user.id, workspace.id);
   return { user, workspace, workspaces: await listWorkspacesForUser(db, user.id) };
 }

@@ -6,7 +6,7 @@ import { findNul } from "../text";
 import { getServer, type Server } from "../server";
 import { hasRole } from "../workspaces/roles";
 import type { PublicUser } from "../workspaces/users";
-import { getWorkspaceMembership, listWorkspacesForUser, type WorkspaceMembership } from "../workspaces/workspaces";
+import { defaultWorkspaceForUser, getWorkspaceMembership, markWorkspaceOpened, type WorkspaceMembership } from "../workspaces/workspaces";
 import { getEnv, parseEnv } from "../env";
 import { userFromRequest } from "./auth";
 import { errorResponse } from "./errors";
@@ -132,8 +132,9 @@ function assertSameOrigin(req: Request) {
 /**
  * The current workspace of a request: the header a browser tab sends (or the
  * `workspace` query parameter, for EventSource, which cannot send headers),
- * else the cookie of the last workspace opened, else the user's first one.
- * Naming a workspace the user does not belong to is refused, never silently replaced.
+ * else the cookie of the last workspace opened, else the one the user opened
+ * last. Naming a workspace the user does not belong to is refused, never
+ * silently replaced; a named one becomes the user's last opened.
  */
 export async function resolveWorkspace(db: Database, req: Request, userId: string): Promise<WorkspaceMembership> {
   const named =
@@ -141,11 +142,12 @@ export async function resolveWorkspace(db: Database, req: Request, userId: strin
   if (named) {
     const membership = await getWorkspaceMembership(db, userId, { slug: named });
     if (!membership) throw new AppError("forbidden:workspace", "You are not a member of that workspace.");
+    await markWorkspaceOpened(db, userId, membership.id);
     return membership;
   }
-  const [first] = await listWorkspacesForUser(db, userId);
-  if (!first) throw new AppError("forbidden:workspace", "You are not a member of any workspace.");
-  return first;
+  const last = await defaultWorkspaceForUser(db, userId);
+  if (!last) throw new AppError("forbidden:workspace", "You are not a member of any workspace.");
+  return last;
 }
 
 async function prepare<P extends Schema, Q extends Schema, B extends Schema>(

@@ -1,6 +1,6 @@
 import { RateLimiterDrizzle, RateLimiterRes } from "rate-limiter-flexible";
 import type { Database } from "../db/client";
-import { runStartLimits } from "../db/schema";
+import { rateLimits } from "../db/schema";
 import { AppError } from "../errors";
 
 export interface RunStartLimit {
@@ -12,14 +12,14 @@ export interface RunStartLimit {
 export type RunStartLimiter = Pick<RateLimiterDrizzle, "consume">;
 
 /**
- * A limiter of run starts per person, counted in the `run_start_limits`
+ * A limiter of run starts per person, counted in the `rate_limits`
  * table with one atomic upsert per start: every server instance on the same
  * database shares the count, and a restart does not reset it.
  */
 export function createRunStartLimiter(db: Database, limit: RunStartLimit): RunStartLimiter {
   return new RateLimiterDrizzle({
     storeClient: db,
-    schema: runStartLimits,
+    schema: rateLimits,
     keyPrefix: "runs",
     points: limit.points,
     duration: limit.windowSeconds,

@@ -5,7 +5,6 @@ import { memberships, users, type Role } from "../db/schema";
 import { AppError } from "../errors";
 import { recordAudit } from "../audit";
 import { hasRole, roleSchema } from "./roles";
-import { createUser, emailSchema, getUserByEmail, passwordSchema, personNameSchema } from "./users";
 
 export interface Member {
   userId: string;
@@ -19,14 +18,6 @@ export interface Actor {
   userId: string;
   role: Role;
 }
-
-export const addMemberSchema = z.object({
-  email: emailSchema,
-  name: personNameSchema,
-  password: passwordSchema,
-  role: roleSchema,
-});
-export type AddMemberInput = z.infer<typeof addMemberSchema>;
 
 export const changeRoleSchema = z.object({ role: roleSchema });
 
@@ -51,7 +42,8 @@ async function getMember(db: Db, workspaceId: string, userId: string): Promise<M
   return row;
 }
 
-function assertCanManage(actor: Actor, role: Role) {
+/** Managers manage people; only an owner grants, changes or removes the owner role. */
+export function assertCanManage(actor: Actor, role: Role) {
   if (!hasRole(actor.role, "manager")) throw new AppError("forbidden:members", "Only owners and managers manage members.");
   if (role === "owner" && actor.role !== "owner") throw new AppError("forbidden:role", "Only an owner can grant, change or remove the owner role.");
 }
@@ -64,32 +56,6 @@ async function countOwners(db: Db, workspaceId: string): Promise<number> {
     .where(and(eq(memberships.workspaceId, workspaceId), eq(memberships.role, "owner")))
     .for("update");
   return owners.length;
-}
-
-/**
- * Adds a person to the workspace. A new email creates the account with the
- * given initial password; an existing account keeps its own password.
- */
-export async function addMember(db: Db, workspaceId: string, actor: Actor, input: AddMemberInput): Promise<Member> {
-  assertCanManage(actor, input.role);
-  return db.transaction(async (tx) => {
-    const existing = await getUserByEmail(tx, input.email);
-    const user = existing ?? (await createUser(tx, input));
-    const inserted = await tx
-      .insert(memberships)
-      .values({ workspaceId, userId: user.id, role: input.role })
-      .onConflictDoNothing()
-      .returning();
-    if (inserted.length === 0) throw new AppError("conflict:member", `${input.email} is already a member of this workspace.`);
-    await recordAudit(tx, {
-      workspaceId,
-      actor: { kind: "user", id: actor.userId },
-      action: "member.added",
-      target: { type: "user", id: user.id },
-      detail: { email: user.email, role: input.role, newAccount: !existing },
-    });
-    return getMember(tx, workspaceId, user.id);
-  });
 }
 
 export async function changeMemberRole(db: Db, workspaceId: string, actor: Actor, userId: string, role: Role): Promise<Member> {

@@ -49,3 +49,8 @@ export async function countUsers(db: Db): Promise<number> {
   const [row] = await db.select({ n: sql<number>`count(*)::int` }).from(users);
   return Number(row?.n ?? 0);
 }
+
+/** Replaces a user's password (the caller ends their sessions and records why). */
+export async function setPassword(db: Db, userId: string, password: string): Promise<void> {
+  await db.update(users).set({ passwordHash: await hashPassword(password) }).where(eq(users.id, userId));
+}

@@ -1,5 +1,5 @@
 import crypto from "node:crypto";
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, desc, eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "../db/client";
 import { memberships, workspaces, type Role } from "../db/schema";
@@ -22,6 +22,37 @@ export async function listWorkspacesForUser(db: Db, userId: string): Promise<Wor
     .innerJoin(workspaces, eq(workspaces.id, memberships.workspaceId))
     .where(eq(memberships.userId, userId))
     .orderBy(asc(workspaces.name));
+}
+
+/**
+ * The workspace a person lands in when none is named: the one they opened
+ * last; never-opened ones after, oldest membership first. Being added
+ * somewhere never changes it; opening a workspace does.
+ */
+export async function defaultWorkspaceForUser(db: Db, userId: string): Promise<WorkspaceMembership | undefined> {
+  const [row] = await db
+    .select({ id: workspaces.id, slug: workspaces.slug, name: workspaces.name, role: memberships.role })
+    .from(memberships)
+    .innerJoin(workspaces, eq(workspaces.id, memberships.workspaceId))
+    .where(eq(memberships.userId, userId))
+    .orderBy(sql`${memberships.lastOpenedAt} desc nulls last`, asc(memberships.createdAt), desc(workspaces.id))
+    .limit(1);
+  return row;
+}
+
+/**
+ * Records that the person opened this workspace. Writes only when it is not
+ * already their most recent one, so repeated requests in one workspace cost
+ * a read, not a write.
+ */
+export async function markWorkspaceOpened(db: Db, userId: string, workspaceId: string): Promise<void> {
+  await db.execute(sql`
+    update ${memberships} set last_opened_at = now()
+    where workspace_id = ${workspaceId} and user_id = ${userId}
+      and (last_opened_at is null or exists (
+        select 1 from ${memberships} other
+        where other.user_id = ${userId} and other.workspace_id <> ${workspaceId}
+          and other.last_opened_at >= ${memberships}.last_opened_at))`);
 }
 
 /** The user's membership in a workspace named by id or slug, or undefined when they are not a member. */

@@ -2,12 +2,16 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { GET as getAgents } from "../../app/api/agents/route";
 import { GET as getHealth } from "../../app/api/health/route";
-import { GET as listMembersRoute, POST as addMemberRoute } from "../../app/api/members/route";
+import * as membersRoute from "../../app/api/members/route";
+import { POST as inviteRoute } from "../../app/api/invitations/route";
+import { POST as acceptRoute } from "../../app/api/invitations/accept/route";
 import { DELETE as removeMemberRoute, PATCH as patchMemberRoute } from "../../app/api/members/[userId]/route";
 import { GET as listWorkspacesRoute, POST as createWorkspaceRoute } from "../../app/api/workspaces/route";
-import { auditLog, memberships } from "../../lib/db/schema";
+import { auditLog, invitations, memberships } from "../../lib/db/schema";
 import { demoOwner, makeUser, makeWorkspace } from "../support/fixtures";
 import { APP_ORIGIN, jsonRequest, params, sessionCookie, useTestServer } from "../support/server";
+
+const { GET: listMembersRoute } = membersRoute;
 
 describe("route glue", () => {
   const server = useTestServer();
@@ -77,35 +81,40 @@ describe("route glue", () => {
     expect(row?.role).toBe("member");
   });
 
-  it("an owner adds, re-roles and removes a member through the API, each step audited", async () => {
+  it("an owner invites, the invitee accepts, then re-roles and removes them through the API, each step audited", async () => {
     const s = server();
     const owner = await demoOwner(s.db);
     const cookie = await sessionCookie(s, owner);
-    const added = await addMemberRoute(
-      jsonRequest("/api/members", {
-        method: "POST",
-        cookie,
-        body: { email: "reviewer@test.local", name: "Rita Reviewer", password: "reviewer-pass", role: "reviewer" },
-      }),
+    const invited = await inviteRoute(jsonRequest("/api/invitations", { method: "POST", cookie, body: { email: "reviewer@test.local", role: "reviewer" } }));
+    expect(invited.status).toBe(201);
+    const { token } = await invited.json();
+    const accepted = await acceptRoute(
+      jsonRequest("/api/invitations/accept", { method: "POST", body: { token, name: "Rita Reviewer", password: "reviewer-pass" } }),
     );
-    expect(added.status).toBe(201);
-    const { member } = await added.json();
-    expect(member).toMatchObject({ email: "reviewer@test.local", role: "reviewer" });
+    expect(accepted.status).toBe(201);
+    const member = (await accepted.json()).user as { id: string; email: string };
+    expect(member.email).toBe("reviewer@test.local");
 
     const patched = await patchMemberRoute(
-      jsonRequest(`/api/members/${member.userId}`, { method: "PATCH", cookie, body: { role: "manager" } }),
-      params({ userId: member.userId }),
+      jsonRequest(`/api/members/${member.id}`, { method: "PATCH", cookie, body: { role: "manager" } }),
+      params({ userId: member.id }),
     );
     expect(patched.status).toBe(200);
     expect((await patched.json()).member.role).toBe("manager");
 
-    const removed = await removeMemberRoute(jsonRequest(`/api/members/${member.userId}`, { method: "DELETE", cookie }), params({ userId: member.userId }));
+    const removed = await removeMemberRoute(jsonRequest(`/api/members/${member.id}`, { method: "DELETE", cookie }), params({ userId: member.id }));
     expect(removed.status).toBe(204);
     const listed = await (await listMembersRoute(jsonRequest("/api/members", { cookie }))).json();
     expect(listed.members.map((m: { email: string }) => m.email)).not.toContain("reviewer@test.local");
 
-    const actions = (await s.db.select().from(auditLog).where(eq(auditLog.targetId, member.userId))).map((e) => e.action);
-    expect(actions).toEqual(["member.added", "member.role_changed", "member.removed"]);
+    const actions = (await s.db.select().from(auditLog).where(eq(auditLog.targetId, member.id))).map((e) => e.action);
+    expect(actions).toEqual(["member.role_changed", "member.removed"]);
+    const joined = await s.db.select().from(auditLog).where(eq(auditLog.actorId, member.id));
+    expect(joined.map((e) => e.action)).toContain("invitation.accepted");
+  });
+
+  it("/api/members has no way to add a person: there is no POST, people join by invitation", () => {
+    expect(Object.keys(membersRoute).sort()).toEqual(["GET"]);
   });
 
   it("bad input gets 400 with a stable code and changes nothing", async () => {
@@ -113,18 +122,19 @@ describe("route glue", () => {
     const owner = await demoOwner(s.db);
     const cookie = await sessionCookie(s, owner);
     const before = (await s.db.select().from(memberships)).length;
+    const invitationsBefore = (await s.db.select().from(invitations)).length;
     const cases: [Request, string][] = [
-      [jsonRequest("/api/members", { method: "POST", cookie, body: { email: "not-an-email", name: "x", password: "long-enough", role: "member" } }), "bad_request:body"],
-      [jsonRequest("/api/members", { method: "POST", cookie, body: { email: "a@b.co", name: "x", password: "short", role: "member" } }), "bad_request:body"],
-      [jsonRequest("/api/members", { method: "POST", cookie, body: { email: "a@b.co", name: "x", password: "long-enough", role: "emperor" } }), "bad_request:body"],
-      [new Request("http://localhost:3000/api/members", { method: "POST", headers: { cookie, "content-type": "application/json", origin: APP_ORIGIN, host: "localhost:3000" }, body: "{nope" }), "bad_request:json"],
-      [new Request("http://localhost:3000/api/members", { method: "POST", headers: { cookie, origin: APP_ORIGIN, host: "localhost:3000" }, body: "email=a" }), "bad_request:content_type"],
+      [jsonRequest("/api/invitations", { method: "POST", cookie, body: { email: "not-an-email", role: "member" } }), "bad_request:body"],
+      [jsonRequest("/api/invitations", { method: "POST", cookie, body: { email: "a@b.co", role: "emperor" } }), "bad_request:body"],
+      [new Request("http://localhost:3000/api/invitations", { method: "POST", headers: { cookie, "content-type": "application/json", origin: APP_ORIGIN, host: "localhost:3000" }, body: "{nope" }), "bad_request:json"],
+      [new Request("http://localhost:3000/api/invitations", { method: "POST", headers: { cookie, origin: APP_ORIGIN, host: "localhost:3000" }, body: "email=a" }), "bad_request:content_type"],
     ];
     for (const [req, code] of cases) {
-      const res = await addMemberRoute(req);
+      const res = await inviteRoute(req);
       expect(res.status).toBe(400);
       expect((await res.json()).code).toBe(code);
     }
+    expect((await s.db.select().from(invitations)).length).toBe(invitationsBefore);
     expect((await s.db.select().from(memberships)).length).toBe(before);
   });
 

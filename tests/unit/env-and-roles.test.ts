@@ -3,7 +3,7 @@ import { parseEnv } from "../../lib/env";
 import { targetFromEnv, redactUrl } from "../../lib/db/client";
 import { hasRole } from "../../lib/workspaces/roles";
 import { slugify } from "../../lib/workspaces/workspaces";
-import { addMemberSchema } from "../../lib/workspaces/members";
+import { acceptAsNewAccountSchema, createInvitationSchema } from "../../lib/workspaces/invitations";
 
 describe("environment", () => {
   it("defaults to PGlite in ./data on port 3000", () => {
@@ -50,10 +50,12 @@ describe("inputs", () => {
     expect(slugify("!!!")).toBe("workspace");
   });
 
-  it("normalises member emails and bounds passwords to what bcrypt reads", () => {
-    const ok = addMemberSchema.parse({ email: " Bob@Example.COM ", name: " Bob ", password: "12345678", role: "member" });
-    expect(ok.email).toBe("bob@example.com");
+  it("normalises invited emails and bounds chosen passwords to what bcrypt reads", () => {
+    expect(createInvitationSchema.parse({ email: " Bob@Example.COM ", role: "member" }).email).toBe("bob@example.com");
+    const token = "a".repeat(43);
+    const ok = acceptAsNewAccountSchema.parse({ token, name: " Bob ", password: "12345678" });
     expect(ok.name).toBe("Bob");
-    expect(addMemberSchema.safeParse({ email: "b@e.co", name: "B", password: "é".repeat(37), role: "member" }).success).toBe(false);
+    expect(acceptAsNewAccountSchema.safeParse({ token, name: "B", password: "é".repeat(37) }).success).toBe(false);
+    expect(acceptAsNewAccountSchema.safeParse({ token: "short", name: "B", password: "12345678" }).success).toBe(false);
   });
 });

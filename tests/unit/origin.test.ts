@@ -50,7 +50,7 @@ describe("the origin rule for writes", () => {
       origins: ["https://deck.example.com", "http://localhost:3000"],
       trustProxy: false,
     });
-    expect(originPolicyFromEnv(parseEnv({ AUTH_URL: "https://deck.example.com/api/auth", CLAWDECK_TRUST_PROXY: "true" }))).toEqual({
+    expect(originPolicyFromEnv(parseEnv({ AUTH_URL: "https://deck.example.com/api/auth", CLAWDECK_TRUSTED_PROXIES: "1" }))).toEqual({
       origins: ["https://deck.example.com"],
       trustProxy: true,
     });

@@ -1,7 +1,9 @@
 "use server";
 
 import { AuthError } from "next-auth";
-import { signIn } from "@/lib/http/auth";
+import { headers } from "next/headers";
+import { signIn, signInWait, SignInThrottled } from "@/lib/http/auth";
+import { safeReturnPath } from "@/lib/http/return-path";
 
 export interface SignInState {
   error?: string;
@@ -10,12 +12,18 @@ export interface SignInState {
 
 export async function signInAction(_prev: SignInState, form: FormData): Promise<SignInState> {
   const email = String(form.get("email") ?? "");
+  const redirectTo = safeReturnPath(form.get("callbackUrl"));
   try {
-    await signIn("credentials", { email, password: String(form.get("password") ?? ""), redirectTo: "/" });
+    await signIn("credentials", { email, password: String(form.get("password") ?? ""), redirectTo });
     return {};
   } catch (error) {
     // Success is a redirect, thrown on purpose; only an authentication failure is answered here.
-    if (error instanceof AuthError) return { error: "Wrong email or password.", email };
+    if (error instanceof AuthError) {
+      // The throttle's own record says whether this was a lockout (the error class may not survive bundling).
+      const wait = error instanceof SignInThrottled ? error.retryAfter : await signInWait(email, await headers());
+      if (wait > 0) return { error: `Too many attempts, try again in ${wait} s.`, email };
+      return { error: "Wrong email or password.", email };
+    }
     throw error;
   }
 }

@@ -1,13 +1,15 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { currentUser } from "@/lib/http/auth";
+import { safeReturnPath } from "@/lib/http/return-path";
 import { SignInForm } from "./sign-in-form";
 
 export const metadata: Metadata = { title: "Sign in" };
 export const dynamic = "force-dynamic";
 
-export default async function SignInPage() {
-  if (await currentUser()) redirect("/");
+export default async function SignInPage({ searchParams }: { searchParams: Promise<{ callbackUrl?: string | string[] }> }) {
+  const returnTo = safeReturnPath((await searchParams).callbackUrl);
+  if (await currentUser()) redirect(returnTo);
   return (
     <main className="flex min-h-screen items-center justify-center bg-slate-900 p-6">
       <div className="w-full max-w-sm">
@@ -17,7 +19,7 @@ export default async function SignInPage() {
         </div>
         <div className="card p-6">
           <h1 className="mb-4 text-lg font-semibold">Sign in</h1>
-          <SignInForm />
+          <SignInForm returnTo={returnTo} />
         </div>
         <p className="mt-4 text-center text-xs text-slate-500">
           First start? The owner&apos;s email and password were printed in the server&apos;s console.

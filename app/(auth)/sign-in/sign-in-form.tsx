@@ -3,10 +3,11 @@
 import { useActionState } from "react";
 import { signInAction, type SignInState } from "./actions";
 
-export function SignInForm() {
+export function SignInForm({ returnTo }: { returnTo: string }) {
   const [state, action, pending] = useActionState<SignInState, FormData>(signInAction, {});
   return (
     <form action={action} className="space-y-4">
+      <input type="hidden" name="callbackUrl" value={returnTo} />
       <div>
         <label className="label" htmlFor="email">
           Email

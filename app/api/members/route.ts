@@ -1,8 +1,5 @@
-import { created, route } from "@/lib/http/route";
-import { addMember, addMemberSchema, listMembers } from "@/lib/workspaces/members";
+import { route } from "@/lib/http/route";
+import { listMembers } from "@/lib/workspaces/members";
 
+// People join by invitation only (POST /api/invitations): there is no way to add an account here.
 export const GET = route({ role: "manager" }, async ({ db, workspace }) => ({ members: await listMembers(db, workspace.id) }));
-
-export const POST = route({ role: "manager", body: addMemberSchema }, async ({ db, workspace, user, body }) =>
-  created({ member: await addMember(db, workspace.id, { userId: user.id, role: workspace.role }, body) }),
-);

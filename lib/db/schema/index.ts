@@ -10,3 +10,4 @@ export * from "./connections";
 export * from "./audit";
 export * from "./memory";
 export * from "./limits";
+export * from "./identity";

@@ -1,6 +1,6 @@
 import { bigint, index, jsonb, pgEnum, pgTable, primaryKey, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { sql } from "drizzle-orm";
-import { createdAt, id, updatedAt } from "./common";
+import { at, createdAt, id, updatedAt } from "./common";
 
 export const roleEnum = pgEnum("role", ["owner", "manager", "reviewer", "member"]);
 export type Role = (typeof roleEnum.enumValues)[number];
@@ -55,6 +55,8 @@ export const memberships = pgTable(
       .references(() => users.id, { onDelete: "cascade" }),
     role: roleEnum().notNull(),
     createdAt: createdAt(),
+    /** When the person last opened this workspace: their default one is the most recent. */
+    lastOpenedAt: at(),
   },
   (t) => [primaryKey({ columns: [t.workspaceId, t.userId] }), index("memberships_user_idx").on(t.userId)],
 );

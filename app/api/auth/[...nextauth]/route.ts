@@ -1,3 +1,3 @@
-import { handlers } from "@/lib/http/auth";
+import { authRoute } from "@/lib/http/auth";
 
-export const { GET, POST } = handlers;
+export const { GET, POST } = authRoute;
