@@ -70,13 +70,16 @@ describe("circuit breakers in the runtime", () => {
     expect(again.map((r) => r.status)).toEqual(["succeeded", "refused"]);
   });
 
-  it("fetches refused by rule (a private address nobody allowed) never open the breaker: 3 refusals, then the breaker is still closed", async () => {
+  it("fetches refused by rule (a private address nobody allowed) or with invalid input never open a breaker: 3 + 2 of them, every breaker still closed", async () => {
     const s = server();
     const owner = await demoOwner(s.db);
     const blocked = "10.1.2.3:8080";
-    const refused = await fetchAs(owner, [1, 2, 3].map((n) => `http://${blocked}/${n}`));
-    expect(refused.map((r) => r.status)).toEqual(["failed", "failed", "failed"]);
+    const refused = await fetchAs(owner, [...[1, 2, 3].map((n) => `http://${blocked}/${n}`), "ftp://example.com/a", "ftp://example.com/b"]);
+    expect(refused.map((r) => r.status)).toEqual(["failed", "failed", "failed", "failed", "failed"]);
     expect(refused[0]!.error).toMatch(/^Refused to fetch http:\/\/10\.1\.2\.3:8080\/1: 10\.1\.2\.3 is a private/);
-    expect(s.runtime.deps.breakers.stateOf({ workspaceId: owner.workspaceId, tool: "http.fetch", destination: blocked })).toBe("closed");
+    expect(refused[3]!.error).toMatch(/^Invalid input for `http.fetch`/);
+    for (const destination of [blocked, "example.com", null]) {
+      expect(s.runtime.deps.breakers.stateOf({ workspaceId: owner.workspaceId, tool: "http.fetch", destination })).toBe("closed");
+    }
   });
 });
