@@ -203,9 +203,14 @@ function InviteForm({ assignable, onInvited }: { assignable: readonly Role[]; on
             <button
               type="button"
               className="btn-secondary"
-              onClick={async () => {
-                await navigator.clipboard.writeText(link.url);
-                setCopied(true);
+              onClick={async (e) => {
+                // The clipboard API exists only on secure pages (https or localhost); elsewhere select the link to copy by hand.
+                if (navigator.clipboard) {
+                  await navigator.clipboard.writeText(link.url);
+                  setCopied(true);
+                } else {
+                  (e.currentTarget.previousElementSibling as HTMLInputElement | null)?.select();
+                }
               }}
             >
               {copied ? "Copied" : "Copy link"}
