@@ -2,7 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { errorMessage } from "@/lib/errors";
+import { errorMessage, isAppError } from "@/lib/errors";
 import { useApi, useWorkspace } from "../providers";
 
 type Mode = "ask" | "allow" | "deny";
@@ -10,6 +10,7 @@ interface PolicyView {
   overrides: { tools: Record<string, Mode>; categories: Record<string, Mode> };
   fourEyesCategories: string[];
   approvalTtlSeconds: number;
+  version: number;
   tools: { name: string; description: string; effects: string[]; defaultDecision: string; taintedDecision: string }[];
   categories: { id: string; label: string }[];
 }
@@ -25,11 +26,29 @@ export function PolicyPanel({ canEdit }: { canEdit: boolean }) {
   const api = useApi();
   const { slug } = useWorkspace();
   const query = useQuery({ queryKey: ["policy", slug], queryFn: () => api<{ policy: PolicyView }>("/api/policy") });
+  const queryClient = useQueryClient();
+  const [stale, setStale] = useState(false);
+  const [reloads, setReloads] = useState(0);
+  // Someone else saved in between: load their policy, then start the draft again from it.
+  const reloadAfterStale = async () => {
+    await queryClient.refetchQueries({ queryKey: ["policy", slug] });
+    setReloads((n) => n + 1);
+    setStale(true);
+  };
   if (!query.data) return <p className="text-sm text-slate-500">{query.isError ? "Could not load the policy." : "Loading…"}</p>;
-  return <PolicyEditor view={query.data.policy} canEdit={canEdit} />;
+  return (
+    <>
+      {stale ? (
+        <p role="alert" className="mb-4 rounded-md border border-amber-200 bg-amber-50 px-4 py-2 text-sm text-amber-900" data-testid="policy-stale">
+          Someone else changed the policy while you had it open, so your changes were not saved. This page now shows their version.
+        </p>
+      ) : null}
+      <PolicyEditor key={reloads} view={query.data.policy} canEdit={canEdit} onStale={() => void reloadAfterStale()} onSaved={() => setStale(false)} />
+    </>
+  );
 }
 
-function PolicyEditor({ view, canEdit }: { view: PolicyView; canEdit: boolean }) {
+function PolicyEditor({ view, canEdit, onStale, onSaved }: { view: PolicyView; canEdit: boolean; onStale: () => void; onSaved: () => void }) {
   const api = useApi();
   const { slug } = useWorkspace();
   const queryClient = useQueryClient();
@@ -39,8 +58,14 @@ function PolicyEditor({ view, canEdit }: { view: PolicyView; canEdit: boolean })
     approvalTtlSeconds: view.approvalTtlSeconds,
   }));
   const save = useMutation({
-    mutationFn: () => api<{ policy: PolicyView }>("/api/policy", { method: "PUT", body: draft }),
-    onSuccess: (data) => queryClient.setQueryData(["policy", slug], data),
+    mutationFn: () => api<{ policy: PolicyView }>("/api/policy", { method: "PUT", body: { ...draft, version: view.version } }),
+    onSuccess: (data) => {
+      onSaved();
+      queryClient.setQueryData(["policy", slug], data);
+    },
+    onError: (error) => {
+      if (isAppError(error) && error.code === "conflict:stale") onStale();
+    },
   });
 
   const setTool = (name: string, mode: string) =>
@@ -172,7 +197,7 @@ function PolicyEditor({ view, canEdit }: { view: PolicyView; canEdit: boolean })
           <p className="text-sm text-slate-500">Only owners and managers change the policy.</p>
         )}
         {save.isSuccess ? <span role="status" className="text-sm text-emerald-700">Saved. It applies to the next call.</span> : null}
-        {save.isError ? (
+        {save.isError && !(isAppError(save.error) && save.error.code === "conflict:stale") ? (
           <span role="alert" className="text-sm text-rose-700">
             {errorMessage(save.error, "Not saved.")}
           </span>

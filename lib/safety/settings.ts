@@ -8,6 +8,8 @@ import type { ToolRegistry } from "../tools/registry";
 import { approvalCategories, categoryLabels, classifyCall, policyOverridesSchema, workspacePolicy, type ApprovalCategory, type WorkspacePolicy } from "./policy";
 
 export interface PolicyView extends WorkspacePolicy {
+  /** Send it back with the next save: a save made from an older version is refused (409 conflict:stale). */
+  version: number;
   tools: { name: string; description: string; effects: string[]; defaultDecision: string; taintedDecision: string }[];
   categories: { id: ApprovalCategory; label: string }[];
 }
@@ -22,6 +24,7 @@ export async function getPolicyView(db: Db, workspaceId: string, tools: ToolRegi
   const tainted = [{ source: "web:example.com", stepId: null }];
   return {
     ...policy,
+    version: ws.settings.policyVersion ?? 0,
     tools: tools.all().map((t) => ({
       name: t.name,
       description: t.description,
@@ -37,6 +40,7 @@ export const updatePolicySchema = z.object({
   overrides: policyOverridesSchema,
   fourEyesCategories: z.array(z.enum(approvalCategories)).max(approvalCategories.length),
   approvalTtlSeconds: z.number().int().min(60).max(30 * 24 * 3600),
+  version: z.number().int().min(0).optional(),
 });
 
 /** Replaces the workspace's policy settings; applies to the next call, never to approvals already asked for. */
@@ -46,7 +50,19 @@ export async function updatePolicy(db: Db, workspaceId: string, actorId: string,
   await db.transaction(async (tx) => {
     const [ws] = await tx.select({ settings: workspaces.settings }).from(workspaces).where(eq(workspaces.id, workspaceId)).for("update");
     if (!ws) throw new AppError("not_found:workspace");
-    const settings = { ...ws.settings, policy: input.overrides, fourEyesCategories: input.fourEyesCategories, approvalTtlSeconds: input.approvalTtlSeconds };
+    const current = ws.settings.policyVersion ?? 0;
+    if (input.version !== undefined && input.version !== current) {
+      throw new AppError("conflict:stale", "Someone else changed the policy since you opened it. Reload to see their changes, then edit again.", {
+        details: { version: current },
+      });
+    }
+    const settings = {
+      ...ws.settings,
+      policy: input.overrides,
+      fourEyesCategories: input.fourEyesCategories,
+      approvalTtlSeconds: input.approvalTtlSeconds,
+      policyVersion: current + 1,
+    };
     await tx.update(workspaces).set({ settings }).where(eq(workspaces.id, workspaceId));
     await recordAudit(tx, { workspaceId, actor: { kind: "user", id: actorId }, action: "policy.updated", target: { type: "workspace", id: workspaceId }, detail: input });
   });

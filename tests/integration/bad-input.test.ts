@@ -6,6 +6,7 @@ import { z } from "zod";
 import { POST as cancelRoute } from "../../app/api/runs/[id]/cancel/route";
 import { GET as getAgentRoute, PATCH as patchAgentRoute } from "../../app/api/agents/[id]/route";
 import { statusChange } from "../../components/agents/types";
+import { GET as getPolicyRoute, PUT as putPolicyRoute } from "../../app/api/policy/route";
 import { GET as matrixRoute } from "../../app/api/feed/matrix/route";
 import { GET as feedRoute } from "../../app/api/feed/route";
 import { GET as usageRoute } from "../../app/api/usage/route";
@@ -420,6 +421,27 @@ describe("errors and bad input", () => {
       const foreign = await makeAgent(s.db, elsewhere.id, { model: "offline" });
       const res = await patch(cookie, foreign.id, { status: "paused", version: 1 });
       expect(res.status).toBe(404);
+    });
+  });
+
+  describe("stale policy edits", () => {
+    it("saving the policy from an old page after another manager's save answers 409 conflict:stale, and their save survives", async () => {
+      const s = server();
+      const { user: boss, cookie: first } = await owner();
+      const other = await sessionCookie(s, await makeUser(s.db, boss.workspaceId, "manager"));
+      const read = async (cookie: string) => (await (await getPolicyRoute(jsonRequest("/api/policy", { cookie }))).json()).policy;
+      const put = (cookie: string, body: unknown) => putPolicyRoute(jsonRequest("/api/policy", { method: "PUT", cookie, body }));
+
+      const oldPage = await read(first);
+      const base = { overrides: oldPage.overrides, fourEyesCategories: oldPage.fourEyesCategories };
+      const saved = await put(other, { ...base, approvalTtlSeconds: 7200, version: oldPage.version });
+      expect(saved.status).toBe(200);
+      expect((await saved.json()).policy.version).toBe(oldPage.version + 1);
+
+      const stale = await put(first, { ...base, approvalTtlSeconds: 3600, version: oldPage.version });
+      expect(stale.status).toBe(409);
+      expect((await stale.json()).code).toBe("conflict:stale");
+      expect(await read(first)).toMatchObject({ approvalTtlSeconds: 7200, version: oldPage.version + 1 });
     });
   });
 });

@@ -14,6 +14,8 @@ export interface WorkspaceSettings {
   maxHopsPerThread?: number;
   /** Per-tool and per-category overrides of the approval policy. */
   policy?: { tools?: Record<string, "ask" | "allow" | "deny">; categories?: Record<string, "ask" | "allow" | "deny"> };
+  /** Bumped by every policy save; a save names the version it was made from (stale ones are refused). */
+  policyVersion?: number;
 }
 
 export const workspaces = pgTable(
