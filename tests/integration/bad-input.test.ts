@@ -23,7 +23,7 @@ import { consumeRunStart, createRunStartLimiter } from "../../lib/runtime/run-li
 import { textTurn, toolTurn } from "../../lib/models/scripted";
 import { demoOwner, makeUser, makeWorkspace } from "../support/fixtures";
 import { getRunRow, makeAgent, textOf, useScriptedModel, waitForRun } from "../support/runtime";
-import { jsonRequest, params, sessionCookie, useTestServer } from "../support/server";
+import { APP_ORIGIN, jsonRequest, params, sessionCookie, useTestServer } from "../support/server";
 
 describe("errors and bad input", () => {
   const server = useTestServer();
@@ -62,16 +62,20 @@ describe("errors and bad input", () => {
       expect((await getRunRow(s.db, runId)).state).toBe("succeeded");
     });
 
-    it("cancelling someone else's run as a member answers 403 forbidden:run and leaves it running", async () => {
+    it("cancelling someone else's chat run answers 403 forbidden:run to a reviewer (who may read it) and 404 to a member (who may not), and leaves it running", async () => {
       const { s, user, cookie } = await owner();
       const agent = await makeAgent(s.db, user.workspaceId);
       useScriptedModel(s, [textTurn(["slow", " reply", " here"], undefined, 300)]);
       const sessionId = await newChat(cookie, agent.handle);
       const { runId } = await (await post(cookie, sessionId, "take your time")).json();
+      const reviewer = await makeUser(s.db, user.workspaceId, "reviewer");
+      const byReviewer = await cancel(await sessionCookie(s, reviewer), runId);
+      expect(byReviewer.status).toBe(403);
+      expect((await byReviewer.json()).code).toBe("forbidden:run");
       const member = await makeUser(s.db, user.workspaceId, "member");
-      const res = await cancel(await sessionCookie(s, member), runId);
-      expect(res.status).toBe(403);
-      expect((await res.json()).code).toBe("forbidden:run");
+      const byMember = await cancel(await sessionCookie(s, member), runId);
+      expect(byMember.status).toBe(404);
+      expect((await byMember.json()).code).toBe("not_found:run");
       const events = await waitForRun(s.db, runId);
       expect(events.at(-1)?.type).toBe("run_completed");
     });
@@ -204,7 +208,7 @@ describe("errors and bad input", () => {
     });
 
     function bodyRequest(cookie: string, body: BodyInit, headers: Record<string, string>) {
-      return new Request("http://localhost:3000/api/echo", { method: "POST", headers: { cookie, ...headers }, body, duplex: "half" } as RequestInit);
+      return new Request("http://localhost:3000/api/echo", { method: "POST", headers: { cookie, host: "localhost:3000", origin: APP_ORIGIN, ...headers }, body, duplex: "half" } as RequestInit);
     }
 
     it("a body over the limit with a Content-Length answers 413 payload_too_large before the handler runs", async () => {
@@ -244,7 +248,7 @@ describe("errors and bad input", () => {
       const sessionId = await newChat(cookie, agent.handle);
       const body = JSON.stringify({ text: "y".repeat(limit + 10) });
       const res = await postMessageRoute(
-        new Request(`http://localhost:3000/api/sessions/${sessionId}/messages`, { method: "POST", headers: { cookie, "content-type": "application/json" }, body }),
+        new Request(`http://localhost:3000/api/sessions/${sessionId}/messages`, { method: "POST", headers: { cookie, host: "localhost:3000", origin: APP_ORIGIN, "content-type": "application/json" }, body }),
         params({ id: sessionId }),
       );
       expect(res.status).toBe(413);

@@ -124,14 +124,21 @@ describe("secrets are never echoed", () => {
     return row!.n;
   }
 
-  it("a Slack token with a bad character is refused on save with 422, the response does not quote it, and nothing is stored", async () => {
+  it("a Slack token with a bad character is refused on save (422, or 400 for a NUL), the response does not quote it, and nothing is stored", async () => {
     const { owner, cookie } = await manager();
     const before = await slackRowCount(owner.workspaceId);
-    for (const bad of [`${TOKEN}\u0000x`, `xoxb-4242424242\u00e9-SeCrEtToKeNvAlUe9`, `xoxb-4242424242 SeCrEtToKeNvAlUe9`, `Bearer ${TOKEN}`, "xoxb-42", `${TOKEN}${"9".repeat(600)}`]) {
+    const cases: [string, number, string][] = [
+      // A NUL is refused for every field of every route before the connection is even looked at.
+      [`${TOKEN}\u0000x`, 400, "bad_request:nul"],
+      ...[`xoxb-4242424242\u00e9-SeCrEtToKeNvAlUe9`, `xoxb-4242424242 SeCrEtToKeNvAlUe9`, `Bearer ${TOKEN}`, "xoxb-42", `${TOKEN}${"9".repeat(600)}`].map(
+        (bad): [string, number, string] => [bad, 422, "unprocessable:connection_secret"],
+      ),
+    ];
+    for (const [bad, status, code] of cases) {
       const response = await saveToken(cookie, { secret: bad });
       const text = await response.text();
-      expect(response.status).toBe(422);
-      expect(JSON.parse(text).code).toBe("unprocessable:connection_secret");
+      expect(response.status).toBe(status);
+      expect(JSON.parse(text).code).toBe(code);
       expect(text).not.toContain("SeCrEtToKeNvAlUe9");
       expect(text).not.toContain("4242424242");
     }
