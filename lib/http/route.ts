@@ -37,10 +37,15 @@ export interface RouteContext<P extends Schema, Q extends Schema, B extends Sche
   params: Out<P>;
   query: Out<Q>;
   body: Out<B>;
+  /**
+   * Whether the request's session, membership and role still hold, asked again
+   * now: a long-lived response (an event stream) ends when they stop holding.
+   */
+  stillAllowed: () => Promise<boolean>;
 }
 
 export interface UserRouteContext<P extends Schema, Q extends Schema, B extends Schema>
-  extends Omit<RouteContext<P, Q, B>, "workspace"> {}
+  extends Omit<RouteContext<P, Q, B>, "workspace" | "stillAllowed"> {}
 
 type NextContext = { params: Promise<Record<string, string | string[] | undefined>> };
 
@@ -185,7 +190,13 @@ export function route<P extends Schema = undefined, Q extends Schema = undefined
       if (options.role && !hasRole(workspace.role, options.role)) {
         throw new AppError(`forbidden:role`, `This needs the ${options.role} role or higher in ${workspace.name}.`);
       }
-      return toResponse(await handler({ ...ctx, workspace }));
+      const stillAllowed = async () => {
+        const user = await userFromRequest(req);
+        if (user?.id !== ctx.user.id) return false;
+        const membership = await getWorkspaceMembership(ctx.db, user.id, { id: workspace.id });
+        return !!membership && (!options.role || hasRole(membership.role, options.role));
+      };
+      return toResponse(await handler({ ...ctx, workspace, stillAllowed }));
     } catch (error) {
       return errorResponse(error);
     }

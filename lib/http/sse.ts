@@ -18,19 +18,49 @@ export function streamErrorFrame(error: AppError = new AppError("unavailable:str
   return sseFrame({ event: STREAM_ERROR_EVENT, data: error.toJSON() });
 }
 
-/**
- * Streams journal items as SSE: `id` is the sequence (so the browser's
- * Last-Event-ID resumes exactly there), `event` the type, `data` the payload.
- */
-export function sseResponse(items: AsyncGenerator<StreamItem>, onClose?: () => void): Response {
+/** What an event stream sends: an event, or a comment that keeps the connection (and the access check) alive. */
+export type SseItem = { kind: "event"; id?: number | string; event: string; data: unknown } | { kind: "heartbeat" };
+
+export interface EventStreamOptions {
+  /**
+   * Asked again at most every `recheckMs` while the stream is open (streams
+   * heartbeat every 15 s, so at least that often): when the session was ended
+   * or the access taken away, the stream says so and ends, and the browser's
+   * reconnect is refused like any request.
+   */
+  stillAllowed?: () => Promise<boolean>;
+  recheckMs?: number;
+  /** How long EventSource waits before reconnecting after a drop. */
+  retryMs?: number;
+  onClose?: () => void;
+}
+
+export const SESSION_ENDED = () => new AppError("unauthorized:session", "Your session ended or your access changed. Sign in again to follow this.");
+
+/** The one way the server streams events: every stream route builds its items and hands them here. */
+export function eventStreamResponse(items: AsyncGenerator<SseItem>, options: EventStreamOptions = {}): Response {
+  const recheckMs = options.recheckMs ?? 10_000;
+  let closed = false;
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    options.onClose?.();
+  };
   const body = new ReadableStream<Uint8Array>({
     async start(controller) {
-      // Tell EventSource to wait 2 s before reconnecting after a drop.
-      controller.enqueue(encoder.encode("retry: 2000\n\n"));
+      controller.enqueue(encoder.encode(`retry: ${options.retryMs ?? 2000}\n\n`));
+      let checkedAt = Date.now();
       try {
         for await (const item of items) {
+          if (options.stillAllowed && Date.now() - checkedAt >= recheckMs) {
+            checkedAt = Date.now();
+            if (!(await options.stillAllowed())) {
+              controller.enqueue(streamErrorFrame(SESSION_ENDED()));
+              break;
+            }
+          }
           if (item.kind === "heartbeat") controller.enqueue(encoder.encode(": heartbeat\n\n"));
-          else controller.enqueue(sseFrame({ id: item.event.seq, event: item.event.type, data: { ...item.event.payload, seq: item.event.seq, at: item.event.at } }));
+          else controller.enqueue(sseFrame(item));
         }
       } catch (error) {
         try {
@@ -40,7 +70,7 @@ export function sseResponse(items: AsyncGenerator<StreamItem>, onClose?: () => v
         }
         logError("Event stream failed", error);
       } finally {
-        onClose?.();
+        close();
         try {
           controller.close();
         } catch {
@@ -50,7 +80,7 @@ export function sseResponse(items: AsyncGenerator<StreamItem>, onClose?: () => v
     },
     async cancel() {
       await items.return(undefined);
-      onClose?.();
+      close();
     },
   });
   return new Response(body, {
@@ -61,4 +91,22 @@ export function sseResponse(items: AsyncGenerator<StreamItem>, onClose?: () => v
       "X-Accel-Buffering": "no",
     },
   });
+}
+
+/**
+ * A run's journal as SSE: `id` is the sequence (so the browser's
+ * Last-Event-ID resumes exactly there), `event` the type, `data` the payload.
+ */
+export function sseResponse(items: AsyncGenerator<StreamItem>, options: EventStreamOptions = {}): Response {
+  async function* frames(): AsyncGenerator<SseItem> {
+    try {
+      for await (const item of items) {
+        if (item.kind === "heartbeat") yield item;
+        else yield { kind: "event", id: item.event.seq, event: item.event.type, data: { ...item.event.payload, seq: item.event.seq, at: item.event.at } };
+      }
+    } finally {
+      await items.return(undefined);
+    }
+  }
+  return eventStreamResponse(frames(), options);
 }

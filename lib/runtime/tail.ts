@@ -60,3 +60,27 @@ export async function* tailJournal<T extends { seq: number }>(options: {
     signal?.removeEventListener("abort", onAbort);
   }
 }
+
+/**
+ * The current value of something that changes (a count, a summary): read at
+ * once, then again after every notification, with a heartbeat on a quiet
+ * stretch. Built on `tailJournal`, each read being the next "row".
+ */
+export async function* followChanges<T>(options: {
+  subscribe: (wake: () => void) => () => void;
+  read: () => Promise<T>;
+  signal?: AbortSignal;
+  heartbeatMs?: number;
+}): AsyncGenerator<TailItem<T>> {
+  let reads = 0;
+  for await (const next of tailJournal({
+    subscribe: options.subscribe,
+    read: async () => [{ seq: ++reads, value: await options.read() }],
+    batchSize: 2,
+    afterSeq: 0,
+    signal: options.signal,
+    heartbeatMs: options.heartbeatMs,
+  })) {
+    yield next.kind === "heartbeat" ? next : { kind: "item", item: next.item.value };
+  }
+}

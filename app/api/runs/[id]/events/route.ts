@@ -8,7 +8,7 @@ export const dynamic = "force-dynamic";
 
 export const GET = route(
   { params: z.object({ id: z.uuid() }), query: z.object({ after: z.coerce.number().int().min(0).optional(), workspace: z.string().optional() }) },
-  async ({ req, server, workspace, user, params, query }) => {
+  async ({ req, server, workspace, user, params, query, stillAllowed }) => {
     const viewer = { userId: user.id, role: workspace.role };
     await getReadableRun(server.db, workspace.id, params.id, viewer);
     // The browser's automatic reconnect sends Last-Event-ID; a fresh page load passes ?after=.
@@ -16,6 +16,7 @@ export const GET = route(
     const afterSeq = Number.isInteger(lastEventId) && lastEventId > 0 ? lastEventId : (query.after ?? 0);
     const abort = new AbortController();
     req.signal.addEventListener("abort", () => abort.abort());
-    return sseResponse(streamRunEvents({ db: server.db, bus: server.bus, runId: params.id, afterSeq, signal: abort.signal, viewer }), () => abort.abort());
+    const events = streamRunEvents({ db: server.db, bus: server.bus, runId: params.id, afterSeq, signal: abort.signal, viewer });
+    return sseResponse(events, { stillAllowed, onClose: () => abort.abort() });
   },
 );
