@@ -1,7 +1,5 @@
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { and, eq, sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { POST as cancelRoute } from "../../app/api/runs/[id]/cancel/route";
 import { GET as getAgentRoute, PATCH as patchAgentRoute } from "../../app/api/agents/[id]/route";
@@ -24,6 +22,7 @@ import { textTurn, toolTurn } from "../../lib/models/scripted";
 import { demoOwner, makeUser, makeWorkspace } from "../support/fixtures";
 import { getRunRow, makeAgent, textOf, useScriptedModel, waitForRun } from "../support/runtime";
 import { APP_ORIGIN, jsonRequest, params, sessionCookie, useTestServer } from "../support/server";
+import { useLocalWebPage } from "../support/web-page";
 
 describe("errors and bad input", () => {
   const server = useTestServer();
@@ -165,26 +164,12 @@ describe("errors and bad input", () => {
     });
 
     describe("with a local web page holding NUL characters", () => {
-      let page: http.Server;
-      let port = 0;
-      beforeAll(async () => {
-        page = http.createServer((_req, res) => {
-          res.writeHead(200, { "content-type": "text/html" });
-          res.end("<html><head><title>Nul\u0000 page</title></head><body>before\u0000after &#0; end</body></html>");
-        });
-        await new Promise<void>((resolve) => page.listen(0, "127.0.0.1", resolve));
-        port = (page.address() as AddressInfo).port;
-        process.env.CLAWDECK_FETCH_ALLOW = `127.0.0.1:${port}`;
-      });
-      afterAll(async () => {
-        delete process.env.CLAWDECK_FETCH_ALLOW;
-        await new Promise((resolve) => page.close(resolve));
-      });
+      const pageOrigin = useLocalWebPage("<html><head><title>Nul\u0000 page</title></head><body>before\u0000after &#0; end</body></html>");
 
       it("fetching a page with NUL characters succeeds with them stripped, and the run finishes", async () => {
         const { s, user, cookie } = await owner();
         const agent = await makeAgent(s.db, user.workspaceId);
-        useScriptedModel(s, [toolTurn([{ id: "f1", name: "http.fetch", input: { url: `http://127.0.0.1:${port}/` } }]), textTurn(["read it"])]);
+        useScriptedModel(s, [toolTurn([{ id: "f1", name: "http.fetch", input: { url: `${pageOrigin()}/` } }]), textTurn(["read it"])]);
         const sessionId = await newChat(cookie, agent.handle);
         const { runId } = await (await post(cookie, sessionId, "fetch it")).json();
         const events = await waitForRun(s.db, runId);
