@@ -1,3 +1,4 @@
+import { rowsOf } from "../../lib/db/client";
 import { and, eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -99,7 +100,7 @@ describe("errors and bad input", () => {
       const { s } = await owner();
       await expect(s.db.execute(sql`select ${JSON.stringify({ delta: "\ud83d" })}::jsonb as v`)).rejects.toThrow();
       const whole = await s.db.execute(sql`select (${JSON.stringify({ delta: "\ud83d\ude00" })}::jsonb)->>'delta' as v`);
-      expect((whole as unknown as { rows: { v: string }[] }).rows[0]!.v).toBe("😀");
+      expect(rowsOf<{ v: string }>(whole)[0]!.v).toBe("😀");
     });
 
     it("a scripted reply full of emoji split inside surrogate pairs succeeds, and the stored reply equals the model text", async () => {

@@ -36,6 +36,14 @@ function count(folder: string): { dirs: number; files: number } {
   return total;
 }
 
+async function makePgliteFolder(folder: string): Promise<string> {
+  const handle = await openDatabase({ driver: "pglite", dataDir: path.join(folder, "pglite") });
+  await handle.db.execute(sql`create table notes (body text)`);
+  await handle.db.execute(sql`insert into notes select 'x' from generate_series(1, 1000)`);
+  await handle.close();
+  return folder;
+}
+
 describe("the data folder is private to the server's user", () => {
   it("a fresh PGlite folder: every folder is 0700 and every file 0600, while open and after closing", async () => {
     const dataFolder = path.join(root, "fresh");
@@ -57,7 +65,9 @@ describe("the data folder is private to the server's user", () => {
 
   it("an existing folder with 0666 files and 0755 folders is made private when it is opened", async () => {
     const dataFolder = path.join(root, "existing");
-    fs.cpSync(inject("pgliteTemplate"), dataFolder, { recursive: true, filter: (src) => path.basename(src) !== LOCK_FILE });
+    // The PGlite leg hands out a migrated template; the PostgreSQL leg has none, so make a folder here.
+    const template = inject("pgliteTemplate") ?? (await makePgliteFolder(path.join(root, "template")));
+    fs.cpSync(template, dataFolder, { recursive: true, filter: (src) => path.basename(src) !== LOCK_FILE });
     const loosen = (entry: string) => {
       const isDir = fs.statSync(entry).isDirectory();
       fs.chmodSync(entry, isDir ? 0o755 : 0o666);

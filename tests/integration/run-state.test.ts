@@ -200,7 +200,7 @@ describe("run state: the person behind every chain, lifecycle, pause and crashes
     // Even a row made to look orphaned is not failed again.
     await s.db.update(agentRuns).set({ state: "running", leaseExpiresAt: new Date(Date.now() - 1000) }).where(eq(agentRuns.id, runId));
     await s.runtime.sweep();
-    const after = await s.db.select({ type: runEvents.type }).from(runEvents).where(eq(runEvents.runId, runId));
+    const after = await s.db.select({ type: runEvents.type }).from(runEvents).where(eq(runEvents.runId, runId)).orderBy(runEvents.seq);
     expect(after.map((e) => e.type)).toEqual(events.map((e) => e.type));
     expect(after.filter((e) => ["run_completed", "run_failed", "run_cancelled"].includes(e.type))).toHaveLength(1);
   });
