@@ -2,7 +2,7 @@
 
 import { useMutation } from "@tanstack/react-query";
 import { useState } from "react";
-import { AppError } from "@/lib/errors";
+import { errorMessage } from "@/lib/errors";
 import { useApi } from "../providers";
 
 /** Changes the signed-in person's password; their other browsers are signed out, this one stays. */
@@ -53,7 +53,7 @@ export function ChangePasswordForm() {
       </div>
       {change.isError ? (
         <p role="alert" className="text-sm text-rose-700">
-          {change.error instanceof AppError ? change.error.message : "Something went wrong."}
+          {errorMessage(change.error, "Something went wrong.")}
         </p>
       ) : null}
       {change.isSuccess ? (

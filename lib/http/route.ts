@@ -155,7 +155,7 @@ export async function resolveWorkspace(db: Database, req: Request, userId: strin
   return last;
 }
 
-async function prepare<P extends Schema, Q extends Schema, B extends Schema>(
+async function prepareRequest<P extends Schema, Q extends Schema, B extends Schema>(
   options: RouteOptions<P, Q, B>,
   req: Request,
   nextContext: NextContext | undefined,
@@ -163,7 +163,6 @@ async function prepare<P extends Schema, Q extends Schema, B extends Schema>(
   assertSameOrigin(req);
   const server = await getServer();
   const user = await userFromRequest(req);
-  if (!user) throw new AppError("unauthorized:session", "Sign in to continue.");
   const rawParams = (await nextContext?.params) ?? {};
   const params = (options.params ? parseOrThrow(options.params, rawParams, "params") : undefined) as Out<P>;
   const query = (
@@ -171,6 +170,16 @@ async function prepare<P extends Schema, Q extends Schema, B extends Schema>(
   ) as Out<Q>;
   const body = (options.body ? parseOrThrow(options.body, await readBody(req, server.env.CLAWDECK_MAX_BODY_BYTES), "body") : undefined) as Out<B>;
   return { req, server, db: server.db, user, params, query, body };
+}
+
+async function prepare<P extends Schema, Q extends Schema, B extends Schema>(
+  options: RouteOptions<P, Q, B>,
+  req: Request,
+  nextContext: NextContext | undefined,
+) {
+  const ctx = await prepareRequest(options, req, nextContext);
+  if (!ctx.user) throw new AppError("unauthorized:session", "Sign in to continue.");
+  return { ...ctx, user: ctx.user };
 }
 
 /**
@@ -211,6 +220,24 @@ export function userRoute<P extends Schema = undefined, Q extends Schema = undef
   return async (req: Request, nextContext?: NextContext): Promise<Response> => {
     try {
       return toResponse(await handler(await prepare(options, req, nextContext)));
+    } catch (error) {
+      return errorResponse(error);
+    }
+  };
+}
+
+/**
+ * Like `userRoute`, for the few routes a person without a session may call
+ * (accepting an invitation): the same origin rule, body cap and validation,
+ * with `user` null when nobody is signed in.
+ */
+export function publicRoute<P extends Schema = undefined, Q extends Schema = undefined, B extends Schema = undefined>(
+  options: Omit<RouteOptions<P, Q, B>, "role" | "workspace">,
+  handler: (ctx: Omit<UserRouteContext<P, Q, B>, "user"> & { user: PublicUser | null }) => Promise<unknown>,
+) {
+  return async (req: Request, nextContext?: NextContext): Promise<Response> => {
+    try {
+      return toResponse(await handler(await prepareRequest(options, req, nextContext)));
     } catch (error) {
       return errorResponse(error);
     }

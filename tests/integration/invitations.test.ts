@@ -108,6 +108,28 @@ describe("invitations", () => {
     expect((await defaultWorkspaceForUser(s.db, person!.id))?.slug).toBe(ws.slug);
   });
 
+  it("accepting goes through the same request rules as every write: a foreign origin is 403, a NUL is 400, a huge body is 413, and nobody joins", async () => {
+    const s = server();
+    const owner = await makeUser(s.db);
+    const ws = await makeWorkspace(s.db, "Guarded Door", owner);
+    const victim = await makeUser(s.db);
+    const { token } = await inviteOk(s, owner, ws.slug, "someone@test.local", "reviewer");
+    const cookie = await sessionCookie(s, victim);
+
+    // Another site's page making a signed-in victim join the attacker's workspace.
+    const crossSite = await acceptRoute(jsonRequest("/api/invitations/accept", { method: "POST", body: { token }, cookie, headers: { origin: "https://evil.example" } }));
+    expect(crossSite.status).toBe(403);
+    expect((await crossSite.json()).code).toBe("forbidden:origin");
+    const withNul = await accept({ token, name: "Nul\u0000Name", password: "long-enough-1" });
+    expect(withNul.status).toBe(400);
+    expect((await withNul.json()).code).toBe("bad_request:nul");
+    const huge = await accept({ token, name: "x".repeat(2 * 1024 * 1024), password: "long-enough-1" });
+    expect(huge.status).toBe(413);
+    expect(await memberIds(s, ws.id)).toEqual([owner.id]);
+    // The invitation is still usable by its holder.
+    expect((await accept({ token }, cookie)).status).toBe(201);
+  });
+
   it("a signed-in account accepts with the token alone and joins, whatever its email; without a session it is 401", async () => {
     const s = server();
     const owner = await makeUser(s.db);

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { z } from "zod";
-import { AppError } from "@/lib/errors";
+import { isAppError } from "@/lib/errors";
 import { requireWorkspacePage } from "@/lib/http/page";
 import { getSession } from "@/lib/runtime/sessions";
 import { getServer } from "@/lib/server";
@@ -19,7 +19,7 @@ export default async function ChatSessionPage({ params }: { params: Promise<{ wo
     // A chat the viewer may not read answers "not found", the same as one that does not exist.
     await getSession(db, workspace.id, sessionId, { userId: user.id, role: workspace.role });
   } catch (error) {
-    if (error instanceof AppError && error.kind === "not_found") notFound();
+    if (isAppError(error) && error.kind === "not_found") notFound();
     throw error;
   }
   return (
