@@ -184,7 +184,8 @@ export async function getAgentDetail(db: Db, workspaceId: string, agentId: strin
     : [];
   const linked = await runFactsByIds(db, workspaceId, messages.map((m) => m.runId));
   return {
-    agent: { ...agent, createdAt: agent.createdAt, updatedAt: agent.updatedAt },
+    // A budget is spend: members see that an agent has one only through what it does, never the figure.
+    agent: { ...agent, monthlyBudgetCredits: canSeeSpend(viewer) ? agent.monthlyBudgetCredits : null, createdAt: agent.createdAt, updatedAt: agent.updatedAt },
     runs: runs.map((r) => ({ ...r, credits: creditsForViewer(viewer, r.credits) })),
     messages: messages.map((m) => ({ ...m, runId: runLinkForViewer(viewer, m.runId, m.runId ? linked.get(m.runId) : undefined) })),
     spend30d: spend ? { credits: Number(spend.credits), calls: Number(spend.calls) } : null,

@@ -4,7 +4,6 @@ import type { Db } from "../db/client";
 import { agents, budgetAlerts, usageRollupsHourly, workspaceBudgets } from "../db/schema";
 import { AppError } from "../errors";
 import { recordAudit } from "../audit";
-import { formatUsd } from "./prices";
 
 export type BudgetState = "none" | "ok" | "warning" | "exceeded";
 
@@ -146,7 +145,8 @@ async function raiseDue(db: Db, workspaceId: string, month: Date, checks: ScopeC
 
 function exceededMessage(check: ScopeCheck, monthLabel: string): string {
   const who = check.agentId ? `@${check.handle ?? "this agent"} has` : "This workspace has";
-  return `${who} used its monthly budget (${formatUsd(check.spent)} of ${formatUsd(check.budget)} in ${monthLabel}), so the run stopped before its next model call. A manager can raise the budget in Settings → Billing.`;
+  // The figures stay in the ledger and the billing pages: this text reaches everyone who can read the run.
+  return `${who} used its monthly budget for ${monthLabel}, so the run stopped before its next model call. A manager can raise the budget in Settings → Billing.`;
 }
 
 /**

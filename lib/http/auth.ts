@@ -10,7 +10,9 @@ import { getUserById, verifyCredentials, type PublicUser } from "../workspaces/u
 import { logError } from "../log";
 import { errorResponse } from "./errors";
 
-const credentialsSchema = z.object({ email: z.string().min(1).max(254), password: z.string().min(1).max(200) });
+const noNul = (v: string) => !v.includes("\0");
+const emailSchema = z.string().min(1).max(254).refine(noNul);
+const credentialsSchema = z.object({ email: emailSchema, password: z.string().min(1).max(200).refine(noNul) });
 
 /** Sign-in refused because of too many failures; `retryAfter` is in seconds. */
 export class SignInThrottled extends CredentialsSignin {
@@ -28,6 +30,8 @@ export type SignInResult = { user: PublicUser } | { wrong: true } | { retryAfter
  * against the account and the client address, a success clears the account.
  */
 export async function checkSignIn(email: string, password: string, headers: Headers): Promise<SignInResult> {
+  // Input no account can have (a NUL, a 10 kB "email") is a wrong password, never a query the database refuses.
+  if (!credentialsSchema.safeParse({ email, password }).success) return { wrong: true };
   const server = await getServer();
   const throttle = signInThrottle(server.db);
   const keys = { email, address: clientAddress(headers, server.env.CLAWDECK_TRUSTED_PROXIES) };
@@ -44,6 +48,7 @@ export async function checkSignIn(email: string, password: string, headers: Head
 
 /** Seconds before this email (from this client) may try to sign in again; 0 when it may now. */
 export async function signInWait(email: string, headers: Headers): Promise<number> {
+  if (!emailSchema.safeParse(email).success) return 0;
   const server = await getServer();
   return signInThrottle(server.db).retryAfter({ email, address: clientAddress(headers, server.env.CLAWDECK_TRUSTED_PROXIES) });
 }
@@ -147,7 +152,7 @@ export const authRoute = {
     if (new URL(req.url).pathname.endsWith("/callback/credentials")) {
       const form = await req.clone().formData().catch(() => undefined);
       const email = form?.get("email");
-      if (typeof email === "string") {
+      if (typeof email === "string" && emailSchema.safeParse(email).success) {
         const server = await getServer();
         const wait = await signInThrottle(server.db).retryAfter({
           email,

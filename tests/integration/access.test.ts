@@ -12,7 +12,7 @@ import { GET as summaryRoute } from "../../app/api/runs/[id]/summary/route";
 import { GET as sessionRoute } from "../../app/api/sessions/[id]/route";
 import { GET as usageSummaryRoute } from "../../app/api/usage/summary/route";
 import { getReadableRun } from "../../lib/access/reads";
-import { agentMemories, agentRuns, approvals, steps, type Role } from "../../lib/db/schema";
+import { agentMemories, agentRuns, agents, approvals, steps, type Role } from "../../lib/db/schema";
 import { AppError } from "../../lib/errors";
 import { textTurn, toolTurn } from "../../lib/models/scripted";
 import { createSession, getSession } from "../../lib/runtime/sessions";
@@ -303,10 +303,11 @@ describe("one access rule per object, through every door", () => {
   });
 
   describe("spend", () => {
-    const creditsIn = (body: unknown) => JSON.stringify(body).match(/"(credits|spend30d|nominalCredits|previousCredits)":(?!null)[^,}]+/g) ?? [];
+    const creditsIn = (body: unknown) => JSON.stringify(body).match(/"(credits|spend30d|nominalCredits|previousCredits|monthlyBudgetCredits)":(?!null)[^,}]+/g) ?? [];
 
-    it("a member gets no credits from GET /api/agents/{id}, the agents list, the run summary, the overview summary, the chat history or the run stream; a reviewer does", async () => {
+    it("a member gets no credits (spent or budgeted) from GET /api/agents/{id}, the agents list, the run summary, the overview summary, the chat history or the run stream; a reviewer does", async () => {
       const { agentId, cookies, runId, sessionId } = await privateChat();
+      await server().db.update(agents).set({ monthlyBudgetCredits: 5_000_000 }).where(eq(agents.id, agentId));
       const doors = (cookie: string) => [
         agentRoute(jsonRequest(`/api/agents/${agentId}`, { cookie }), params({ id: agentId })),
         agentsRoute(jsonRequest("/api/agents", { cookie })),
@@ -326,6 +327,7 @@ describe("one access rule per object, through every door", () => {
 
       const reviewerDetail = await (await agentRoute(jsonRequest(`/api/agents/${agentId}`, { cookie: cookies.reviewer }), params({ id: agentId }))).json();
       expect(reviewerDetail.spend30d.credits).toBeGreaterThan(0);
+      expect(reviewerDetail.agent.monthlyBudgetCredits).toBe(5_000_000);
       const reviewerSummary = await (await summaryRoute(jsonRequest(`/api/runs/${runId}/summary`, { cookie: cookies.reviewer }), params({ id: runId }))).json();
       expect(reviewerSummary.run.credits).toBeGreaterThan(0);
       const reviewerFrames = await readFrames(await eventsRoute(jsonRequest(`/api/runs/${runId}/events`, { cookie: cookies.reviewer }), params({ id: runId })));

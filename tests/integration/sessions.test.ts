@@ -146,6 +146,18 @@ describe("sessions and sign-in throttle", () => {
     }
   });
 
+  it("a NUL or an oversized email at sign-in is a wrong password, never a server error", async () => {
+    const s = server();
+    const person = await makeUser(s.db);
+    for (const email of [`${person.email}\u0000`, `${"x".repeat(400)}@test.local`]) {
+      const res = await signInThroughRoute(email, "password-123");
+      expect(res.status).toBeLessThan(500);
+      expect(res.headers.get("location")).toContain("code=credentials");
+      expect(sessionCookieOf(res)).toBeUndefined();
+      expect(await checkSignIn(email, "password-123", new Headers())).toEqual({ wrong: true });
+    }
+  });
+
   it("after five wrong passwords the right one is refused with 429 and Retry-After, and the lock is in the database", async () => {
     const s = server();
     const person = await makeUser(s.db);
