@@ -185,6 +185,7 @@ async function execute(ctx: CallContext, tool: AnyTool, step: { id: string; call
     userId: ctx.run.userId,
     sessionId: ctx.run.sessionId,
     trigger: ctx.run.trigger,
+    taint: ctx.state.taint.map((t) => t.source),
     credential: credentials.credential,
     signal: AbortSignal.any([ctx.signal, timeout]),
   };

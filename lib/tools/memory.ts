@@ -3,7 +3,7 @@ import { z } from "zod";
 import { memoryReaderOf, memoryScopeOf, type MemoryReader, type MemoryScope } from "../access/access";
 import type { Db } from "../db/client";
 import { agentMemories } from "../db/schema";
-import type { ToolDefinition } from "./types";
+import { ToolError, type ToolDefinition } from "./types";
 
 export interface RecalledMemory {
   content: string;
@@ -87,7 +87,15 @@ export const memoryRememberTool: ToolDefinition<z.infer<typeof rememberInput>, {
   taint: () => null,
   preview: (input) => ({ title: "Remember", fields: [], body: input.text }),
   async execute(ctx, input) {
-    await rememberMemory(ctx.db, { workspaceId: ctx.workspaceId, agentId: ctx.agentId, runId: ctx.runId, content: input.text, ...memoryScopeOf(ctx, input.shared) });
+    const scope = memoryScopeOf(ctx, input.shared);
+    // A page or a message read in a private chat must not be able to publish that chat into everyone's recall.
+    if (input.shared && ctx.sessionId && ctx.taint.length > 0) {
+      throw new ToolError(
+        `Untrusted content (${ctx.taint.join(", ")}) reached this chat, so what is remembered here stays private to its person. Ask again in a new chat to share it.`,
+        { refused: true },
+      );
+    }
+    await rememberMemory(ctx.db, { workspaceId: ctx.workspaceId, agentId: ctx.agentId, runId: ctx.runId, content: input.text, ...scope });
     return { remembered: input.text, summary: `Noted. I'll remember: “${input.text}”` };
   },
 };

@@ -40,6 +40,8 @@ export interface ToolContext {
   userId: string | null;
   sessionId: string | null;
   trigger: RunTrigger;
+  /** The untrusted sources that reached the run so far (`web:host`, …). */
+  taint: readonly string[];
   /** Decrypts the workspace's credential for a provider; the model never sees it. */
   credential(provider: string): Promise<{ secret: string; config: Record<string, string> } | null>;
   signal: AbortSignal;

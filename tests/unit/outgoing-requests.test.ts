@@ -50,7 +50,7 @@ function context(secret: string | null = TOKEN, config: Record<string, string> =
     hop: 0,
     userId: null,
     sessionId: null,
-    trigger: "chat",
+    trigger: "chat", taint: [],
     credential: async () => (secret === null ? null : { secret, config }),
     signal: new AbortController().signal,
   };

@@ -534,7 +534,7 @@ describe("http.fetch tool", () => {
     hop: 0,
     userId: null,
     sessionId: null,
-    trigger: "agent_message",
+    trigger: "agent_message", taint: [],
     credential: async () => null,
     signal,
   });
