@@ -38,6 +38,7 @@ ALTER TABLE "agent_runs" ADD COLUMN "origin_room_id" uuid;--> statement-breakpoi
 ALTER TABLE "agent_runs" ADD COLUMN "journal_closed_at" timestamp with time zone;--> statement-breakpoint
 ALTER TABLE "approvals" ADD COLUMN "on_behalf_of_user_id" uuid;--> statement-breakpoint
 ALTER TABLE "approvals" ADD COLUMN "via" jsonb DEFAULT '[]'::jsonb NOT NULL;--> statement-breakpoint
+ALTER TABLE "approvals" ADD COLUMN "four_eyes" boolean DEFAULT false NOT NULL;--> statement-breakpoint
 ALTER TABLE "agent_memories" ADD COLUMN "scope" "memory_scope" DEFAULT 'shared' NOT NULL;--> statement-breakpoint
 ALTER TABLE "agent_memories" ADD COLUMN "owner_user_id" uuid;--> statement-breakpoint
 ALTER TABLE "agent_memories" ADD COLUMN "session_id" uuid;--> statement-breakpoint
@@ -56,6 +57,7 @@ ALTER TABLE "agent_memories" ADD CONSTRAINT "agent_memories_session_id_sessions_
 -- Runs and approvals from before: a chat run acts for the person who wrote the message.
 UPDATE "agent_runs" SET "on_behalf_of_user_id" = "user_id", "origin_session_id" = "session_id" WHERE "user_id" IS NOT NULL;--> statement-breakpoint
 UPDATE "approvals" SET "on_behalf_of_user_id" = "requested_by_user_id" WHERE "requested_by_user_id" IS NOT NULL;--> statement-breakpoint
+-- "four_eyes" stays false on approvals from before: their decision is judged on the policy of the day, as it was.
 -- Memories written before scopes existed: a private chat's memories stay with that chat's person.
 UPDATE "agent_memories" m SET "owner_user_id" = r."user_id", "session_id" = r."session_id",
   "scope" = CASE WHEN r."trigger" = 'chat' OR r."session_id" IS NOT NULL THEN 'private'::"memory_scope" ELSE 'shared'::"memory_scope" END

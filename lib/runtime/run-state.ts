@@ -3,9 +3,10 @@ import type { Db } from "../db/client";
 import { agentRuns, agents, approvals, executionGrants, messages, sessions, steps, workspaces, type AgentRun, type Approval, type TaintSource } from "../db/schema";
 import { AppError } from "../errors";
 import { recordFeed, recordRunFinished } from "../feed/feed";
-import { approvalsTopic } from "../safety/approvals";
+import { approvalsTopic, fourEyesApplies } from "../safety/approvals";
 import type { ApprovalCategory } from "../safety/policy";
 import { workspacePolicy } from "../safety/policy";
+import { createToolRegistry, type ToolRegistry } from "../tools/registry";
 import type { ToolPreview } from "../tools/types";
 import type { EventBus } from "./bus";
 import { withDbRetry } from "./db-retry";
@@ -21,6 +22,8 @@ import type { LoopState } from "./types";
  *
  * - a run is created only for an agent that is not paused, and carries the
  *   person on whose behalf it acts and the agents it came through;
+ * - a paused agent's suspended run is not resumed, nor its orphan carried
+ *   on, until the agent is resumed: a decision on it is kept meanwhile;
  * - only the process holding the claim writes while the run is running;
  * - a terminal event closes the journal (`journal_closed_at`): nothing is
  *   journaled after it, whoever tries;
@@ -66,7 +69,12 @@ export async function createChatRun(
         .where(and(eq(sessions.id, input.sessionId), eq(sessions.workspaceId, input.workspaceId)))
         .for("update");
       if (!session) throw new AppError("not_found:session");
-      const [agent] = await tx.select({ model: agents.model, status: agents.status, handle: agents.handle }).from(agents).where(eq(agents.id, session.agentId));
+      const [agent] = await tx
+        .select({ model: agents.model, status: agents.status, handle: agents.handle })
+        .from(agents)
+        .where(eq(agents.id, session.agentId))
+        // As in createWakeRuns: a pause committed before we read wins; one committed after waits for this run.
+        .for("share");
       if (!agent) throw new AppError("not_found:agent");
       if (agent.status === "paused") {
         throw new AppError("conflict:agent_paused", `${pausedMessage(agent.handle)} Nothing was sent; ask a manager to resume it.`, { details: { agent: agent.handle } });
@@ -272,18 +280,22 @@ export interface NewApproval {
  * Suspends the run in one transaction: the approval (with the person behind
  * the chain and the agents it came through), the step waiting for it,
  * `approval_required` then `run_suspended` in the journal, and the
- * checkpoint of the whole loop state. Nothing of the call has run.
+ * checkpoint of the whole loop state. Nothing of the call has run. The
+ * approval records whether four eyes applies under the policy of this moment
+ * (`tools` gives the effects a tainted call is judged by).
  */
 export async function suspendWithCheckpoint(
   db: Db,
   bus: EventBus,
-  input: { run: AgentRun; owner: string; state: LoopState; approval: NewApproval },
+  input: { run: AgentRun; owner: string; state: LoopState; approval: NewApproval; tools?: ToolRegistry },
 ): Promise<{ approvalId: string }> {
   const { run, state, approval: pending } = input;
+  const effects = (input.tools ?? createToolRegistry()).get(pending.tool)?.effects;
   const { approvalId, seq } = await withDbRetry(() =>
     db.transaction(async (tx) => {
       const [ws] = await tx.select({ settings: workspaces.settings }).from(workspaces).where(eq(workspaces.id, run.workspaceId));
-      const ttl = workspacePolicy(ws?.settings).approvalTtlSeconds;
+      const policy = workspacePolicy(ws?.settings);
+      const ttl = policy.approvalTtlSeconds;
       const [approval] = await tx
         .insert(approvals)
         .values({
@@ -301,6 +313,7 @@ export async function suspendWithCheckpoint(
           preview: pending.preview,
           fingerprint: pending.fingerprint,
           taintSources: state.taint,
+          fourEyes: fourEyesApplies(policy.fourEyesCategories, pending.category, effects),
           expiresAt: sql`now() + make_interval(secs => ${ttl})`,
         })
         .returning({ id: approvals.id, expiresAt: approvals.expiresAt });
@@ -336,14 +349,32 @@ export async function suspendWithCheckpoint(
 }
 
 /**
+ * Whether the agent of a run is paused, read under a share lock held to the
+ * end of the transaction: a pause committed before wins, one committed after
+ * waits until the run was claimed (and then applies to a running run).
+ */
+async function agentOfRunPaused(tx: Db, runId: string): Promise<boolean> {
+  const [agent] = await tx
+    .select({ status: agents.status })
+    .from(agents)
+    .innerJoin(agentRuns, eq(agentRuns.agentId, agents.id))
+    .where(eq(agentRuns.id, runId))
+    .for("share", { of: agents });
+  return agent?.status === "paused";
+}
+
+/**
  * Claims a suspended run whose approval was decided, for `owner` alone: the
  * run goes back to running under our lease and the approval is marked
  * resumed, in one transaction. Of racing resumers (a double click, the
  * sweeper, another instance) exactly one gets the approval; the rest get null.
+ * A paused agent's run is not claimed (null): it stays suspended, its
+ * decision kept, until the agent is resumed and the sweeper picks it up.
  */
 export async function claimResume(db: Db, bus: EventBus, runId: string, owner: string): Promise<Approval | null> {
   const claimed = await withDbRetry(() =>
     db.transaction(async (tx) => {
+      if (await agentOfRunPaused(tx, runId)) return null;
       const [approval] = await tx
         .select()
         .from(approvals)
@@ -373,24 +404,30 @@ export async function claimResume(db: Db, bus: EventBus, runId: string, owner: s
  * Takes over a running run whose lease expired (its process died), for
  * `owner`, when it can be carried on from its checkpoint: it was resumed on
  * an approval and has not finished. Returns the approval it resumed on, or
- * null when the run is not ours to recover (then the sweeper fails it).
+ * null when the run is not ours to recover (then the sweeper fails it), or
+ * `"agent_paused"` when it could be carried on but its agent is paused: it
+ * is left as it is until the agent is resumed.
  */
-export async function claimOrphanForRecovery(db: Db, bus: EventBus, runId: string, owner: string): Promise<Approval | null> {
+export async function claimOrphanForRecovery(db: Db, bus: EventBus, runId: string, owner: string): Promise<Approval | "agent_paused" | null> {
   const claimed = await withDbRetry(() =>
     db.transaction(async (tx) => {
+      const paused = await agentOfRunPaused(tx, runId);
+      const recoverable = and(
+        eq(agentRuns.id, runId),
+        eq(agentRuns.state, "running"),
+        isNull(agentRuns.journalClosedAt),
+        lt(agentRuns.leaseExpiresAt, sql`now()`),
+        sql`${agentRuns.checkpoint} is not null`,
+        isNull(agentRuns.cancelRequestedAt),
+      );
+      if (paused) {
+        const [held] = await tx.select({ id: agentRuns.id }).from(agentRuns).where(recoverable);
+        return held ? ("agent_paused" as const) : null;
+      }
       const [run] = await tx
         .update(agentRuns)
         .set({ claimedBy: owner, leaseExpiresAt: lease() })
-        .where(
-          and(
-            eq(agentRuns.id, runId),
-            eq(agentRuns.state, "running"),
-            isNull(agentRuns.journalClosedAt),
-            lt(agentRuns.leaseExpiresAt, sql`now()`),
-            sql`${agentRuns.checkpoint} is not null`,
-            isNull(agentRuns.cancelRequestedAt),
-          ),
-        )
+        .where(recoverable)
         .returning({ id: agentRuns.id });
       if (!run) return null;
       const [approval] = await tx
@@ -404,7 +441,7 @@ export async function claimOrphanForRecovery(db: Db, bus: EventBus, runId: strin
       return { approval, seq };
     }),
   );
-  if (!claimed) return null;
+  if (!claimed || claimed === "agent_paused") return claimed;
   await notifyRun(bus, runId, claimed.seq);
   return claimed.approval;
 }
@@ -550,13 +587,25 @@ export async function endRunFromOutside(
   return true;
 }
 
-/** Suspended runs whose approval was decided (or expired) but that nobody resumed yet. */
+/**
+ * Suspended runs whose approval was decided (or expired) but that nobody
+ * resumed yet. A paused agent's runs are left out: they wait for its resume.
+ */
 export async function listResumableRuns(db: Db, limit = 50): Promise<string[]> {
   const rows = await db
     .selectDistinct({ runId: approvals.runId })
     .from(approvals)
     .innerJoin(agentRuns, eq(agentRuns.id, approvals.runId))
-    .where(and(ne(approvals.status, "pending"), ne(approvals.status, "withdrawn"), isNull(approvals.resumedAt), eq(agentRuns.state, "suspended")))
+    .innerJoin(agents, eq(agents.id, agentRuns.agentId))
+    .where(
+      and(
+        ne(approvals.status, "pending"),
+        ne(approvals.status, "withdrawn"),
+        isNull(approvals.resumedAt),
+        eq(agentRuns.state, "suspended"),
+        ne(agents.status, "paused"),
+      ),
+    )
     .limit(limit);
   return rows.map((r) => r.runId);
 }

@@ -92,6 +92,7 @@ export function createRuntime(input: Omit<RuntimeDeps, "breakers"> & { breakers?
 
     async resumeRun(runId) {
       if (active.has(runId)) return false;
+      // A paused agent's run is not claimed: it stays suspended until the agent is resumed.
       const approval = await claimResume(deps.db, deps.bus, runId, deps.instanceId);
       if (!approval) return false;
       drive(runId, { resume: approval });
@@ -105,6 +106,8 @@ export function createRuntime(input: Omit<RuntimeDeps, "breakers"> & { breakers?
         if (active.has(runId)) continue;
         // A run that resumed on an approval may have had its effect: carry it on rather than fail it.
         const approval = await claimOrphanForRecovery(deps.db, deps.bus, runId, deps.instanceId);
+        // Its agent is paused: it is carried on once the agent is resumed, not failed meanwhile.
+        if (approval === "agent_paused") continue;
         if (approval) {
           drive(runId, { resume: approval, recover: true });
           recovered += 1;

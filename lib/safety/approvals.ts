@@ -44,6 +44,24 @@ export function fourEyesApplies(categories: readonly string[], category: string,
 }
 
 /**
+ * Refuses an approval by the person behind the request. When nobody is
+ * recorded as that person (a run started by no one, or whose person was
+ * deleted), nobody can be ruled out, so only a manager or an owner may approve.
+ */
+function assertFourEyes(approval: Pick<Approval, "onBehalfOfUserId" | "requestedByUserId">, decider: Decider): void {
+  const behalf = approval.onBehalfOfUserId ?? approval.requestedByUserId;
+  if (behalf === decider.userId) {
+    throw new AppError("forbidden:four_eyes", "This workspace requires someone else to approve actions taken on your behalf, whichever agents they came through.");
+  }
+  if (behalf === null && decider.role !== "manager" && decider.role !== "owner") {
+    throw new AppError(
+      "forbidden:four_eyes",
+      "This action needs a second person's approval, but no person is recorded behind the request, so only a manager or an owner may approve it.",
+    );
+  }
+}
+
+/**
  * Decides a pending approval exactly once. The row is locked and checked
  * inside one transaction, so of concurrent decisions one wins and the rest
  * get `conflict:approval`. Approval mints the single-use grant for the exact
@@ -84,10 +102,9 @@ export async function decideApproval(
     }
     if (approval.expiresAt.getTime() <= Date.now()) throw new AppError("conflict:approval", "This approval has expired.", { details: { status: "expired" } });
     const policy = workspacePolicy(row.settings);
-    const behalf = approval.onBehalfOfUserId ?? approval.requestedByUserId;
-    if (input.decision === "approve" && behalf === input.decider.userId && fourEyesApplies(policy.fourEyesCategories, approval.category, tools.get(approval.tool)?.effects)) {
-      throw new AppError("forbidden:four_eyes", "This workspace requires someone else to approve actions taken on your behalf, whichever agents they came through.");
-    }
+    // Four eyes as it was when the request was made, or as the policy says now: a later policy tightens, never loosens.
+    const fourEyes = approval.fourEyes || fourEyesApplies(policy.fourEyesCategories, approval.category, tools.get(approval.tool)?.effects);
+    if (input.decision === "approve" && fourEyes) assertFourEyes(approval, input.decider);
 
     let fingerprint = approval.fingerprint;
     let editedInput: Record<string, unknown> | null = null;
@@ -253,6 +270,7 @@ async function listApprovalsWhere(db: Db, where: SQL, limit: number, order: SQL[
       originRoomId: agentRuns.originRoomId,
       originRoom,
       fourEyesCategories: sql<string[] | null>`(${workspaces.settings}->'fourEyesCategories')`,
+      fourEyesWhenAsked: approvals.fourEyes,
       id: approvals.id,
       runId: approvals.runId,
       stepId: approvals.stepId,
@@ -281,9 +299,10 @@ async function listApprovalsWhere(db: Db, where: SQL, limit: number, order: SQL[
     .where(where)
     .orderBy(...order)
     .limit(limit);
-  return rows.map(({ fourEyesCategories, ...row }) => ({
+  // The same rule as the decision: four eyes when it applied on asking or applies now.
+  return rows.map(({ fourEyesCategories, fourEyesWhenAsked, ...row }) => ({
     ...row,
-    fourEyes: fourEyesApplies(fourEyesCategories ?? defaultFourEyesCategories, row.category, tools.get(row.tool)?.effects),
+    fourEyes: fourEyesWhenAsked || fourEyesApplies(fourEyesCategories ?? defaultFourEyesCategories, row.category, tools.get(row.tool)?.effects),
   }));
 }
 

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { POST as decisionRoute } from "../../app/api/approvals/[id]/decision/route";
 import { GET as listRoute } from "../../app/api/approvals/route";
 import { POST as postToRoomRoute } from "../../app/api/rooms/[id]/messages/route";
+import { GET as getPolicyRoute, PUT as putPolicyRoute } from "../../app/api/policy/route";
 import { POST as createRoomRoute } from "../../app/api/rooms/route";
 import { POST as sendMessageRoute } from "../../app/api/sessions/[id]/messages/route";
 import { agentRuns, agents, approvals, executionGrants, messages, outboxMessages, runEvents, steps } from "../../lib/db/schema";
@@ -11,7 +12,7 @@ import { rowsOf } from "../../lib/db/client";
 import { readFeed } from "../../lib/feed/feed";
 import { textTurn, toolTurn } from "../../lib/models/scripted";
 import { appendRunEvents, readRunEvents, RunLostError } from "../../lib/runtime/journal";
-import { claimResume } from "../../lib/runtime/run-state";
+import { claimResume, listResumableRuns } from "../../lib/runtime/run-state";
 import { decideApproval } from "../../lib/safety/approvals";
 import { createSession } from "../../lib/runtime/sessions";
 import { builtinTools, createToolRegistry } from "../../lib/tools/registry";
@@ -57,6 +58,103 @@ describe("run state: the person behind every chain, lifecycle, pause and crashes
   }
 
   const grantsOf = async (approvalId: string) => (await server().db.select().from(executionGrants).where(eq(executionGrants.approvalId, approvalId))).length;
+
+  async function chatAs(user: { id: string; workspaceId?: string }, workspaceId: string, agentId: string, text: string) {
+    const s = server();
+    const session = await createSession(s.db, { workspaceId, userId: user.id, agent: { id: agentId } });
+    const { runId } = await s.runtime.startChatRun({ workspaceId, sessionId: session.id, userId: user.id, text });
+    await settle(async () => (await getRunRow(s.db, runId)).state === "suspended");
+    return runId;
+  }
+
+  it("four eyes is judged on the policy when the approval was asked: a manager who drops the category from four eyes still cannot approve his own earlier request", async () => {
+    const s = server();
+    const owner = await demoOwner(s.db);
+    const manager = await makeUser(s.db, owner.workspaceId, "manager");
+    const cookie = await sessionCookie(s, manager);
+    const herald = await makeAgent(s.db, owner.workspaceId, { model: "offline", tools: ["slack.post"] });
+    await chatAs(manager, owner.workspaceId, herald.id, "slack #general my own announcement");
+    const approval = await pendingApprovalOf(herald.id);
+    expect(approval).toMatchObject({ category: "external_send", onBehalfOfUserId: manager.id, fourEyes: true });
+
+    const before = (await (await getPolicyRoute(jsonRequest("/api/policy", { cookie }))).json()).policy;
+    expect(before.fourEyesCategories).toContain("external_send");
+    const putPolicy = (fourEyesCategories: string[]) =>
+      putPolicyRoute(jsonRequest("/api/policy", { method: "PUT", cookie, body: { overrides: before.overrides, fourEyesCategories, approvalTtlSeconds: before.approvalTtlSeconds } }));
+    expect((await putPolicy(before.fourEyesCategories.filter((c: string) => c !== "external_send"))).status).toBe(200);
+    try {
+      const own = await decide(manager, approval.id);
+      expect(own.status).toBe(403);
+      expect((await own.json()).code).toBe("forbidden:four_eyes");
+      expect(await grantsOf(approval.id)).toBe(0);
+      const listed = await (await listRoute(jsonRequest("/api/approvals?status=pending", { cookie }))).json();
+      expect(listed.approvals.find((a: { id: string }) => a.id === approval.id)).toMatchObject({ fourEyes: true });
+    } finally {
+      expect((await putPolicy(before.fourEyesCategories)).status).toBe(200);
+    }
+    const [still] = await s.db.select().from(approvals).where(eq(approvals.id, approval.id));
+    expect(still?.status).toBe("pending");
+    expect((await decide(await makeUser(s.db, owner.workspaceId, "reviewer"), approval.id, "reject")).status).toBe(200);
+    await waitForRun(s.db, approval.runId);
+  });
+
+  it("four eyes with nobody recorded behind the request: a reviewer's approval is refused with forbidden:four_eyes, a manager's goes through", async () => {
+    const s = server();
+    const owner = await demoOwner(s.db);
+    const herald = await makeAgent(s.db, owner.workspaceId, { model: "offline", tools: ["slack.post"] });
+    const runId = await chatAs(owner, owner.workspaceId, herald.id, "slack #general nobody's post");
+    const approval = await pendingApprovalOf(herald.id);
+    expect(approval.fourEyes).toBe(true);
+    // As a run would be whose person was deleted, or that no person started.
+    await s.db.update(approvals).set({ onBehalfOfUserId: null, requestedByUserId: null }).where(eq(approvals.id, approval.id));
+    await s.db.update(agentRuns).set({ onBehalfOfUserId: null, userId: null }).where(eq(agentRuns.id, runId));
+
+    const reviewer = await makeUser(s.db, owner.workspaceId, "reviewer");
+    const refused = await decide(reviewer, approval.id);
+    expect(refused.status).toBe(403);
+    const body = await refused.json();
+    expect(body.code).toBe("forbidden:four_eyes");
+    expect(body.message).toMatch(/only a manager or an owner/);
+    expect(await grantsOf(approval.id)).toBe(0);
+
+    const manager = await makeUser(s.db, owner.workspaceId, "manager");
+    expect((await decide(manager, approval.id)).status).toBe(200);
+    expect(await grantsOf(approval.id)).toBe(1);
+    expect((await waitForRun(s.db, runId)).at(-1)?.type).toBe("run_completed");
+    expect((await s.db.select().from(outboxMessages).where(eq(outboxMessages.runId, runId))).length).toBe(1);
+  });
+
+  it("a paused agent's approved run stays suspended through sweeps and does nothing; once the agent is resumed the sweeper resumes it and the effect happens once", async () => {
+    const s = server();
+    const owner = await demoOwner(s.db);
+    const herald = await makeAgent(s.db, owner.workspaceId, { model: "offline", tools: ["slack.post"] });
+    const runId = await chatAs(owner, owner.workspaceId, herald.id, "slack #general after the pause");
+    const approval = await pendingApprovalOf(herald.id);
+    await s.db.update(agents).set({ status: "paused" }).where(eq(agents.id, herald.id));
+
+    const reviewer = await makeUser(s.db, owner.workspaceId, "reviewer");
+    expect((await decide(reviewer, approval.id)).status).toBe(200);
+    const [decided] = await s.db.select().from(approvals).where(eq(approvals.id, approval.id));
+    expect(decided).toMatchObject({ status: "approved", resumedAt: null });
+    expect(await listResumableRuns(s.db, 1000)).not.toContain(runId);
+    expect(await claimResume(s.db, s.bus, runId, "another-process")).toBeNull();
+    await s.runtime.sweep();
+    await s.runtime.drain();
+    expect((await getRunRow(s.db, runId)).state).toBe("suspended");
+    expect((await readRunEvents(s.db, runId, 0)).filter((e) => e.type === "run_resumed" || e.type === "dispatch_started")).toEqual([]);
+    expect((await s.db.select().from(outboxMessages).where(eq(outboxMessages.runId, runId))).length).toBe(0);
+
+    await s.db.update(agents).set({ status: "active" }).where(eq(agents.id, herald.id));
+    expect(await listResumableRuns(s.db, 1000)).toContain(runId);
+    expect((await s.runtime.sweep()).resumed).toBeGreaterThanOrEqual(1);
+    const events = await waitForRun(s.db, runId);
+    expect(events.at(-1)?.type).toBe("run_completed");
+    expect(events.filter((e) => e.type === "dispatch_started")).toHaveLength(1);
+    expect((await s.db.select().from(outboxMessages).where(eq(outboxMessages.runId, runId))).length).toBe(1);
+    await s.runtime.sweep();
+    await s.runtime.drain();
+    expect((await s.db.select().from(outboxMessages).where(eq(outboxMessages.runId, runId))).length).toBe(1);
+  });
 
   it("four eyes holds through an agent: a reviewer who tells @atlas to tell @herald to post cannot approve herald's post; another reviewer can", async () => {
     const s = server();

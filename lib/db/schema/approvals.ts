@@ -1,4 +1,4 @@
-import { index, jsonb, pgEnum, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { boolean, index, jsonb, pgEnum, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { at, createdAt, id } from "./common";
 import { agents } from "./agents";
 import { agentRuns, steps, type TaintSource } from "./runs";
@@ -33,6 +33,12 @@ export const approvals = pgTable(
     preview: jsonb().notNull(),
     fingerprint: text().notNull(),
     taintSources: jsonb().$type<TaintSource[]>().notNull().default([]),
+    /**
+     * Whether four eyes applied when the request was made. A decision needs
+     * four eyes if this or the policy of the day says so: a later policy may
+     * tighten a waiting request, never loosen it.
+     */
+    fourEyes: boolean().notNull().default(false),
     status: approvalStatusEnum().notNull().default("pending"),
     decidedByUserId: uuid().references(() => users.id, { onDelete: "set null" }),
     decidedAt: at(),
