@@ -381,6 +381,31 @@ describe("run state: the person behind every chain, lifecycle, pause and crashes
     await s.runtime.drain();
   });
 
+  it("a paused agent's orphaned run is neither recovered nor failed by the sweeper; once the agent is resumed it is carried on and the effect happens once", async () => {
+    const s = server();
+    const owner = await demoOwner(s.db);
+    const herald = await makeAgent(s.db, owner.workspaceId, { model: "offline", tools: ["slack.post"] });
+    const runId = await chatAs(owner, owner.workspaceId, herald.id, "slack #general orphaned while paused");
+    const approval = await pendingApprovalOf(herald.id);
+    const reviewer = await makeUser(s.db, owner.workspaceId, "reviewer");
+    await decideApproval(s.db, s.bus, s.runtime.deps.tools, { workspaceId: owner.workspaceId, approvalId: approval.id, decider: { userId: reviewer.id, role: "reviewer" }, decision: "approve" });
+    // Another process claims the decided run and dies before it does anything; then the agent is paused.
+    expect(await claimResume(s.db, s.bus, runId, "dead-process")).toMatchObject({ id: approval.id });
+    await s.db.update(agentRuns).set({ leaseExpiresAt: new Date(Date.now() - 1000) }).where(eq(agentRuns.id, runId));
+    await s.db.update(agents).set({ status: "paused" }).where(eq(agents.id, herald.id));
+    await s.runtime.sweep();
+    await s.runtime.drain();
+    expect(await getRunRow(s.db, runId)).toMatchObject({ state: "running", claimedBy: "dead-process" });
+    expect((await readRunEvents(s.db, runId, 0)).filter((e) => e.type === "dispatch_started" || e.type === "run_failed")).toEqual([]);
+
+    await s.db.update(agents).set({ status: "active" }).where(eq(agents.id, herald.id));
+    expect(await s.runtime.sweep()).toMatchObject({ recovered: 1, reaped: 0 });
+    const events = await waitForRun(s.db, runId);
+    expect(events.at(-1)?.type).toBe("run_completed");
+    expect(events.filter((e) => e.type === "dispatch_started")).toHaveLength(1);
+    expect((await s.db.select().from(outboxMessages).where(eq(outboxMessages.runId, runId))).length).toBe(1);
+  });
+
   it("a damaged checkpoint fails the run with internal:checkpoint when it resumes", async () => {
     const s = server();
     const owner = await demoOwner(s.db);
