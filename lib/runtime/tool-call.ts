@@ -254,7 +254,7 @@ async function performFollowUps(ctx: CallContext, stepId: string, work: FollowUp
 export async function suspendRun(ctx: CallContext, pending: NewApproval): Promise<string> {
   const { deps, run } = ctx;
   await ctx.journal.flush();
-  const { approvalId } = await suspendWithCheckpoint(deps.db, deps.bus, { run, owner: deps.instanceId, state: ctx.state, approval: pending });
+  const { approvalId } = await suspendWithCheckpoint(deps.db, deps.bus, { run, owner: deps.instanceId, state: ctx.state, approval: pending, tools: deps.tools });
   await deps.bus.publish(approvalsTopic(run.workspaceId), { approvalId, status: "pending" });
   await recordFeed(deps.db, deps.bus, [
     {
