@@ -41,6 +41,8 @@ export const SESSION_ENDED = () => new AppError("unauthorized:session", "Your se
 export function eventStreamResponse(items: AsyncGenerator<SseItem>, options: EventStreamOptions = {}): Response {
   const recheckMs = options.recheckMs ?? 10_000;
   let closed = false;
+  // Set when the client goes away: writes after that fail, and that is no failure of the stream.
+  let cancelled = false;
   const close = () => {
     if (closed) return;
     closed = true;
@@ -63,12 +65,14 @@ export function eventStreamResponse(items: AsyncGenerator<SseItem>, options: Eve
           else controller.enqueue(sseFrame(item));
         }
       } catch (error) {
-        try {
-          controller.enqueue(streamErrorFrame());
-        } catch {
-          // The client went away first.
+        if (!cancelled) {
+          try {
+            controller.enqueue(streamErrorFrame());
+          } catch {
+            // The client went away first.
+          }
+          logError("Event stream failed", error);
         }
-        logError("Event stream failed", error);
       } finally {
         close();
         try {
@@ -79,6 +83,7 @@ export function eventStreamResponse(items: AsyncGenerator<SseItem>, options: Eve
       }
     },
     async cancel() {
+      cancelled = true;
       await items.return(undefined);
       close();
     },
