@@ -1,5 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
-import { newPerson, OWNER } from "./fixtures";
+import { APP_ORIGIN, newPerson, OWNER } from "./fixtures";
 import { AgentPage, AgentsPage } from "./pages/agents-page";
 import { AppShell } from "./pages/app-shell";
 import { MembersPage } from "./pages/members-page";
@@ -64,7 +64,7 @@ test.describe("agents", () => {
 
   test("pausing from a page opened before another manager's edit says so, reloads their version and keeps their edit", async ({ page, browser }) => {
     await new SignInPage(page).signInAs(OWNER);
-    const headers = { "x-clawdeck-workspace": "demo" };
+    const headers = { "x-clawdeck-workspace": "demo", origin: APP_ORIGIN };
     const handle = `vee${Date.now().toString(36)}`;
     const made = await page.request.post("/api/agents", { headers, data: { name: "Vee", handle, model: "offline", systemPrompt: "You are Vee." } });
     expect(made.status()).toBe(201);

@@ -46,7 +46,9 @@ test.describe("chat", () => {
       // The step sits between the lead-in and the answer.
       await expect(first.getByTestId("reply-text")).toHaveCount(2);
       await expect(first.getByTestId("reply-text").first()).toHaveText("Noting that down.");
-      await expect(first).toContainText("$");
+      // Tokens are shown to everyone; what they cost only to reviewers and up.
+      await expect(first).toContainText("out tokens");
+      await expect(first).not.toContainText("$");
 
       // 2. Recall finds it.
       await chat.send("recall demo");

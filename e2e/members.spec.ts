@@ -59,7 +59,7 @@ test.describe("members and workspaces", () => {
       await new MembersPage(memberPage).goto("demo");
       await expect(memberPage.getByRole("alert").filter({ hasText: "You don't have access" })).toContainText("forbidden:members");
       await expect(memberPage.getByRole("form", { name: "Invite someone" })).toHaveCount(0);
-      const api = await memberPage.request.post("/api/invitations", { data: { email: "x@e2e.test", role: "member" } });
+      const api = await memberPage.request.post("/api/invitations", { headers: { origin: APP_ORIGIN }, data: { email: "x@e2e.test", role: "member" } });
       expect(api.status()).toBe(403);
       expect((await api.json()).code).toBe("forbidden:role");
     } finally {
