@@ -7,38 +7,7 @@ import { GET as listSessionsRoute, POST as createSessionRoute } from "../../app/
 import { demoOwner, makeUser, makeWorkspace } from "../support/fixtures";
 import { waitForRun } from "../support/runtime";
 import { jsonRequest, params, sessionCookie, useTestServer } from "../support/server";
-
-interface Frame {
-  id?: string;
-  event?: string;
-  data?: Record<string, unknown>;
-}
-
-/** Reads an SSE response until the terminal event (or the stream ends). */
-async function readFrames(res: Response): Promise<Frame[]> {
-  const reader = res.body!.getReader();
-  const decoder = new TextDecoder();
-  let buffer = "";
-  const frames: Frame[] = [];
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buffer += decoder.decode(value, { stream: true });
-    let cut: number;
-    while ((cut = buffer.indexOf("\n\n")) >= 0) {
-      const raw = buffer.slice(0, cut);
-      buffer = buffer.slice(cut + 2);
-      const frame: Frame = {};
-      for (const line of raw.split("\n")) {
-        if (line.startsWith("id: ")) frame.id = line.slice(4);
-        else if (line.startsWith("event: ")) frame.event = line.slice(7);
-        else if (line.startsWith("data: ")) frame.data = JSON.parse(line.slice(6));
-      }
-      if (frame.event) frames.push(frame);
-    }
-  }
-  return frames;
-}
+import { readFrames } from "../support/sse";
 
 describe("chat routes", () => {
   const server = useTestServer();
