@@ -23,7 +23,7 @@ export async function changeOwnPassword(
   const throttle = signInThrottle(db);
   const keys = { email: user.email };
   const wait = await throttle.retryAfter(keys);
-  if (wait > 0) throw new AppError("rate_limited:sign_in", `Too many attempts. Try again in ${wait} s.`, { details: { retryAfter: wait } });
+  if (wait > 0) throw new AppError("rate_limited:sign_in", `Too many attempts. Try again in ${wait} s.`, { details: { retryAfterSeconds: wait } });
   if (!(await verifyCredentials(db, user.email, input.currentPassword))) {
     await throttle.recordFailure(keys);
     throw new AppError("forbidden:password", "The current password is not right.");

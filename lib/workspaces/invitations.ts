@@ -1,10 +1,11 @@
 import crypto from "node:crypto";
 import { and, asc, eq, gt, isNull } from "drizzle-orm";
 import { z } from "zod";
-import type { Db } from "../db/client";
+import type { Database, Db } from "../db/client";
 import { invitations, memberships, users, workspaces, type Role } from "../db/schema";
 import { AppError, PG_UNIQUE_VIOLATION, pgErrorCode } from "../errors";
 import { recordAudit } from "../audit";
+import { consumeLimit, limiterFor } from "../limits";
 import { assertCanManage, type Actor } from "./members";
 import { roleSchema } from "./roles";
 import { createUser, emailSchema, getUserByEmail, passwordSchema, personNameSchema, type PublicUser } from "./users";
@@ -64,6 +65,18 @@ function newToken(): string {
 }
 
 const pending = (now = new Date()) => and(isNull(invitations.acceptedAt), isNull(invitations.revokedAt), gt(invitations.expiresAt, now));
+
+/** Counts one invitation for its inviter, or throws `rate_limited:invitations` with the seconds to wait. */
+export async function limitInvitations(db: Database, userId: string, perHour: number): Promise<void> {
+  await consumeLimit(
+    limiterFor(db, { prefix: "invitations", points: perHour, windowSeconds: 3600 }),
+    userId,
+    (retryAfterSeconds) =>
+      new AppError("rate_limited:invitations", `You created ${perHour} invitations in the last hour, the most allowed. Try again in ${retryAfterSeconds} s.`, {
+        details: { retryAfterSeconds },
+      }),
+  );
+}
 
 /**
  * Invites an email address into the workspace. No account is looked up: the

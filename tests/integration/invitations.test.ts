@@ -259,6 +259,30 @@ describe("invitations", () => {
     expect((await previewInvitation(s.db, theirs.token)).workspaceName).toBe("Theirs");
   });
 
+  it("one person creates at most CLAWDECK_INVITATIONS_PER_HOUR invitations an hour, across workspaces: the next is 429 with Retry-After and is not stored", async () => {
+    const s = server();
+    const perHour = 6;
+    const before = s.env.CLAWDECK_INVITATIONS_PER_HOUR;
+    s.env.CLAWDECK_INVITATIONS_PER_HOUR = perHour;
+    try {
+      const prober = await makeUser(s.db);
+      const first = await makeWorkspace(s.db, "Probe One", prober);
+      const second = await makeWorkspace(s.db, "Probe Two", prober);
+      for (let i = 0; i < perHour; i++) await inviteOk(s, prober, i % 2 ? first.slug : second.slug, `probe${i}@test.local`);
+      const refused = await invite(s, prober, first.slug, "one-more@test.local");
+      expect(refused.status).toBe(429);
+      expect((await refused.json()).code).toBe("rate_limited:invitations");
+      expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+      expect(await s.db.select().from(invitations).where(eq(invitations.email, "one-more@test.local"))).toEqual([]);
+      // Someone else is not limited by it.
+      const other = await makeUser(s.db);
+      const theirs = await makeWorkspace(s.db, "Elsewhere", other);
+      await inviteOk(s, other, theirs.slug, "welcome@test.local");
+    } finally {
+      s.env.CLAWDECK_INVITATIONS_PER_HOUR = before;
+    }
+  });
+
   it("the default workspace is the one opened last, never the first by name", async () => {
     const s = server();
     const person = await makeUser(s.db);

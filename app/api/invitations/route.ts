@@ -1,7 +1,7 @@
 import type { Env } from "@/lib/env";
 import { originPolicyFromEnv } from "@/lib/http/origin";
 import { created, route } from "@/lib/http/route";
-import { createInvitation, createInvitationSchema, listPendingInvitations } from "@/lib/workspaces/invitations";
+import { createInvitation, createInvitationSchema, limitInvitations, listPendingInvitations } from "@/lib/workspaces/invitations";
 
 export const GET = route({ role: "manager" }, async ({ db, workspace }) => ({ invitations: await listPendingInvitations(db, workspace.id) }));
 
@@ -24,6 +24,7 @@ function publicOrigin(req: Request, env: Env): string {
 
 /** The token comes back once, here, for the inviter to pass on; only its hash is kept. */
 export const POST = route({ role: "manager", body: createInvitationSchema }, async ({ req, server, db, workspace, user, body }) => {
+  await limitInvitations(server.db, user.id, server.env.CLAWDECK_INVITATIONS_PER_HOUR);
   const { invitation, token } = await createInvitation(db, workspace.id, { userId: user.id, role: workspace.role }, body);
   const url = `${publicOrigin(req, server.env)}/invite/${token}`;
   return created({ id: invitation.id, url, token, invitation });
