@@ -2,6 +2,7 @@
 
 import { useActionState } from "react";
 import { signInAction, type SignInState } from "./actions";
+import { FormSubmit } from "@/components/forms/form-submit";
 
 export function SignInForm({ returnTo }: { returnTo: string }) {
   const [state, action, pending] = useActionState<SignInState, FormData>(signInAction, {});
@@ -20,14 +21,7 @@ export function SignInForm({ returnTo }: { returnTo: string }) {
         </label>
         <input id="password" name="password" type="password" autoComplete="current-password" required className="input" />
       </div>
-      {state.error ? (
-        <p role="alert" className="rounded-md bg-rose-50 px-3 py-2 text-sm text-rose-700">
-          {state.error}
-        </p>
-      ) : null}
-      <button type="submit" className="btn-primary w-full" disabled={pending}>
-        {pending ? "Signing in…" : "Sign in"}
-      </button>
+      <FormSubmit error={state.error} pending={pending} label={"Sign in"} pendingLabel={"Signing in…"} />
     </form>
   );
 }

@@ -2,6 +2,7 @@
 
 import { useActionState } from "react";
 import { acceptAsNewAccountAction, joinAction, type AcceptState } from "./actions";
+import { FormSubmit } from "@/components/forms/form-submit";
 
 export function NewAccountForm({ token, email }: { token: string; email: string }) {
   const [state, action, pending] = useActionState<AcceptState, FormData>(acceptAsNewAccountAction.bind(null, token), {});
@@ -26,14 +27,7 @@ export function NewAccountForm({ token, email }: { token: string; email: string 
         <input id="password" name="password" type="password" className="input" required minLength={8} autoComplete="new-password" />
         <p className="mt-1 text-xs text-slate-500">At least 8 characters. Only you will know it.</p>
       </div>
-      {state.error ? (
-        <p role="alert" className="rounded-md bg-rose-50 px-3 py-2 text-sm text-rose-700">
-          {state.error}
-        </p>
-      ) : null}
-      <button type="submit" className="btn-primary w-full" disabled={pending}>
-        {pending ? "Creating your account…" : "Create account and join"}
-      </button>
+      <FormSubmit error={state.error} pending={pending} label={"Create account and join"} pendingLabel={"Creating your account…"} />
     </form>
   );
 }
@@ -42,14 +36,7 @@ export function JoinForm({ token, workspaceName }: { token: string; workspaceNam
   const [state, action, pending] = useActionState<AcceptState, FormData>(() => joinAction(token), {});
   return (
     <form action={action} className="space-y-4">
-      {state.error ? (
-        <p role="alert" className="rounded-md bg-rose-50 px-3 py-2 text-sm text-rose-700">
-          {state.error}
-        </p>
-      ) : null}
-      <button type="submit" className="btn-primary w-full" disabled={pending}>
-        {pending ? "Joining…" : `Join ${workspaceName}`}
-      </button>
+      <FormSubmit error={state.error} pending={pending} label={`Join ${workspaceName}`} pendingLabel={"Joining…"} />
     </form>
   );
 }
