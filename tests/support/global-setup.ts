@@ -46,7 +46,7 @@ async function setupPostgres(project: TestProject) {
   await handle.close();
   project.provide("postgresTemplate", templateUrl);
   return async () => {
-    const rows = await admin<{ datname: string }[]>`select datname from pg_database where datname like ${`${name}%`} or datname like ${"clawdeck_t_%"}`;
+    const rows = await admin<{ datname: string }[]>`select datname from pg_database where datname like ${`${name}%`}`;
     for (const row of rows) await admin.unsafe(`drop database if exists ${row.datname} with (force)`);
     await admin.end();
   };

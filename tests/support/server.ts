@@ -27,7 +27,8 @@ export function useTestServer(): () => Server {
     if (process.env.TEST_DRIVER === "postgres") {
       const template = inject("postgresTemplate");
       const templateName = new URL(template).pathname.slice(1);
-      const name = `clawdeck_t_${id}`;
+      // Named after this run's template, so a run's teardown never touches another run's databases.
+      const name = `${templateName}_${id}`;
       const admin = postgres(process.env.TEST_DATABASE_URL!, { max: 1, onnotice: () => {} });
       await admin.unsafe(`create database ${name} template ${templateName}`);
       await admin.end();
