@@ -19,6 +19,7 @@ import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import { spawn, type ChildProcess } from "node:child_process";
+import { setMaxListeners } from "node:events";
 import { EventSource } from "eventsource";
 import postgres from "postgres";
 
@@ -74,10 +75,14 @@ interface Instance {
 
 async function startInstance(port: number, databaseUrl: string, paceMs: number, shared: { authSecret: string; key: string }): Promise<Instance> {
   const origin = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, ["scripts/start.mjs"], {
+  // BENCH_PROFILE_DIR: the server runs under the V8 CPU profiler (one .cpuprofile per process, written when it stops).
+  const profile = process.env.BENCH_PROFILE_DIR;
+  const command = profile ? ["--cpu-prof", `--cpu-prof-dir=${profile}`, "node_modules/next/dist/bin/next", "start", "-p", String(port)] : ["scripts/start.mjs"];
+  const child = spawn(process.execPath, command, {
     env: {
       ...process.env,
       PORT: String(port),
+      NODE_ENV: "production",
       DATABASE_URL: databaseUrl,
       AUTH_SECRET: shared.authSecret,
       AUTH_URL: origin,
@@ -176,6 +181,7 @@ interface Follow {
   /** Client receive time − the event's journal time, per text event. */
   latencies: number[];
   firstTextAt: number | null;
+  openedAt: number | null;
   endAt: number | null;
   text: string;
   lastSeq: number;
@@ -184,7 +190,7 @@ interface Follow {
 
 /** Follows one run with a real EventSource client until its terminal event. */
 function follow(origin: string, cookie: string, runId: string, signal: AbortSignal): Promise<Follow> {
-  const result: Follow = { latencies: [], firstTextAt: null, endAt: null, text: "", lastSeq: 0, seqProblem: false };
+  const result: Follow = { latencies: [], firstTextAt: null, openedAt: null, endAt: null, text: "", lastSeq: 0, seqProblem: false };
   return new Promise((resolve) => {
     const source = new EventSource(`${origin}/api/runs/${runId}/events?workspace=demo`, {
       fetch: (input, init) => fetch(input, { ...init, headers: { ...init.headers, cookie } }),
@@ -195,6 +201,7 @@ function follow(origin: string, cookie: string, runId: string, signal: AbortSign
       resolve(result);
     };
     signal.addEventListener("abort", done);
+    source.addEventListener("open", () => (result.openedAt ??= Date.now()));
     const seen = (event: MessageEvent) => {
       const data = JSON.parse(event.data as string) as { seq: number; at: string; delta?: string };
       if (data.seq <= result.lastSeq) return; // a reconnect replays nothing twice
@@ -233,6 +240,9 @@ interface Pass {
   chats: number;
   viewers: number;
   ttft: number[];
+  /** POST of the message → its answer; that answer → the stream open. */
+  postMs: number[];
+  openMs: number[];
   /** First text → end, per chat. */
   streamMs: number[];
   chatLatency: number[];
@@ -253,6 +263,7 @@ async function runPass(instances: Instance[], cookies: string[], chats: number, 
   const sessions: string[] = [];
   for (let i = 0; i < chats; i++) sessions.push(String((await api(first!.origin, cookies[0]!, "/api/sessions", { agentHandle: "scout" })).id));
   const signal = AbortSignal.timeout(timeoutS * 1000);
+  setMaxListeners(0, signal); // one listener per client
   const before = instances.map((i) => usageOf(i.child.pid!));
   const peak = instances.map(() => 0);
   const sampler = setInterval(() => instances.forEach((inst, k) => (peak[k] = Math.max(peak[k]!, usageOf(inst.child.pid!).rssMb))), 250);
@@ -261,15 +272,17 @@ async function runPass(instances: Instance[], cookies: string[], chats: number, 
     sessions.map(async (id, i) => {
       const postedAt = Date.now();
       const { runId } = (await api(first!.origin, cookies[0]!, `/api/sessions/${id}/messages`, { text: PROMPT })) as { runId: string };
+      const answeredAt = Date.now();
       const watchers = i < Math.ceil(viewers / 10) ? Math.min(10, viewers - i * 10) : 0;
       return {
         postedAt,
+        answeredAt,
         main: follow(first!.origin, cookies[0]!, runId, signal),
         extra: Array.from({ length: watchers }, () => follow(viewerHost.origin, viewerCookie, runId, signal)),
       };
     }),
   );
-  const pass: Pass = { chats, viewers, ttft: [], streamMs: [], chatLatency: [], viewerLatency: [], lost: 0, failures: [], rssMb: 0, cpuPercent: 0, wallMs: 0 };
+  const pass: Pass = { chats, viewers, ttft: [], postMs: [], openMs: [], streamMs: [], chatLatency: [], viewerLatency: [], lost: 0, failures: [], rssMb: 0, cpuPercent: 0, wallMs: 0 };
   let expected: string | null = null;
   for (const run of runs) {
     const main = await run.main;
@@ -277,6 +290,8 @@ async function runPass(instances: Instance[], cookies: string[], chats: number, 
     if (main.endAt === null) pass.failures.push("a chat's stream did not end");
     if (main.seqProblem) pass.failures.push("a chat's stream skipped a sequence number");
     if (main.firstTextAt !== null) pass.ttft.push(main.firstTextAt - run.postedAt);
+    pass.postMs.push(run.answeredAt - run.postedAt);
+    if (main.openedAt !== null) pass.openMs.push(main.openedAt - run.answeredAt);
     if (main.firstTextAt !== null && main.endAt !== null) pass.streamMs.push(main.endAt - main.firstTextAt);
     pass.chatLatency.push(...main.latencies);
     for (const viewer of await Promise.all(run.extra)) {
@@ -336,6 +351,12 @@ async function main(): Promise<number> {
       );
     }
     console.log(`stream time, ${options.chats} chats / one alone (p50): ${f(streamRatio, 2)}x`);
+    for (const [label, p] of rows) {
+      console.log(
+        `${label}: first text = POST answered p50 ${f(percentile(p.postMs, 50))} ms (p99 ${f(percentile(p.postMs, 99))}), ` +
+          `then stream open p50 ${f(percentile(p.openMs, 50))} ms (p99 ${f(percentile(p.openMs, 99))})`,
+      );
+    }
     console.log(`load average at end: ${load()}`);
     for (const failure of [...alone.failures, ...crowd.failures]) {
       failed = true;
