@@ -5,7 +5,7 @@ import { cleanDeep } from "../text";
 import type { EventBus } from "./bus";
 import { withDbRetry } from "./db-retry";
 import { isTerminal, parseRunEvent, type RunEvent, type RunEventInput } from "./events";
-import { LEASE_SECONDS, RunLostError } from "./journal";
+import { LEASE_SECONDS, readRunEvents, RunLostError } from "./journal";
 
 /**
  * The process's journal writer: every run driven here appends through it,
@@ -18,8 +18,8 @@ import { LEASE_SECONDS, RunLostError } from "./journal";
  *
  * Persist before emit: after the commit (never before), subscribers of this
  * process get the committed events from memory, and one notification per
- * flush (`journalTopic`) names the sequence ranges written, for subscribers
- * in other processes, who read those rows.
+ * flush (`journalTopic`) names the sequence ranges written, for other
+ * processes: each reads an announced range once for all its subscribers.
  */
 export const journalTopic = "journal";
 
@@ -53,6 +53,7 @@ export class JournalWriter {
   private flushing = false;
   private scheduled = false;
   private readonly listeners = new Map<string, Set<JournalListener>>();
+  private readonly remoteReads = new Map<string, Promise<void>>();
   private readonly origin = `w${process.pid}-${++writerCount}-${Math.random().toString(36).slice(2, 8)}`;
   private readonly unsubscribe: () => void;
   /** Flushes and rows written, for the benchmark. */
@@ -172,12 +173,32 @@ export class JournalWriter {
     }
   }
 
-  /** Another process (or writer) committed rows: its local subscribers read them. */
+  /**
+   * Another process (or writer) committed rows: read each announced range
+   * once, for every subscriber of the run here, and hand it over as if it
+   * had been written here (reads of one run in notification order). A
+   * failed read wakes them instead, and each reads for itself.
+   */
   private onNotice(message: Ranges) {
     if (message.o === this.origin || !Array.isArray(message.r)) return;
     for (const range of message.r) {
-      const listeners = Array.isArray(range) ? this.listeners.get(range[0]) : undefined;
-      if (listeners) for (const listener of listeners) listener.wake();
+      if (!Array.isArray(range) || !this.listeners.has(range[0])) continue;
+      const [runId, first, last] = range;
+      const previous = this.remoteReads.get(runId) ?? Promise.resolve();
+      const next = previous
+        .then(() => readRunEvents(this.db, runId, first - 1, Math.max(1, last - first + 1)))
+        .then(
+          (events) => {
+            for (const listener of this.listeners.get(runId) ?? []) listener.events(events);
+          },
+          () => {
+            for (const listener of this.listeners.get(runId) ?? []) listener.wake();
+          },
+        )
+        .finally(() => {
+          if (this.remoteReads.get(runId) === next) this.remoteReads.delete(runId);
+        });
+      this.remoteReads.set(runId, next);
     }
   }
 }
