@@ -53,7 +53,8 @@ export class JournalWriter {
   private flushing = false;
   private scheduled = false;
   private readonly listeners = new Map<string, Set<JournalListener>>();
-  private readonly remoteReads = new Map<string, Promise<void>>();
+  /** Runs announced by other writers: rows handed over so far, and the last one announced. */
+  private readonly remote = new Map<string, { after: number; upTo: number }>();
   private readonly origin = `w${process.pid}-${++writerCount}-${Math.random().toString(36).slice(2, 8)}`;
   private readonly unsubscribe: () => void;
   /** Flushes and rows written, for the benchmark. */
@@ -174,31 +175,39 @@ export class JournalWriter {
   }
 
   /**
-   * Another process (or writer) committed rows: read each announced range
-   * once, for every subscriber of the run here, and hand it over as if it
-   * had been written here (reads of one run in notification order). A
-   * failed read wakes them instead, and each reads for itself.
+   * Another process (or writer) committed rows: read the announced rows of
+   * a run once for every subscriber of it here, and hand them over as if
+   * they had been written here. One read per run at a time; notifications
+   * that arrive meanwhile extend the next read. A failed read wakes the
+   * subscribers instead, and each reads for itself.
    */
   private onNotice(message: Ranges) {
     if (message.o === this.origin || !Array.isArray(message.r)) return;
     for (const range of message.r) {
       if (!Array.isArray(range) || !this.listeners.has(range[0])) continue;
       const [runId, first, last] = range;
-      const previous = this.remoteReads.get(runId) ?? Promise.resolve();
-      const next = previous
-        .then(() => readRunEvents(this.db, runId, first - 1, Math.max(1, last - first + 1)))
-        .then(
-          (events) => {
-            for (const listener of this.listeners.get(runId) ?? []) listener.events(events);
-          },
-          () => {
-            for (const listener of this.listeners.get(runId) ?? []) listener.wake();
-          },
-        )
-        .finally(() => {
-          if (this.remoteReads.get(runId) === next) this.remoteReads.delete(runId);
-        });
-      this.remoteReads.set(runId, next);
+      const state = this.remote.get(runId);
+      if (state) state.upTo = Math.max(state.upTo, last);
+      else {
+        this.remote.set(runId, { after: first - 1, upTo: last });
+        void this.readAnnounced(runId);
+      }
+    }
+  }
+
+  private async readAnnounced(runId: string) {
+    const state = this.remote.get(runId)!;
+    try {
+      while (state.after < state.upTo && this.listeners.has(runId)) {
+        const events = await readRunEvents(this.db, runId, state.after, 500);
+        if (events.length === 0) break;
+        state.after = events[events.length - 1]!.seq;
+        for (const listener of this.listeners.get(runId) ?? []) listener.events(events);
+      }
+    } catch {
+      for (const listener of this.listeners.get(runId) ?? []) listener.wake();
+    } finally {
+      this.remote.delete(runId);
     }
   }
 }
