@@ -178,7 +178,7 @@ async function api(origin: string, cookie: string, path: string, body: unknown):
 }
 
 interface Follow {
-  /** Client receive time − the event's journal time, per text event. */
+  /** Client receive time − the event's journal time, per text event journaled after the stream opened. */
   latencies: number[];
   firstTextAt: number | null;
   openedAt: number | null;
@@ -215,7 +215,9 @@ function follow(origin: string, cookie: string, runId: string, signal: AbortSign
       if (!data) return;
       result.firstTextAt ??= now;
       result.text += data.delta ?? "";
-      result.latencies.push(now - Date.parse(data.at));
+      // Live deltas only: one journaled before this client's stream opened was replayed, not delivered live.
+      const at = Date.parse(data.at);
+      if (result.openedAt !== null && at >= result.openedAt) result.latencies.push(now - at);
     });
     for (const type of ["run_started", "usage", "thinking", "step_started", "step_finished", "dispatch_started", "dispatch_finished"]) {
       source.addEventListener(type, (event) => void seen(event));

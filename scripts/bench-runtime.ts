@@ -230,6 +230,8 @@ interface PassResult {
   rows: number;
   /** Bytes of stored payload (as JSON text) over the pass's rows. */
   bytes: number;
+  /** Group-commit transactions during the pass (default mode). */
+  flushes: number;
   /** Model deltas no subscriber received. */
   lost: number;
   load: string;
@@ -416,6 +418,7 @@ async function runPass(
   const cpu = process.cpuUsage();
   const machine = machineCpuMs();
   const started = performance.now();
+  const flushesBefore = writer.stats.flushes;
   const subscribers = await Promise.all(
     sessions.map(async ({ text, session }) => {
       const plan = plans.get(text)!;
@@ -428,6 +431,7 @@ async function runPass(
   if (signal.aborted) runtime.abandonAll();
   await runtime.drain();
   const wallMs = performance.now() - started;
+  const flushes = writer.stats.flushes - flushesBefore;
   const load = os.loadavg().map((l) => l.toFixed(2)).join(",");
   for (const off of unlisten) off();
   const cpuUsed = process.cpuUsage(cpu);
@@ -487,6 +491,7 @@ async function runPass(
     rows: Number(written?.n ?? 0),
     bytes: Number(written?.bytes ?? 0),
     lost,
+    flushes,
     load,
     wallMs,
     delivered: results.reduce((sum, r) => sum + r.delivered, 0),
@@ -543,7 +548,7 @@ function mainTable(results: PassResult[]): string {
 }
 
 function breakdownTable(results: PassResult[], idealSpanMs: number): string {
-  const header = ["driver", "N", "mode", "yield→commit p50", "p99", "commit→subscriber p50", "p99", `model stream s (ideal ${fixed(idealSpanMs / 1000, 2)})`, "loop delay p99 ms", "process CPU %", "machine CPU %"];
+  const header = ["driver", "N", "mode", "yield→commit p50", "p99", "commit→subscriber p50", "p99", `model stream s (ideal ${fixed(idealSpanMs / 1000, 2)})`, "loop delay p99 ms", "process CPU %", "machine CPU %", "group commits", "rows/commit"];
   const rows = results.map((r) => [
     r.driver,
     String(r.runs),
@@ -556,6 +561,8 @@ function breakdownTable(results: PassResult[], idealSpanMs: number): string {
     fixed(r.loopDelayP99Ms, 1),
     fixed(r.cpuPercent, 0),
     fixed(r.machinePercent, 0),
+    r.mode === "default" ? String(r.flushes) : "-",
+    r.mode === "default" && r.flushes > 0 ? fixed(r.rows / r.flushes, 1) : "-",
   ]);
   return table(header, rows, 3);
 }
