@@ -258,10 +258,17 @@ async function writeBatch(tx: Database, batch: Pending[], at: Date): Promise<Map
   return written;
 }
 
-const writers = new WeakMap<object, JournalWriter>();
+/**
+ * Next bundles library code into several server chunks, so this module can be
+ * loaded more than once in a process: the registry lives on `globalThis`,
+ * so that the runs driven from one route and the streams of another share a writer.
+ */
+const registry = globalThis as typeof globalThis & { [key: symbol]: WeakMap<object, JournalWriter> | undefined };
+const REGISTRY_KEY = Symbol.for("clawdeck.journalWriters");
 
 /** The one writer of a database handle in this process (created on first use, with the bus it is given then). */
 export function journalWriterFor(db: Database, bus: EventBus): JournalWriter {
+  const writers = (registry[REGISTRY_KEY] ??= new WeakMap());
   let writer = writers.get(db);
   if (!writer) writers.set(db, (writer = new JournalWriter(db, bus)));
   return writer;
