@@ -80,7 +80,7 @@ async function startServer(): Promise<Server> {
     instanceId: `${os.hostname()}:${process.pid}:${crypto.randomBytes(3).toString("hex")}`,
     maxSteps: env.CLAWDECK_MAX_STEPS,
     maxTokens: 4096,
-    coalesceMs: 40,
+    coalesceMs: 0,
     heartbeatMs: 10_000,
     checkBudget: (input) => checkBudget(handle.db, input),
   });

@@ -1,16 +1,20 @@
 // Benchmark of the run journal and live delivery: N concurrent chat runs, each streamed by a
-// scripted model (M small text deltas at a fixed pace) and read by one live subscriber. Compares
-// the coalescing journal (coalesceMs 40, the product default) with one journal row per delta
-// (coalesceMs 0) on PGlite, and on PostgreSQL when BENCH_DATABASE_URL or TEST_DATABASE_URL is set.
+// scripted model (M small text deltas at a fixed pace) and read by one live subscriber. Compares,
+// interleaved in the same run, the product's path (mode=default: the process's group-committing
+// journal writer, subscribers fed from memory after the commit) with the former path as the
+// baseline (mode=baseline: one transaction per run's batch, text coalesced for 40 ms, every
+// subscriber reading the rows back), on PostgreSQL when BENCH_DATABASE_URL or TEST_DATABASE_URL is
+// set and on PGlite.
 //
-//   npm run bench:runtime -- --runs 20 --deltas 200 --pace-ms 2
+//   npm run bench:runtime -- --runs 10,30,100 --pglite-runs 30 --deltas 200 --pace-ms 15
 //
 // Flags (or the environment variable in brackets):
-//   --runs N          concurrent runs                          [BENCH_RUNS, 20]
+//   --runs LIST       concurrent runs on PostgreSQL            [BENCH_RUNS, 10,30,100]
+//   --pglite-runs LIST  concurrent runs on PGlite              [BENCH_PGLITE_RUNS, 30]
 //   --deltas M        text deltas per run                      [BENCH_DELTAS, 200]
-//   --pace-ms P       pause before each model event, ms        [BENCH_PACE_MS, 2]
+//   --pace-ms P       pause before each model event, ms        [BENCH_PACE_MS, 15]
 //   --delta-chars C   characters per delta (marker + filler)   [BENCH_DELTA_CHARS, 8]
-//   --coalesce-ms K   the coalescing window compared with 0    [BENCH_COALESCE_MS, 40]
+//   --coalesce-ms K   the baseline's coalescing window         [BENCH_COALESCE_MS, 40]
 //   --drivers LIST    pglite,postgres                          [BENCH_DRIVERS, both when a URL is set]
 //   --timeout-s T     limit for one measured pass              [BENCH_TIMEOUT_S, 120]
 // Exits 1 (after a FAIL line) when a subscriber did not receive exactly the text the model produced.
@@ -20,7 +24,7 @@ import os from "node:os";
 import path from "node:path";
 import { setMaxListeners } from "node:events";
 import { monitorEventLoopDelay, performance } from "node:perf_hooks";
-import { count, eq, inArray } from "drizzle-orm";
+import { count, eq, inArray, sql } from "drizzle-orm";
 import postgres from "postgres";
 import { openDatabase, type Database, type DatabaseHandle } from "../lib/db/client";
 import { agentRuns, agents, runEvents, users, workspaces } from "../lib/db/schema";
@@ -32,6 +36,7 @@ import { isTerminal } from "../lib/runtime/events";
 import { createRuntime, type Runtime } from "../lib/runtime/runtime";
 import { createSession } from "../lib/runtime/sessions";
 import { runTopic } from "../lib/runtime/journal";
+import { journalWriterFor } from "../lib/runtime/journal-writer";
 import { streamRunEvents } from "../lib/runtime/stream";
 import { createToolRegistry } from "../lib/tools/registry";
 import { bootstrapIfEmpty } from "../lib/workspaces/bootstrap";
@@ -53,7 +58,7 @@ function readOptions() {
       i += 1;
     }
   }
-  const known = ["runs", "deltas", "pace-ms", "delta-chars", "coalesce-ms", "drivers", "timeout-s"];
+  const known = ["runs", "pglite-runs", "deltas", "pace-ms", "delta-chars", "coalesce-ms", "drivers", "timeout-s"];
   for (const name of flags.keys()) if (!known.includes(name)) throw new Error(`Unknown flag --${name} (known: ${known.map((k) => `--${k}`).join(", ")})`);
 
   const raw = (name: string) => flags.get(name) ?? process.env[`BENCH_${name.replace(/-/g, "_").toUpperCase()}`];
@@ -75,10 +80,17 @@ function readOptions() {
     const host = new URL(postgresUrl).hostname;
     if (!["127.0.0.1", "localhost", "::1", "[::1]"].includes(host)) throw new Error(`The benchmark only talks to a server on this machine, not ${host}`);
   }
+  const list = (name: string, fallback: string) =>
+    (raw(name) || fallback).split(",").map((v) => {
+      const n = Number(v.trim());
+      if (!Number.isInteger(n) || n < 1 || n > 500) throw new Error(`--${name} takes whole numbers from 1 to 500, not ${v}`);
+      return n;
+    });
   return {
-    runs: int("runs", 20, 1, 500),
+    runs: list("runs", "10,30,100"),
+    pgliteRuns: list("pglite-runs", "30"),
     deltas: int("deltas", 200, 1, 20_000),
-    paceMs: int("pace-ms", 2, 0, 1000),
+    paceMs: int("pace-ms", 15, 0, 1000),
     deltaChars: int("delta-chars", 8, 1, 64),
     coalesceMs: int("coalesce-ms", 40, 1, 10_000),
     timeoutS: int("timeout-s", 120, 1, 3600),
@@ -213,9 +225,16 @@ interface PassResult {
   driver: string;
   runs: number;
   deltas: number;
-  mode: "coalesced" | "per-delta";
+  mode: Mode;
   coalesceMs: number;
   rows: number;
+  /** Bytes of stored payload (as JSON text) over the pass's rows. */
+  bytes: number;
+  /** Group-commit transactions during the pass (default mode). */
+  flushes: number;
+  /** Model deltas no subscriber received. */
+  lost: number;
+  load: string;
   wallMs: number;
   delivered: number;
   /** Model delta yielded → subscriber received it, sorted. */
@@ -275,7 +294,9 @@ function timedBus(inner: EventBus, published: Map<string, [seq: number, at: numb
   };
 }
 
-function buildRuntime(db: Database, bus: EventBus, coalesceMs: number, provider: ModelProvider): Runtime {
+type Mode = "default" | "baseline";
+
+function buildRuntime(db: Database, bus: EventBus, mode: Mode, coalesceMs: number, provider: ModelProvider): Runtime {
   // As lib/server.ts builds it; only the bench agents' model spec is routed to the scripted provider.
   const runtime = createRuntime({
     db,
@@ -286,7 +307,8 @@ function buildRuntime(db: Database, bus: EventBus, coalesceMs: number, provider:
     instanceId: `${os.hostname()}:${process.pid}:${crypto.randomBytes(3).toString("hex")}`,
     maxSteps: 8,
     maxTokens: 4096,
-    coalesceMs,
+    coalesceMs: mode === "default" ? 0 : coalesceMs,
+    groupCommit: mode === "default",
     heartbeatMs: 10_000,
   });
   const configured = runtime.deps.models;
@@ -321,12 +343,12 @@ interface SubscriberResult {
   unknownMarkers: number;
 }
 
-async function subscribe(target: Target, runId: string, plan: Plan, signal: AbortSignal): Promise<SubscriberResult> {
+async function subscribe(target: Target, runId: string, plan: Plan, mode: Mode, signal: AbortSignal): Promise<SubscriberResult> {
   const result: SubscriberResult = { text: "", delivered: 0, terminal: null, seqProblem: null, received: [], duplicates: 0, unknownMarkers: 0 };
   const seen = new Set<number>();
   let scanned = 0;
   let lastSeq = 0;
-  for await (const item of streamRunEvents({ db: target.handle.db, bus: target.bus, runId, afterSeq: 0, signal })) {
+  for await (const item of streamRunEvents({ db: target.handle.db, bus: target.bus, runId, afterSeq: 0, signal, fromMemory: mode === "default" })) {
     if (item.kind !== "event") continue;
     const at = performance.now();
     const event = item.event;
@@ -361,13 +383,25 @@ function commitTime(log: [number, number][] | undefined, seq: number): number | 
 async function runPass(
   target: Target,
   fixture: Fixture,
-  options: { driver: string; runs: number; deltas: number; paceMs: number; deltaChars: number; coalesceMs: number; timeoutS: number },
+  options: { driver: string; mode: Mode; runs: number; deltas: number; paceMs: number; deltaChars: number; coalesceMs: number; timeoutS: number },
   stop: AbortSignal,
 ): Promise<PassResult> {
-  const mode = options.coalesceMs > 0 ? "coalesced" : "per-delta";
+  const mode = options.mode;
   const plans = new Map<string, Plan>();
   const published = new Map<string, [number, number][]>();
-  const runtime = buildRuntime(fixture.db, timedBus(target.bus, published), options.coalesceMs, createBenchProvider(plans, options.paceMs));
+  const runtime = buildRuntime(fixture.db, timedBus(target.bus, published), mode, options.coalesceMs, createBenchProvider(plans, options.paceMs));
+  // The group writer hands committed events to this process's subscribers: that moment is the commit time.
+  const writer = journalWriterFor(fixture.db, target.bus);
+  const unlisten: (() => void)[] = [];
+  const commitLog = (runId: string) =>
+    writer.listen(runId, {
+      events: (events) => {
+        const log = published.get(runId) ?? [];
+        log.push([events[events.length - 1]!.seq, performance.now()]);
+        published.set(runId, log);
+      },
+      wake: () => undefined,
+    });
   const tag = crypto.randomBytes(4).toString("hex");
   const sessions = [];
   for (let i = 0; i < options.runs; i++) {
@@ -384,23 +418,31 @@ async function runPass(
   const cpu = process.cpuUsage();
   const machine = machineCpuMs();
   const started = performance.now();
+  const flushesBefore = writer.stats.flushes;
   const subscribers = await Promise.all(
     sessions.map(async ({ text, session }) => {
       const plan = plans.get(text)!;
       const { runId } = await runtime.startChatRun({ workspaceId: fixture.workspaceId, sessionId: session.id, userId: fixture.userId, text });
-      return { runId, plan, done: subscribe(target, runId, plan, signal) };
+      if (mode === "default") unlisten.push(commitLog(runId));
+      return { runId, plan, done: subscribe(target, runId, plan, mode, signal) };
     }),
   );
   const results = await Promise.all(subscribers.map((s) => s.done));
   if (signal.aborted) runtime.abandonAll();
   await runtime.drain();
   const wallMs = performance.now() - started;
+  const flushes = writer.stats.flushes - flushesBefore;
+  const load = os.loadavg().map((l) => l.toFixed(2)).join(",");
+  for (const off of unlisten) off();
   const cpuUsed = process.cpuUsage(cpu);
   const machineUsed = machine === undefined ? undefined : machineCpuMs();
   loop.disable();
 
   const runIds = subscribers.map((s) => s.runId);
-  const [written] = await fixture.db.select({ n: count() }).from(runEvents).where(inArray(runEvents.runId, runIds));
+  const [written] = await fixture.db
+    .select({ n: count(), bytes: sql<string>`coalesce(sum(octet_length(${runEvents.payload}::text)), 0)::text` })
+    .from(runEvents)
+    .where(inArray(runEvents.runId, runIds));
   const states = await fixture.db.select({ id: agentRuns.id, state: agentRuns.state, error: agentRuns.error }).from(agentRuns).where(inArray(agentRuns.id, runIds));
   const stateOf = new Map(states.map((s) => [s.id, s]));
 
@@ -411,6 +453,7 @@ async function runPass(
   const toCommit: number[] = [];
   const toSubscriber: number[] = [];
   let spans = 0;
+  let lost = 0;
   subscribers.forEach((s, i) => {
     const r = results[i]!;
     const run = `run ${i} (${s.runId})`;
@@ -426,6 +469,7 @@ async function runPass(
     if (r.unknownMarkers > 0) failures.push(`${run}: ${r.unknownMarkers} markers received before the model yielded them`);
     if (s.plan.yieldedAt.length !== options.deltas) failures.push(`${run}: the model yielded ${s.plan.yieldedAt.length} of ${options.deltas} deltas`);
     spans += (s.plan.yieldedAt[s.plan.yieldedAt.length - 1] ?? 0) - (s.plan.yieldedAt[0] ?? 0);
+    lost += options.deltas - r.received.length;
     const log = published.get(s.runId);
     for (const got of r.received) {
       const yielded = s.plan.yieldedAt[got.index]!;
@@ -445,6 +489,10 @@ async function runPass(
     mode,
     coalesceMs: options.coalesceMs,
     rows: Number(written?.n ?? 0),
+    bytes: Number(written?.bytes ?? 0),
+    lost,
+    flushes,
+    load,
     wallMs,
     delivered: results.reduce((sum, r) => sum + r.delivered, 0),
     latencies: sorted(latencies),
@@ -466,7 +514,8 @@ function percentile(sorted: number[], p: number): number {
 }
 
 const fixed = (n: number, digits: number) => (Number.isFinite(n) ? n.toFixed(digits) : "-");
-const modeName = (r: PassResult) => (r.mode === "coalesced" ? `coalesced ${r.coalesceMs} ms` : "per-delta");
+const modeName = (r: PassResult) => (r.mode === "default" ? "default: group commit" : `baseline: ${r.coalesceMs} ms, read back`);
+const perDelta = (r: PassResult, n: number) => n / (r.runs * r.deltas);
 
 function table(header: string[], rows: string[][], leftColumns: number): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
@@ -475,7 +524,7 @@ function table(header: string[], rows: string[][], leftColumns: number): string 
 }
 
 function mainTable(results: PassResult[]): string {
-  const header = ["driver", "N", "M", "mode", "rows written", "rows/s", "events/s", "p50 ms", "p99 ms", "max ms", "wall s"];
+  const header = ["driver", "N", "M", "mode", "rows", "rows/delta", "bytes/delta", "events/s", "p50 ms", "p99 ms", "max ms", "lost", "wall s", "load 1m"];
   const rows = results.map((r) => {
     const seconds = r.wallMs / 1000;
     return [
@@ -484,21 +533,25 @@ function mainTable(results: PassResult[]): string {
       String(r.deltas),
       modeName(r),
       String(r.rows),
-      fixed(r.rows / seconds, 0),
+      fixed(perDelta(r, r.rows), 3),
+      fixed(perDelta(r, r.bytes), 1),
       fixed(r.delivered / seconds, 0),
       fixed(percentile(r.latencies, 50), 1),
       fixed(percentile(r.latencies, 99), 1),
       fixed(r.latencies[r.latencies.length - 1] ?? Number.NaN, 1),
+      String(r.lost),
       fixed(seconds, 2),
+      r.load.split(",")[0]!,
     ];
   });
   return table(header, rows, 4);
 }
 
 function breakdownTable(results: PassResult[], idealSpanMs: number): string {
-  const header = ["driver", "mode", "yield→commit p50", "p99", "commit→subscriber p50", "p99", `model stream s (ideal ${fixed(idealSpanMs / 1000, 2)})`, "loop delay p99 ms", "process CPU %", "machine CPU %"];
+  const header = ["driver", "N", "mode", "yield→commit p50", "p99", "commit→subscriber p50", "p99", `model stream s (ideal ${fixed(idealSpanMs / 1000, 2)})`, "loop delay p99 ms", "process CPU %", "machine CPU %", "group commits", "rows/commit"];
   const rows = results.map((r) => [
     r.driver,
+    String(r.runs),
     modeName(r),
     fixed(percentile(r.toCommit, 50), 1),
     fixed(percentile(r.toCommit, 99), 1),
@@ -508,20 +561,37 @@ function breakdownTable(results: PassResult[], idealSpanMs: number): string {
     fixed(r.loopDelayP99Ms, 1),
     fixed(r.cpuPercent, 0),
     fixed(r.machinePercent, 0),
+    r.mode === "default" ? String(r.flushes) : "-",
+    r.mode === "default" && r.flushes > 0 ? fixed(r.rows / r.flushes, 1) : "-",
   ]);
-  return table(header, rows, 2);
+  return table(header, rows, 3);
 }
 
-function ratioLine(coalesced: PassResult, perDelta: PassResult): string {
+function ratioLine(now: PassResult, before: PassResult): string {
   const ratio = (a: number, b: number) => (b > 0 && Number.isFinite(a / b) ? `${(a / b).toFixed(2)}x` : "-");
-  const rate = (r: PassResult, n: number) => n / (r.wallMs / 1000);
   return (
-    `${coalesced.driver}: coalesced / per-delta: rows written ${ratio(coalesced.rows, perDelta.rows)}, ` +
-    `rows/s ${ratio(rate(coalesced, coalesced.rows), rate(perDelta, perDelta.rows))}, ` +
-    `events/s ${ratio(rate(coalesced, coalesced.delivered), rate(perDelta, perDelta.delivered))}, ` +
-    `p50 ${ratio(percentile(coalesced.latencies, 50), percentile(perDelta.latencies, 50))}, ` +
-    `p99 ${ratio(percentile(coalesced.latencies, 99), percentile(perDelta.latencies, 99))}`
+    `${now.driver} N=${now.runs}: default / baseline: p50 ${ratio(percentile(now.latencies, 50), percentile(before.latencies, 50))}, ` +
+    `p99 ${ratio(percentile(now.latencies, 99), percentile(before.latencies, 99))}, ` +
+    `rows ${ratio(now.rows, before.rows)}, bytes ${ratio(now.bytes, before.bytes)}, ` +
+    `process CPU ${ratio(now.cpuPercent, before.cpuPercent)}`
   );
+}
+
+function resultLine(r: PassResult, paceMs: number): string {
+  return [
+    "RESULT bench=runtime",
+    `driver=${r.driver}`,
+    `runs=${r.runs}`,
+    `deltas=${r.deltas}`,
+    `pace_ms=${paceMs}`,
+    `p50_ms=${fixed(percentile(r.latencies, 50), 1)}`,
+    `p99_ms=${fixed(percentile(r.latencies, 99), 1)}`,
+    `rows_per_delta=${fixed(perDelta(r, r.rows), 3)}`,
+    `bytes_per_delta=${fixed(perDelta(r, r.bytes), 1)}`,
+    `lost=${r.lost}`,
+    `load=${r.load}`,
+    `mode=${r.mode}`,
+  ].join(" ");
 }
 
 // ---------------------------------------------------------------- main
@@ -533,10 +603,12 @@ async function main(): Promise<number> {
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
 
+  const plan: { driver: "pglite" | "postgres"; runs: number }[] = [];
+  for (const driver of options.drivers) for (const runs of driver === "postgres" ? options.runs : options.pgliteRuns) plan.push({ driver, runs });
   console.log(
-    `Runtime journal benchmark: N=${options.runs} runs, M=${options.deltas} deltas of ${options.deltaChars} characters, ` +
-      `pace ${options.paceMs} ms, coalesced ${options.coalesceMs} ms vs per-delta; ` +
-      `node ${process.version}, ${os.cpus().length} CPUs; drivers: ${options.drivers.join(", ")}`,
+    `Runtime journal benchmark: M=${options.deltas} deltas of ${options.deltaChars} characters per run, pace ${options.paceMs} ms; ` +
+      `default (group commit, from memory) vs baseline (coalesced ${options.coalesceMs} ms, read back), interleaved; ` +
+      `node ${process.version}, ${os.cpus().length} CPUs; passes: ${plan.map((p) => `${p.driver} N=${p.runs}`).join(", ")}`,
   );
   // Other work on the machine (or on the PostgreSQL server) shows up in every figure: say how busy it was.
   const load = () => os.loadavg().map((l) => l.toFixed(2)).join(" ");
@@ -544,35 +616,36 @@ async function main(): Promise<number> {
   const results: PassResult[] = [];
   const ratios: string[] = [];
   let failed = false;
-  for (const driver of options.drivers) {
-    for (const coalesceMs of [options.coalesceMs, 0]) {
-      if (stop.signal.aborted) break;
-      // A fresh database per mode, so that neither pass inherits the other's rows.
-      const target = driver === "pglite" ? await openPgliteTarget() : await openPostgresTarget(options.postgresUrl!);
-      try {
-        const fixture = await prepareFixture(target.handle.db);
-        const base = { driver, paceMs: options.paceMs, deltaChars: options.deltaChars, coalesceMs, timeoutS: options.timeoutS };
+  for (const { driver, runs } of plan) {
+    if (stop.signal.aborted) break;
+    // A fresh database per configuration; both modes run on it, baseline first, then default.
+    const target = driver === "pglite" ? await openPgliteTarget() : await openPostgresTarget(options.postgresUrl!);
+    const pair: PassResult[] = [];
+    try {
+      const fixture = await prepareFixture(target.handle.db);
+      for (const mode of ["baseline", "default"] as const) {
+        if (stop.signal.aborted) break;
+        const base = { driver, mode, paceMs: options.paceMs, deltaChars: options.deltaChars, coalesceMs: options.coalesceMs, timeoutS: options.timeoutS };
         // Warm-up (not reported): JIT, query plans, connections.
-        const warmUp = await runPass(target, fixture, { ...base, runs: Math.min(4, options.runs), deltas: Math.min(40, options.deltas) }, stop.signal);
+        const warmUp = await runPass(target, fixture, { ...base, runs: Math.min(4, runs), deltas: Math.min(40, options.deltas) }, stop.signal);
         for (const failure of warmUp.failures) {
           failed = true;
-          console.log(`FAIL ${driver} ${warmUp.mode} (warm-up): ${failure}`);
+          console.log(`FAIL ${driver} ${mode} (warm-up): ${failure}`);
         }
-        const result = await runPass(target, fixture, { ...base, runs: options.runs, deltas: options.deltas }, stop.signal);
+        const result = await runPass(target, fixture, { ...base, runs, deltas: options.deltas }, stop.signal);
+        pair.push(result);
         results.push(result);
-        console.log(`  ${driver} ${result.mode}: ${result.rows} rows in ${(result.wallMs / 1000).toFixed(2)} s`);
+        console.log(`  ${driver} N=${runs} ${mode}: ${result.rows} rows in ${(result.wallMs / 1000).toFixed(2)} s, p50 ${fixed(percentile(result.latencies, 50), 1)} ms (load ${result.load})`);
         for (const failure of result.failures) {
           failed = true;
-          console.log(`FAIL ${driver} ${result.mode}: ${failure}`);
+          console.log(`FAIL ${driver} ${mode}: ${failure}`);
         }
-      } finally {
-        await target.dispose();
       }
+    } finally {
+      await target.dispose();
     }
-    const pair = results.filter((r) => r.driver === driver);
-    const coalesced = pair.find((r) => r.mode === "coalesced");
-    const perDelta = pair.find((r) => r.mode === "per-delta");
-    if (coalesced && perDelta) ratios.push(ratioLine(coalesced, perDelta));
+    const [baseline, current] = [pair.find((r) => r.mode === "baseline"), pair.find((r) => r.mode === "default")];
+    if (baseline && current) ratios.push(ratioLine(current, baseline));
   }
 
   console.log("");
@@ -586,6 +659,7 @@ async function main(): Promise<number> {
   console.log("");
   for (const line of ratios) console.log(line);
   console.log(`load average at end: ${load()}`);
+  for (const r of results) console.log(resultLine(r, options.paceMs));
   process.off("SIGINT", onSignal);
   process.off("SIGTERM", onSignal);
   if (failed) {

@@ -3,14 +3,17 @@ import type { EventBus } from "./bus";
 import type { RunEventInput } from "./events";
 import { withDbRetry } from "./db-retry";
 import { appendRunEvents } from "./journal";
+import type { JournalWriter } from "./journal-writer";
 import { endsInsidePair } from "../text";
 
 type Delta = { type: "text" | "thinking"; payload: { delta: string } };
 
 /**
  * The driver's writer to its run journal. Writes are chained so sequence
- * order is call order. Text deltas are coalesced for `coalesceMs` (0 writes
- * one row per delta) and always flushed before any other event, so no
+ * order is call order. With the process's `JournalWriter` (the default),
+ * every delta goes to its next group commit at once; without it, each batch
+ * is its own transaction. Text deltas are coalesced for `coalesceMs` (0: no
+ * waiting window) and always flushed before any other event, so no
  * character is lost or reordered. A delta ending with the first half of a
  * surrogate pair (an emoji cut in two) waits for its second half, so a write
  * never holds half a character. A failed write poisons the writer: the
@@ -30,6 +33,7 @@ export class RunJournal {
     private readonly runId: string,
     private readonly owner: string,
     private readonly coalesceMs: number,
+    private readonly writer?: JournalWriter,
   ) {}
 
   delta(type: "text" | "thinking", delta: string) {
@@ -91,6 +95,18 @@ export class RunJournal {
   }
 
   private enqueue(events: RunEventInput[]) {
+    if (this.writer) {
+      if (this.failure) return;
+      // The writer keeps call order and merges what waits for the same flush.
+      const written = this.writer.append(this.runId, this.owner, events);
+      this.tail = Promise.all([this.tail, written]).then(
+        () => undefined,
+        (error: unknown) => {
+          this.failure ??= error;
+        },
+      );
+      return;
+    }
     // While a write is in flight, everything that arrives goes into one waiting batch (adjacent text merged),
     // so a slow database gets fewer, larger writes instead of a growing queue of small ones.
     if (this.waiting) {

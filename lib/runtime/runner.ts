@@ -13,6 +13,7 @@ import { parseCheckpoint } from "./checkpoint";
 import { buildSystemPrompt, loadHistory } from "./context";
 import { RunLostError } from "./journal";
 import { RunJournal } from "./run-journal";
+import { journalWriterFor } from "./journal-writer";
 import { postReply } from "./delivery";
 import { recordFeed, recordRunFinished } from "../feed/feed";
 import { getRunWithAgent, journalText, messageText, runCounters } from "./runs";
@@ -55,7 +56,8 @@ export async function driveRun(deps: RuntimeDeps, runId: string, options: DriveO
   const { signal: external, resume } = options;
   const { run, agent } = await getRunWithAgent(db, runId);
   if (!run || run.state !== "running" || run.claimedBy !== deps.instanceId) return;
-  const journal = new RunJournal(db, bus, runId, deps.instanceId, deps.coalesceMs);
+  const writer = deps.groupCommit === false ? undefined : journalWriterFor(db, bus);
+  const journal = new RunJournal(db, bus, runId, deps.instanceId, deps.coalesceMs, writer);
   const controller = new AbortController();
   const stopOnExternal = () => controller.abort(external?.reason ?? "cancel");
   external?.addEventListener("abort", stopOnExternal);

@@ -1,9 +1,10 @@
 import type { Viewer } from "../access/access";
 import { runEventForViewer } from "../access/redact";
-import type { Db } from "../db/client";
+import type { Database, Db } from "../db/client";
 import type { EventBus } from "./bus";
 import { isTerminal, type RunEvent } from "./events";
 import { readRunEvents, runTopic } from "./journal";
+import { journalWriterFor } from "./journal-writer";
 import { tailJournal } from "./tail";
 
 export type StreamItem = { kind: "event"; event: RunEvent } | { kind: "heartbeat" };
@@ -13,6 +14,9 @@ export type StreamItem = { kind: "event"; event: RunEvent } | { kind: "heartbeat
  * the terminal event. Live and replayed events come from the same journal
  * reads, so a subscriber that reconnects sees exactly what it missed.
  * With a `viewer`, each event is shaped for them (no credits for members).
+ * Events committed by this process's journal writer arrive from memory;
+ * those written elsewhere (another process, a system write) are read.
+ * `fromMemory: false` reads every event back (the former path, a baseline).
  */
 export async function* streamRunEvents(options: {
   db: Db;
@@ -22,10 +26,21 @@ export async function* streamRunEvents(options: {
   signal?: AbortSignal;
   heartbeatMs?: number;
   viewer?: Viewer;
+  fromMemory?: boolean;
 }): AsyncGenerator<StreamItem> {
   const { db, bus, runId } = options;
+  const writer = journalWriterFor(db as Database, bus);
+  const fromMemory = options.fromMemory !== false;
   for await (const next of tailJournal<RunEvent>({
-    subscribe: (wake) => bus.subscribe(runTopic(runId), wake),
+    subscribe: (wake) => {
+      const offBus = bus.subscribe(runTopic(runId), wake);
+      const offWriter = writer.listen(runId, { events: fromMemory ? () => undefined : wake, wake });
+      return () => {
+        offBus();
+        offWriter();
+      };
+    },
+    push: fromMemory ? (deliver) => writer.listen(runId, { events: deliver, wake: () => undefined }) : undefined,
     read: (after) => readRunEvents(db, runId, after, 500),
     batchSize: 500,
     afterSeq: options.afterSeq,

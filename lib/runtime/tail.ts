@@ -7,11 +7,18 @@ export type TailItem<T> = { kind: "item"; item: T } | { kind: "heartbeat" };
  * before the first read so nothing published in between is missed; on a
  * quiet stretch it yields a heartbeat and reads again anyway (a lost
  * notification cannot stall it). Ends after an item for which `isLast` is true.
+ *
+ * `push` hands over committed items themselves (for a journal whose
+ * sequence numbers have no gaps): those that continue the cursor are
+ * yielded from memory without a read; anything else (a gap, a backlog over
+ * `memoryLimit`) falls back to reading the journal.
  */
 export async function* tailJournal<T extends { seq: number }>(options: {
   subscribe: (wake: () => void) => () => void;
+  push?: (deliver: (items: T[]) => void) => () => void;
   read: (afterSeq: number) => Promise<T[]>;
   batchSize: number;
+  memoryLimit?: number;
   afterSeq: number;
   isLast?: (item: T) => boolean;
   signal?: AbortSignal;
@@ -21,8 +28,19 @@ export async function* tailJournal<T extends { seq: number }>(options: {
   let cursor = options.afterSeq;
   let dirty = true;
   let wake: (() => void) | null = null;
+  let queued: T[] = [];
+  const memoryLimit = options.memoryLimit ?? 2_000;
   const unsubscribe = options.subscribe(() => {
     dirty = true;
+    queued = [];
+    wake?.();
+  });
+  const unpush = options.push?.((items) => {
+    if (dirty) return; // the coming read gets them
+    if (queued.length + items.length > memoryLimit) {
+      dirty = true;
+      queued = [];
+    } else queued.push(...items);
     wake?.();
   });
   const onAbort = () => wake?.();
@@ -42,6 +60,24 @@ export async function* tailJournal<T extends { seq: number }>(options: {
         }
         continue;
       }
+      if (queued.length > 0) {
+        const items = queued;
+        queued = [];
+        for (const item of items) {
+          if (item.seq <= cursor) continue;
+          if (item.seq !== cursor + 1) {
+            // Something was written that this process did not carry (another writer): read it.
+            dirty = true;
+            queued = [];
+            break;
+          }
+          cursor = item.seq;
+          yield { kind: "item", item };
+          if (options.isLast?.(item)) return;
+          if (dirty) break;
+        }
+        continue;
+      }
       const timedOut = await new Promise<boolean>((resolve) => {
         const timer = setTimeout(() => resolve(true), options.heartbeatMs ?? 15_000);
         wake = () => {
@@ -57,6 +93,7 @@ export async function* tailJournal<T extends { seq: number }>(options: {
     }
   } finally {
     unsubscribe();
+    unpush?.();
     signal?.removeEventListener("abort", onAbort);
   }
 }

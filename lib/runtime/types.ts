@@ -18,8 +18,15 @@ export interface RuntimeDeps {
   /** Most model calls in one run. */
   maxSteps: number;
   maxTokens: number;
-  /** How long text deltas are gathered into one journal row (0: one row per delta). */
+  /** How long text deltas are gathered before they are written (0: no window; the group commit merges what waits). */
   coalesceMs: number;
+  /**
+   * Journal writes go through the process's group-committing writer and local
+   * subscribers are fed from memory (default). `false`: one transaction per
+   * run's batch, subscribers read every row back (the former path, kept as a
+   * benchmark baseline).
+   */
+  groupCommit?: boolean;
   heartbeatMs: number;
   breakers: CircuitBreakers;
   /** An extra policy hook applied before the workspace policy; it can tighten or rewrite, never waive. */

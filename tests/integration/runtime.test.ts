@@ -1,5 +1,5 @@
 import { eq } from "drizzle-orm";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { agentMemories, agentRuns, messages, outboxMessages, steps, usageEvents, usageRollupsHourly, workspaces } from "../../lib/db/schema";
 import { textTurn, toolTurn } from "../../lib/models/scripted";
 import { ModelError } from "../../lib/models/types";
@@ -35,7 +35,8 @@ describe("agent runtime", () => {
       ]);
       const { runId } = await chat("remember the launch is on Friday");
       const events = await waitForRun(s.db, runId);
-      expect(events.map((e) => e.type)).toEqual([
+      // Text that waits for the same group commit is one row, so adjacent text rows count as one here.
+      expect(events.map((e) => e.type).filter((type, i, all) => type !== "text" || all[i - 1] !== "text")).toEqual([
         "run_started",
         "text",
         "usage",
@@ -43,8 +44,6 @@ describe("agent runtime", () => {
         "dispatch_started",
         "step_finished",
         "dispatch_finished",
-        "text",
-        "text",
         "text",
         "usage",
         "run_completed",
@@ -60,12 +59,16 @@ describe("agent runtime", () => {
       const [step] = await s.db.select().from(steps).where(eq(steps.runId, runId));
       expect(step).toMatchObject({ tool: "memory.remember", status: "succeeded", input: { text: "the launch is on Friday" }, messageId: run.replyMessageId });
     } finally {
-      s.runtime.deps.coalesceMs = 40;
+      s.runtime.deps.coalesceMs = 0;
     }
   });
 
   it("coalesces text deltas into fewer journal rows without losing a character", async () => {
     const s = server();
+    s.runtime.deps.coalesceMs = 40;
+    onTestFinished(() => {
+      s.runtime.deps.coalesceMs = 0;
+    });
     const pieces = Array.from({ length: 60 }, (_, i) => `w${i} `);
     useScriptedModel(s, [{ ...textTurn(pieces), delayMs: 2 }]);
     const { runId } = await chat("talk");

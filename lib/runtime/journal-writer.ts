@@ -1,0 +1,275 @@
+import { and, eq, inArray, isNull, sql, type SQL } from "drizzle-orm";
+import type { Database } from "../db/client";
+import { agentRuns, runEvents } from "../db/schema";
+import { cleanDeep } from "../text";
+import type { EventBus } from "./bus";
+import { withDbRetry } from "./db-retry";
+import { isTerminal, parseRunEvent, type RunEvent, type RunEventInput } from "./events";
+import { LEASE_SECONDS, readRunEvents, RunLostError } from "./journal";
+
+/**
+ * The process's journal writer: every run driven here appends through it,
+ * and it writes them together (group commit). A flush starts as soon as the
+ * previous one returns, with everything that arrived meanwhile: one
+ * transaction, one UPDATE of the run rows allocating each run's sequence
+ * numbers, one INSERT of the rows. Adjacent text of one run waiting in the
+ * same flush becomes one row, so an idle process writes each delta at once
+ * and a busy one writes fewer, larger rows without any waiting window.
+ *
+ * Persist before emit: after the commit (never before), subscribers of this
+ * process get the committed events from memory, and one notification per
+ * flush (`journalTopic`) names the sequence ranges written, for other
+ * processes: each reads an announced range once for all its subscribers.
+ */
+export const journalTopic = "journal";
+
+/** What one notification says: who wrote it, and [runId, first seq, last seq] per run. */
+type Ranges = { o: string; r: [string, number, number][] };
+/** Runs named in one notification: it stays well under PostgreSQL's 8,000-byte limit. */
+const RANGES_PER_NOTICE = 80;
+/** Events a slow subscriber may hold in memory before it falls back to reading the journal. */
+export const MEMORY_QUEUE_LIMIT = 2_000;
+
+export interface JournalListener {
+  /** Committed events of the run, in sequence order, straight from memory. */
+  events(events: RunEvent[]): void;
+  /** The journal grew somewhere this process did not see: read it. */
+  wake(): void;
+}
+
+interface Pending {
+  runId: string;
+  owner: string;
+  events: RunEventInput[];
+  closed: boolean;
+  waiters: { resolve: (seq: number) => void; reject: (error: unknown) => void }[];
+}
+
+let writerCount = 0;
+
+export class JournalWriter {
+  /** Runs with events waiting for the next flush, in arrival order. */
+  private pending = new Map<string, Pending>();
+  private flushing = false;
+  private scheduled = false;
+  private readonly listeners = new Map<string, Set<JournalListener>>();
+  /** Runs announced by other writers: rows handed over so far, and the last one announced. */
+  private readonly remote = new Map<string, { after: number; upTo: number }>();
+  private readonly origin = `w${process.pid}-${++writerCount}-${Math.random().toString(36).slice(2, 8)}`;
+  private readonly unsubscribe: () => void;
+  /** Flushes (transactions) and rows written so far, for the benchmark. */
+  readonly stats = { flushes: 0, rows: 0 };
+  /** Test seam: commit the next flush, then stop as a crashed process would (no emit, no notification). */
+  crashAfterCommit = false;
+
+  constructor(
+    private readonly db: Database,
+    private readonly bus: EventBus,
+  ) {
+    this.unsubscribe = bus.subscribe(journalTopic, (message) => this.onNotice(message as Ranges));
+  }
+
+  /**
+   * Queues events of a run for the next flush; resolves with the run's last
+   * sequence number once they are committed (and handed to local
+   * subscribers). Rejects with `RunLostError` when the run is no longer
+   * driven by `owner` or its journal is closed.
+   */
+  append(runId: string, owner: string, events: RunEventInput[]): Promise<number> {
+    if (events.length === 0) return Promise.resolve(0);
+    const closes = events.findIndex((e) => isTerminal(e.type));
+    if (closes >= 0 && closes !== events.length - 1) return Promise.reject(new Error("A terminal event must be the last one written."));
+    let entry = this.pending.get(runId);
+    if (entry && (entry.owner !== owner || entry.closed)) return Promise.reject(new RunLostError(runId));
+    if (!entry) {
+      entry = { runId, owner, events: [], closed: false, waiters: [] };
+      this.pending.set(runId, entry);
+    }
+    for (const event of events) joinEvent(entry.events, event);
+    entry.closed = closes >= 0;
+    const promise = new Promise<number>((resolve, reject) => entry.waiters.push({ resolve, reject }));
+    this.schedule();
+    return promise;
+  }
+
+  /** Follows one run's journal in this process. Returns the unsubscribe function. */
+  listen(runId: string, listener: JournalListener): () => void {
+    let set = this.listeners.get(runId);
+    if (!set) this.listeners.set(runId, (set = new Set()));
+    set.add(listener);
+    return () => {
+      set.delete(listener);
+      if (set.size === 0 && this.listeners.get(runId) === set) this.listeners.delete(runId);
+    };
+  }
+
+  close() {
+    this.unsubscribe();
+  }
+
+  private schedule() {
+    if (this.flushing || this.scheduled) return;
+    this.scheduled = true;
+    // Runs whose deltas arrive in the same turn of the event loop share the flush.
+    setImmediate(() => {
+      this.scheduled = false;
+      void this.flush();
+    });
+  }
+
+  private async flush() {
+    if (this.flushing || this.pending.size === 0) return;
+    this.flushing = true;
+    const batch = [...this.pending.values()];
+    this.pending = new Map();
+    try {
+      await this.write(batch);
+    } finally {
+      this.flushing = false;
+      if (this.pending.size > 0) void this.flush();
+    }
+  }
+
+  private async write(batch: Pending[]) {
+    let written: Map<string, number>;
+    const at = new Date();
+    try {
+      // One transaction for the whole batch: after a transient database error it is tried again whole.
+      written = await withDbRetry(() => this.db.transaction((tx) => writeBatch(tx as Database, batch, at)));
+    } catch (error) {
+      for (const entry of batch) for (const w of entry.waiters) w.reject(error);
+      return;
+    }
+    if (this.crashAfterCommit) {
+      this.crashAfterCommit = false;
+      for (const entry of batch) for (const w of entry.waiters) w.reject(new Error("The process stopped after the commit."));
+      return;
+    }
+    const ranges: [string, number, number][] = [];
+    const iso = at.toISOString();
+    for (const entry of batch) {
+      const last = written.get(entry.runId);
+      if (last === undefined) {
+        for (const w of entry.waiters) w.reject(new RunLostError(entry.runId));
+        continue;
+      }
+      const first = last - entry.events.length + 1;
+      ranges.push([entry.runId, first, last]);
+      this.stats.rows += entry.events.length;
+      const listeners = this.listeners.get(entry.runId);
+      if (listeners && listeners.size > 0) {
+        // What a reader of the rows gets: the stored (cleaned, JSON) payload through the same parser.
+        const events = entry.events
+          .map((e, i) => parseRunEvent(e.type, first + i, iso, JSON.parse(JSON.stringify(cleanDeep(e.payload)))))
+          .filter((e): e is RunEvent => e !== null);
+        for (const listener of listeners) listener.events(events);
+      }
+      for (const w of entry.waiters) w.resolve(last);
+    }
+    this.stats.flushes += 1;
+    for (let i = 0; i < ranges.length; i += RANGES_PER_NOTICE) {
+      const notice: Ranges = { o: this.origin, r: ranges.slice(i, i + RANGES_PER_NOTICE) };
+      // Not awaited: the next flush need not wait for it (the bus sends in order on one connection).
+      // Subscribers elsewhere catch up on their heartbeat if a notification is lost.
+      void this.bus.publish(journalTopic, notice).catch(() => undefined);
+    }
+  }
+
+  /**
+   * Another process (or writer) committed rows: read the announced rows of
+   * a run once for every subscriber of it here, and hand them over as if
+   * they had been written here. One read per run at a time; notifications
+   * that arrive meanwhile extend the next read. A failed read wakes the
+   * subscribers instead, and each reads for itself.
+   */
+  private onNotice(message: Ranges) {
+    if (message.o === this.origin || !Array.isArray(message.r)) return;
+    for (const range of message.r) {
+      if (!Array.isArray(range) || !this.listeners.has(range[0])) continue;
+      const [runId, first, last] = range;
+      const state = this.remote.get(runId);
+      if (state) state.upTo = Math.max(state.upTo, last);
+      else {
+        this.remote.set(runId, { after: first - 1, upTo: last });
+        void this.readAnnounced(runId);
+      }
+    }
+  }
+
+  private async readAnnounced(runId: string) {
+    const state = this.remote.get(runId)!;
+    try {
+      while (state.after < state.upTo && this.listeners.has(runId)) {
+        const events = await readRunEvents(this.db, runId, state.after, 500);
+        if (events.length === 0) break;
+        state.after = events[events.length - 1]!.seq;
+        for (const listener of this.listeners.get(runId) ?? []) listener.events(events);
+      }
+    } catch {
+      for (const listener of this.listeners.get(runId) ?? []) listener.wake();
+    } finally {
+      this.remote.delete(runId);
+    }
+  }
+}
+
+/** Adjacent text (or thinking) of one run waiting for the same flush is one row. */
+function joinEvent(events: RunEventInput[], event: RunEventInput) {
+  const last = events[events.length - 1];
+  if (last && (last.type === "text" || last.type === "thinking") && last.type === event.type) {
+    last.payload = { delta: last.payload.delta + (event.payload as { delta: string }).delta };
+  } else {
+    events.push(event.type === "text" || event.type === "thinking" ? { ...event, payload: { ...event.payload } } : event);
+  }
+}
+
+/** Allocates every run's sequence numbers in one UPDATE per owner, then inserts all rows at once. */
+async function writeBatch(tx: Database, batch: Pending[], at: Date): Promise<Map<string, number>> {
+  const written = new Map<string, number>();
+  const owners = new Map<string, Pending[]>();
+  for (const entry of batch) owners.set(entry.owner, [...(owners.get(entry.owner) ?? []), entry]);
+  for (const [owner, entries] of owners) {
+    const ids = entries.map((e) => e.runId);
+    const counts: SQL = sql.join(
+      entries.map((e) => sql`when ${e.runId}::uuid then ${e.events.length}::int`),
+      sql` `,
+    );
+    const closing = entries.filter((e) => e.closed).map((e) => e.runId);
+    const rows = await tx
+      .update(agentRuns)
+      .set({
+        lastSeq: sql`${agentRuns.lastSeq} + (case ${agentRuns.id} ${counts} else 0 end)`,
+        leaseExpiresAt: sql`now() + make_interval(secs => ${LEASE_SECONDS})`,
+        ...(closing.length > 0 ? { journalClosedAt: sql`case when ${inArray(agentRuns.id, closing)} then now() else null end` } : {}),
+      })
+      .where(and(inArray(agentRuns.id, ids), isNull(agentRuns.journalClosedAt), eq(agentRuns.claimedBy, owner), eq(agentRuns.state, "running")))
+      .returning({ id: agentRuns.id, lastSeq: agentRuns.lastSeq });
+    for (const row of rows) written.set(row.id, row.lastSeq);
+  }
+  const values = [];
+  for (const entry of batch) {
+    const last = written.get(entry.runId);
+    if (last === undefined) continue;
+    const first = last - entry.events.length + 1;
+    // Payloads carry model and tool text: stored without NUL or lone surrogates, which PostgreSQL refuses.
+    for (const [i, e] of entry.events.entries()) values.push({ runId: entry.runId, seq: first + i, type: e.type, payload: cleanDeep(e.payload), createdAt: at });
+  }
+  if (values.length > 0) await tx.insert(runEvents).values(values);
+  return written;
+}
+
+/**
+ * Next bundles library code into several server chunks, so this module can be
+ * loaded more than once in a process: the registry lives on `globalThis`,
+ * so that the runs driven from one route and the streams of another share a writer.
+ */
+const registry = globalThis as typeof globalThis & { [key: symbol]: WeakMap<object, JournalWriter> | undefined };
+const REGISTRY_KEY = Symbol.for("clawdeck.journalWriters");
+
+/** The one writer of a database handle in this process (created on first use, with the bus it is given then). */
+export function journalWriterFor(db: Database, bus: EventBus): JournalWriter {
+  const writers = (registry[REGISTRY_KEY] ??= new WeakMap());
+  let writer = writers.get(db);
+  if (!writer) writers.set(db, (writer = new JournalWriter(db, bus)));
+  return writer;
+}

@@ -1,0 +1,395 @@
+// End-to-end benchmark through HTTP: starts the built server (`npm start`) on a throwaway PostgreSQL
+// database, signs in, starts N chats at once with the offline model at a fixed pace, follows every
+// run with an EventSource client plus extra viewers, and prints delta → client latency, time to
+// first text, how long each stream took against one chat alone (measured first, same run), and the
+// server's RSS and CPU. With --instances 2 a second server on the same database serves the extra
+// viewers (PostgreSQL NOTIFY path). Only localhost traffic; every loop is bounded; it stops by itself.
+//
+//   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench:http -- --chats 60 --viewers 300
+//
+// Flags (or the environment variable in brackets):
+//   --chats N         chats started in the same second          [BENCH_CHATS, 60]
+//   --viewers V       extra viewers, 10 per run on V/10 runs    [BENCH_VIEWERS, 100]
+//   --instances I     1, or 2 (extra viewers on the second)     [BENCH_INSTANCES, 1]
+//   --pace-ms P       the offline model's pause per piece       [BENCH_PACE_MS, 15]
+//   --port P          the first server's port                   [BENCH_PORT, 3110]
+//   --timeout-s T     limit for the measured pass               [BENCH_TIMEOUT_S, 120]
+import crypto from "node:crypto";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import { spawn, type ChildProcess } from "node:child_process";
+import { setMaxListeners } from "node:events";
+import { EventSource } from "eventsource";
+import postgres from "postgres";
+
+function readOptions() {
+  const argv = process.argv.slice(2);
+  const flags = new Map<string, string>();
+  for (let i = 0; i < argv.length; i += 2) {
+    const name = argv[i]!;
+    if (!name.startsWith("--") || argv[i + 1] === undefined) throw new Error(`Flags come as --name value, not ${name}`);
+    flags.set(name.slice(2), argv[i + 1]!);
+  }
+  const known = ["chats", "viewers", "instances", "pace-ms", "port", "timeout-s"];
+  for (const name of flags.keys()) if (!known.includes(name)) throw new Error(`Unknown flag --${name}`);
+  const int = (name: string, fallback: number, min: number, max: number) => {
+    const value = flags.get(name) ?? process.env[`BENCH_${name.replace(/-/g, "_").toUpperCase()}`];
+    if (value === undefined || value === "") return fallback;
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < min || n > max) throw new Error(`--${name} must be a whole number from ${min} to ${max}`);
+    return n;
+  };
+  const url = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL;
+  if (!url) throw new Error("bench:http needs BENCH_DATABASE_URL (a PostgreSQL server on this machine)");
+  if (!["127.0.0.1", "localhost", "::1", "[::1]"].includes(new URL(url).hostname)) throw new Error("The benchmark only talks to a server on this machine");
+  return {
+    chats: int("chats", 60, 1, 300),
+    viewers: int("viewers", 100, 0, 1000),
+    instances: int("instances", 1, 1, 2),
+    paceMs: int("pace-ms", 15, 1, 1000),
+    port: int("port", 3110, 1024, 65535),
+    timeoutS: int("timeout-s", 120, 5, 600),
+    url,
+  };
+}
+
+const OWNER = { email: "bench@clawdeck.local", password: crypto.randomBytes(12).toString("hex") };
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+interface Instance {
+  origin: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+async function startInstance(port: number, databaseUrl: string, paceMs: number, shared: { authSecret: string; key: string }): Promise<Instance> {
+  const origin = `http://127.0.0.1:${port}`;
+  // BENCH_PROFILE_DIR: the server runs under the V8 CPU profiler (one .cpuprofile per process, written when it stops).
+  const profile = process.env.BENCH_PROFILE_DIR;
+  const command = profile ? ["--cpu-prof", `--cpu-prof-dir=${profile}`, "node_modules/next/dist/bin/next", "start", "-p", String(port)] : ["scripts/start.mjs"];
+  const child = spawn(process.execPath, command, {
+    env: {
+      ...process.env,
+      PORT: String(port),
+      NODE_ENV: "production",
+      DATABASE_URL: databaseUrl,
+      AUTH_SECRET: shared.authSecret,
+      AUTH_URL: origin,
+      AUTH_TRUST_HOST: "true",
+      CLAWDECK_ORIGIN: origin,
+      CLAWDECK_ENCRYPTION_KEY: shared.key,
+      CLAWDECK_OWNER_EMAIL: OWNER.email,
+      CLAWDECK_OWNER_PASSWORD: OWNER.password,
+      CLAWDECK_OFFLINE_DELAY_MS: String(paceMs),
+      CLAWDECK_RUN_START_LIMIT: "0",
+      ANTHROPIC_API_KEY: "",
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout!.on("data", (d) => (output += String(d)));
+  child.stderr!.on("data", (d) => (output += String(d)));
+  const stop = async () => {
+    if (child.exitCode !== null) return;
+    const exited = new Promise((r) => child.once("exit", r));
+    child.kill("SIGTERM");
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+    if (child.exitCode === null) child.kill("SIGKILL");
+  };
+  for (let i = 0; i < 600; i++) {
+    if (child.exitCode !== null) throw new Error(`The server on ${port} exited:\n${output.slice(-2000)}`);
+    const ok = await fetch(`${origin}/api/health`).then((r) => r.ok, () => false);
+    if (ok) return { origin, child, stop };
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  await stop();
+  throw new Error(`The server on ${port} did not answer within 150 s:\n${output.slice(-2000)}`);
+}
+
+/** Every process under `pid` (the start script, the Next.js server). */
+function processTree(pid: number): number[] {
+  const all = [pid];
+  for (let i = 0; i < all.length; i++) {
+    try {
+      const children = fs.readFileSync(`/proc/${all[i]}/task/${all[i]}/children`, "utf8").trim();
+      if (children) all.push(...children.split(/\s+/).map(Number));
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  return all;
+}
+
+/** RSS (MB) and CPU time (ms) of a process tree, from /proc. */
+function usageOf(pid: number): { rssMb: number; cpuMs: number } {
+  let rssMb = 0;
+  let cpuMs = 0;
+  for (const p of processTree(pid)) {
+    try {
+      const status = fs.readFileSync(`/proc/${p}/status`, "utf8");
+      rssMb += Number(status.match(/VmRSS:\s+(\d+)/)?.[1] ?? 0) / 1024;
+      const stat = fs.readFileSync(`/proc/${p}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      cpuMs += ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  return { rssMb, cpuMs };
+}
+
+function cookiesOf(res: Response): string[] {
+  return res.headers.getSetCookie().map((c) => c.split(";")[0]!);
+}
+
+async function signIn(origin: string): Promise<string> {
+  const csrf = await fetch(`${origin}/api/auth/csrf`);
+  const { csrfToken } = (await csrf.json()) as { csrfToken: string };
+  const res = await fetch(`${origin}/api/auth/callback/credentials`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { cookie: cookiesOf(csrf).join("; "), "content-type": "application/x-www-form-urlencoded", origin },
+    body: new URLSearchParams({ email: OWNER.email, password: OWNER.password, csrfToken, callbackUrl: "/" }),
+  });
+  const session = cookiesOf(res).find((c) => c.startsWith("authjs.session-token=") && c.length > 21);
+  if (!session) throw new Error(`Sign-in failed (${res.status})`);
+  return session;
+}
+
+async function api(origin: string, cookie: string, path: string, body: unknown): Promise<Record<string, unknown>> {
+  const res = await fetch(`${origin}${path}`, {
+    method: "POST",
+    headers: { cookie, origin, "content-type": "application/json", "x-clawdeck-workspace": "demo" },
+    body: JSON.stringify(body),
+  });
+  if (!res.ok) throw new Error(`POST ${path}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as Record<string, unknown>;
+}
+
+interface Follow {
+  /** Client receive time − the event's journal time, per text event journaled after the stream opened. */
+  latencies: number[];
+  firstTextAt: number | null;
+  openedAt: number | null;
+  endAt: number | null;
+  text: string;
+  lastSeq: number;
+  seqProblem: boolean;
+}
+
+/** Follows one run with a real EventSource client until its terminal event. */
+function follow(origin: string, cookie: string, runId: string, signal: AbortSignal): Promise<Follow> {
+  const result: Follow = { latencies: [], firstTextAt: null, openedAt: null, endAt: null, text: "", lastSeq: 0, seqProblem: false };
+  return new Promise((resolve) => {
+    const source = new EventSource(`${origin}/api/runs/${runId}/events?workspace=demo`, {
+      fetch: (input, init) => fetch(input, { ...init, headers: { ...init.headers, cookie } }),
+    });
+    const done = () => {
+      source.close();
+      signal.removeEventListener("abort", done);
+      resolve(result);
+    };
+    signal.addEventListener("abort", done);
+    source.addEventListener("open", () => (result.openedAt ??= Date.now()));
+    const seen = (event: MessageEvent) => {
+      const data = JSON.parse(event.data as string) as { seq: number; at: string; delta?: string };
+      if (data.seq <= result.lastSeq) return; // a reconnect replays nothing twice
+      if (data.seq !== result.lastSeq + 1) result.seqProblem = true;
+      result.lastSeq = data.seq;
+      return data;
+    };
+    source.addEventListener("text", (event) => {
+      const now = Date.now();
+      const data = seen(event);
+      if (!data) return;
+      result.firstTextAt ??= now;
+      result.text += data.delta ?? "";
+      // Live deltas only: one journaled before this client's stream opened was replayed, not delivered live.
+      const at = Date.parse(data.at);
+      if (result.openedAt !== null && at >= result.openedAt) result.latencies.push(now - at);
+    });
+    for (const type of ["run_started", "usage", "thinking", "step_started", "step_finished", "dispatch_started", "dispatch_finished"]) {
+      source.addEventListener(type, (event) => void seen(event));
+    }
+    for (const type of ["run_completed", "run_failed", "run_cancelled"]) {
+      source.addEventListener(type, (event) => {
+        seen(event);
+        result.endAt = Date.now();
+        done();
+      });
+    }
+  });
+}
+
+const percentile = (xs: number[], p: number) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]! : Number.NaN;
+};
+const f = (n: number, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : "-");
+
+interface Pass {
+  chats: number;
+  viewers: number;
+  ttft: number[];
+  /** POST of the message → its answer; that answer → the stream open. */
+  postMs: number[];
+  openMs: number[];
+  /** First text → end, per chat. */
+  streamMs: number[];
+  chatLatency: number[];
+  viewerLatency: number[];
+  lost: number;
+  failures: string[];
+  rssMb: number;
+  cpuPercent: number;
+  wallMs: number;
+}
+
+const PROMPT = "Give me a short status of the launch plan and what is left to do";
+
+async function runPass(instances: Instance[], cookies: string[], chats: number, viewers: number, timeoutS: number): Promise<Pass> {
+  const [first] = instances;
+  const viewerHost = instances[instances.length - 1]!;
+  const viewerCookie = cookies[cookies.length - 1]!;
+  const sessions: string[] = [];
+  for (let i = 0; i < chats; i++) sessions.push(String((await api(first!.origin, cookies[0]!, "/api/sessions", { agentHandle: "scout" })).id));
+  const signal = AbortSignal.timeout(timeoutS * 1000);
+  setMaxListeners(0, signal); // one listener per client
+  const before = instances.map((i) => usageOf(i.child.pid!));
+  const peak = instances.map(() => 0);
+  const sampler = setInterval(() => instances.forEach((inst, k) => (peak[k] = Math.max(peak[k]!, usageOf(inst.child.pid!).rssMb))), 250);
+  const started = Date.now();
+  const runs = await Promise.all(
+    sessions.map(async (id, i) => {
+      const postedAt = Date.now();
+      const { runId } = (await api(first!.origin, cookies[0]!, `/api/sessions/${id}/messages`, { text: PROMPT })) as { runId: string };
+      const answeredAt = Date.now();
+      const watchers = i < Math.ceil(viewers / 10) ? Math.min(10, viewers - i * 10) : 0;
+      return {
+        postedAt,
+        answeredAt,
+        main: follow(first!.origin, cookies[0]!, runId, signal),
+        extra: Array.from({ length: watchers }, () => follow(viewerHost.origin, viewerCookie, runId, signal)),
+      };
+    }),
+  );
+  const pass: Pass = { chats, viewers, ttft: [], postMs: [], openMs: [], streamMs: [], chatLatency: [], viewerLatency: [], lost: 0, failures: [], rssMb: 0, cpuPercent: 0, wallMs: 0 };
+  let expected: string | null = null;
+  for (const run of runs) {
+    const main = await run.main;
+    expected ??= main.text;
+    if (main.endAt === null) pass.failures.push("a chat's stream did not end");
+    if (main.seqProblem) pass.failures.push("a chat's stream skipped a sequence number");
+    if (main.firstTextAt !== null) pass.ttft.push(main.firstTextAt - run.postedAt);
+    pass.postMs.push(run.answeredAt - run.postedAt);
+    if (main.openedAt !== null) pass.openMs.push(main.openedAt - run.answeredAt);
+    if (main.firstTextAt !== null && main.endAt !== null) pass.streamMs.push(main.endAt - main.firstTextAt);
+    pass.chatLatency.push(...main.latencies);
+    for (const viewer of await Promise.all(run.extra)) {
+      pass.viewerLatency.push(...viewer.latencies);
+      if (viewer.text !== main.text) pass.lost += Math.abs(main.text.length - viewer.text.length) || 1;
+      if (viewer.seqProblem || viewer.endAt === null) pass.failures.push("a viewer's stream skipped a sequence number or did not end");
+    }
+    if (main.text !== expected) pass.lost += Math.abs(main.text.length - expected.length) || 1;
+  }
+  clearInterval(sampler);
+  pass.wallMs = Date.now() - started;
+  const after = instances.map((i) => usageOf(i.child.pid!));
+  pass.rssMb = Math.max(...peak, ...after.map((a) => a.rssMb));
+  pass.cpuPercent = (after.reduce((n, a, k) => n + a.cpuMs - before[k]!.cpuMs, 0) / pass.wallMs) * 100;
+  return pass;
+}
+
+async function main(): Promise<number> {
+  const options = readOptions();
+  if (!fs.existsSync(".next/BUILD_ID")) console.log("No production build: `npm start` builds it first (a few minutes).");
+  const name = `clawdeck_benchhttp_${crypto.randomBytes(5).toString("hex")}`;
+  const admin = postgres(options.url, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database ${name}`);
+  const u = new URL(options.url);
+  u.pathname = `/${name}`;
+  const shared = { authSecret: crypto.randomBytes(32).toString("base64"), key: crypto.randomBytes(32).toString("base64") };
+  const instances: Instance[] = [];
+  const load = () => os.loadavg().map((l) => l.toFixed(2)).join(",");
+  let failed = false;
+  try {
+    instances.push(await startInstance(options.port, u.toString(), options.paceMs, shared));
+    if (options.instances === 2) instances.push(await startInstance(await freePort(), u.toString(), options.paceMs, shared));
+    const cookies = await Promise.all(instances.map((i) => signIn(i.origin)));
+    console.log(
+      `HTTP benchmark: ${options.chats} chats started at once, ${options.viewers} extra viewers (10 per run) on instance ${options.instances}, ` +
+        `offline model at ${options.paceMs} ms per piece, ${options.instances} instance(s); node ${process.version}, ${os.cpus().length} CPUs`,
+    );
+    console.log(`load average at start: ${load()}`);
+    await runPass(instances, cookies, 2, 0, options.timeoutS); // warm-up: routes compiled, connections open
+    const alone = await runPass(instances, cookies, 1, 0, options.timeoutS);
+    const loadAlone = load();
+    const crowd = await runPass(instances, cookies, options.chats, options.viewers, options.timeoutS);
+    const loadCrowd = load();
+    const streamRatio = percentile(crowd.streamMs, 50) / percentile(alone.streamMs, 50);
+    const rows = [
+      ["one chat alone", alone, loadAlone] as const,
+      [`${options.chats} chats + ${options.viewers} viewers`, crowd, loadCrowd] as const,
+    ];
+    console.log("");
+    console.log("pass                          delta→chat p50  p99  delta→viewer p50  p99  first text p50  p99  stream ms p50  lost  peak RSS MB  CPU %  load 1m");
+    for (const [label, p, l] of rows) {
+      console.log(
+        `${label.padEnd(28)}  ${f(percentile(p.chatLatency, 50)).padStart(14)}  ${f(percentile(p.chatLatency, 99)).padStart(3)}  ` +
+          `${f(percentile(p.viewerLatency, 50)).padStart(16)}  ${f(percentile(p.viewerLatency, 99)).padStart(3)}  ` +
+          `${f(percentile(p.ttft, 50)).padStart(14)}  ${f(percentile(p.ttft, 99)).padStart(3)}  ${f(percentile(p.streamMs, 50)).padStart(13)}  ` +
+          `${String(p.lost).padStart(4)}  ${f(p.rssMb).padStart(11)}  ${f(p.cpuPercent).padStart(5)}  ${l.split(",")[0]}`,
+      );
+    }
+    console.log(`stream time, ${options.chats} chats / one alone (p50): ${f(streamRatio, 2)}x`);
+    for (const [label, p] of rows) {
+      console.log(
+        `${label}: first text = POST answered p50 ${f(percentile(p.postMs, 50))} ms (p99 ${f(percentile(p.postMs, 99))}), ` +
+          `then stream open p50 ${f(percentile(p.openMs, 50))} ms (p99 ${f(percentile(p.openMs, 99))})`,
+      );
+    }
+    console.log(`load average at end: ${load()}`);
+    for (const failure of [...alone.failures, ...crowd.failures]) {
+      failed = true;
+      console.log(`FAIL ${failure}`);
+    }
+    const all = [...crowd.chatLatency, ...crowd.viewerLatency];
+    const common = `bench=http instances=${options.instances} pace_ms=${options.paceMs}`;
+    console.log(
+      `RESULT ${common} chats=1 viewers=0 p50_ms=${f(percentile(alone.chatLatency, 50))} p99_ms=${f(percentile(alone.chatLatency, 99))} ` +
+        `ttft_p50_ms=${f(percentile(alone.ttft, 50))} ttft_p99_ms=${f(percentile(alone.ttft, 99))} stream_p50_ms=${f(percentile(alone.streamMs, 50))} ` +
+        `lost=${alone.lost} rss_mb=${f(alone.rssMb)} cpu_pct=${f(alone.cpuPercent)} load=${loadAlone} mode=baseline`,
+    );
+    console.log(
+      `RESULT ${common} chats=${options.chats} viewers=${options.viewers} p50_ms=${f(percentile(all, 50))} p99_ms=${f(percentile(all, 99))} ` +
+        `viewer_p99_ms=${f(percentile(crowd.viewerLatency, 99))} ttft_p50_ms=${f(percentile(crowd.ttft, 50))} ttft_p99_ms=${f(percentile(crowd.ttft, 99))} ` +
+        `stream_ratio=${f(streamRatio, 2)} lost=${crowd.lost} rss_mb=${f(crowd.rssMb)} cpu_pct=${f(crowd.cpuPercent)} load=${loadCrowd} mode=default`,
+    );
+  } finally {
+    for (const instance of instances) await instance.stop();
+    await admin.unsafe(`drop database if exists ${name} with (force)`);
+    await admin.end({ timeout: 5 });
+  }
+  return failed ? 1 : 0;
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    console.error(`The benchmark could not run: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    process.exitCode = 1;
+  },
+);

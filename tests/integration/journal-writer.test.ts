@@ -1,0 +1,206 @@
+import crypto from "node:crypto";
+import os from "node:os";
+import { describe, expect, it } from "vitest";
+import { openDatabase } from "../../lib/db/client";
+import type { ModelEvent, ModelProvider, ModelRequest } from "../../lib/models/types";
+import { createPostgresBus } from "../../lib/runtime/bus";
+import type { RunEvent } from "../../lib/runtime/events";
+import { readRunEvents, RunLostError } from "../../lib/runtime/journal";
+import { journalWriterFor } from "../../lib/runtime/journal-writer";
+import { createRuntime } from "../../lib/runtime/runtime";
+import { createChatRun } from "../../lib/runtime/run-state";
+import { createSession } from "../../lib/runtime/sessions";
+import { streamRunEvents } from "../../lib/runtime/stream";
+import { createModelResolver, modelConfigFromEnv, type ResolvedModel } from "../../lib/models/registry";
+import { createToolRegistry } from "../../lib/tools/registry";
+import { demoOwner } from "../support/fixtures";
+import { makeAgent, routeModel, textOf } from "../support/runtime";
+import { useTestServer } from "../support/server";
+
+/** What run `key` is told to say: numbered pieces, so a lost, repeated or reordered one shows. */
+const piecesOf = (key: string, count: number) => Array.from({ length: count }, (_, i) => `${key}:${i};`);
+
+/** A model that says `piecesOf(user text, count)`, one piece per `paceMs`. */
+function countingModel(count: number, paceMs: number): ModelProvider {
+  return {
+    name: "counting",
+    async *stream(request: ModelRequest): AsyncIterable<ModelEvent> {
+      const user = [...request.messages].reverse().find((m) => m.role === "user");
+      const first = user?.content.find((b) => b.type === "text");
+      const key = first?.type === "text" ? first.text : "";
+      for (const delta of piecesOf(key, count)) {
+        await new Promise((r) => setTimeout(r, paceMs));
+        yield { type: "text", delta };
+      }
+      yield { type: "usage", usage: { inputTokens: 10, outputTokens: count } };
+      yield { type: "stop", reason: "end_turn" };
+    },
+  };
+}
+
+async function collect(options: Parameters<typeof streamRunEvents>[0]): Promise<RunEvent[]> {
+  const events: RunEvent[] = [];
+  for await (const item of streamRunEvents(options)) if (item.kind === "event") events.push(item.event);
+  return events;
+}
+
+const seqsAreDense = (events: RunEvent[], from = 1) => events.every((e, i) => e.seq === from + i);
+
+describe("the group-committing journal writer", () => {
+  const server = useTestServer();
+
+  it("gives every subscriber exactly each model's text, in sequence order, under concurrent runs; replay equals live", async () => {
+    const s = server();
+    const owner = await demoOwner(s.db);
+    routeModel(s, "counting", countingModel(40, 1));
+    const agent = await makeAgent(s.db, owner.workspaceId, { model: "counting", tools: [] });
+    const keys = Array.from({ length: 12 }, (_, i) => `run${i}-${crypto.randomBytes(2).toString("hex")}`);
+    const runs = await Promise.all(
+      keys.map(async (key) => {
+        const session = await createSession(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
+        const { runId } = await s.runtime.startChatRun({ workspaceId: owner.workspaceId, sessionId: session.id, userId: owner.id, text: key });
+        // Two live subscribers per run, one of them through the former read-back path.
+        // No heartbeat within the test's time: nothing but the writer's hand-over can carry them to the end.
+        const live = [
+          collect({ db: s.db, bus: s.bus, runId, afterSeq: 0, heartbeatMs: 600_000 }),
+          collect({ db: s.db, bus: s.bus, runId, afterSeq: 0, heartbeatMs: 600_000, fromMemory: false }),
+        ];
+        return { key, runId, live };
+      }),
+    );
+    for (const run of runs) {
+      const [memory, readBack] = await Promise.all(run.live);
+      const expected = piecesOf(run.key, 40).join("");
+      for (const events of [memory!, readBack!]) {
+        expect(textOf(events)).toBe(expected);
+        expect(seqsAreDense(events)).toBe(true);
+        expect(events.at(-1)?.type).toBe("run_completed");
+      }
+      const stored = await readRunEvents(s.db, run.runId, 0, 10_000);
+      expect(memory).toEqual(stored);
+      expect(readBack).toEqual(stored);
+      // Replay from the middle is the live tail from there.
+      const middle = stored[Math.floor(stored.length / 2)]!.seq;
+      expect(await collect({ db: s.db, bus: s.bus, runId: run.runId, afterSeq: middle })).toEqual(stored.filter((e) => e.seq > middle));
+    }
+  });
+
+  it("loses nothing when the process stops between the commit and the notification", async () => {
+    const s = server();
+    const owner = await demoOwner(s.db);
+    const agent = await makeAgent(s.db, owner.workspaceId, { tools: [] });
+    const session = await createSession(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
+    const instance = `crashing-${crypto.randomBytes(3).toString("hex")}`;
+    const { runId } = await createChatRun(s.db, { workspaceId: owner.workspaceId, sessionId: session.id, userId: owner.id, text: "hi", owner: instance });
+    const writer = journalWriterFor(s.db, s.bus);
+
+    const live: RunEvent[] = [];
+    const controller = new AbortController();
+    const following = (async () => {
+      for await (const item of streamRunEvents({ db: s.db, bus: s.bus, runId, afterSeq: 0, heartbeatMs: 100, signal: controller.signal })) {
+        if (item.kind !== "event") continue;
+        live.push(item.event);
+        if (textOf(live) === "before.after.end.") controller.abort();
+      }
+    })();
+    expect(await writer.append(runId, instance, [{ type: "text", payload: { delta: "before." } }])).toBe(1);
+    writer.crashAfterCommit = true;
+    await expect(writer.append(runId, instance, [{ type: "text", payload: { delta: "after." } }])).rejects.toThrow(/stopped after the commit/);
+    // A reader reconnecting with the last id it saw gets what was committed but never announced.
+    const reconnected = await (async () => {
+      const events: RunEvent[] = [];
+      const stop = new AbortController();
+      for await (const item of streamRunEvents({ db: s.db, bus: s.bus, runId, afterSeq: 1, heartbeatMs: 100, signal: stop.signal })) {
+        if (item.kind !== "event") continue;
+        events.push(item.event);
+        stop.abort();
+      }
+      return events;
+    })();
+    expect(reconnected.map((e) => [e.seq, e.type, e.payload])).toEqual([[2, "text", { delta: "after." }]]);
+    expect(await writer.append(runId, instance, [{ type: "text", payload: { delta: "end." } }])).toBe(3);
+    await following;
+    expect(textOf(live)).toBe("before.after.end.");
+    expect(seqsAreDense(live)).toBe(true);
+    expect(live).toEqual(await readRunEvents(s.db, runId, 0));
+  });
+
+  it("refuses events of a run this process no longer drives, and still commits the other runs of the same flush", async () => {
+    const s = server();
+    const owner = await demoOwner(s.db);
+    const agent = await makeAgent(s.db, owner.workspaceId, { tools: [] });
+    const instance = `owner-${crypto.randomBytes(3).toString("hex")}`;
+    const start = async () => {
+      const session = await createSession(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
+      return (await createChatRun(s.db, { workspaceId: owner.workspaceId, sessionId: session.id, userId: owner.id, text: "hi", owner: instance })).runId;
+    };
+    const [mine, taken] = [await start(), await start()];
+    const writer = journalWriterFor(s.db, s.bus);
+    const results = await Promise.allSettled([
+      writer.append(mine, instance, [{ type: "text", payload: { delta: "kept" } }]),
+      writer.append(taken, "someone-else", [{ type: "text", payload: { delta: "refused" } }]),
+    ]);
+    expect(results[0]).toEqual({ status: "fulfilled", value: 1 });
+    expect(results[1]!.status === "rejected" && results[1].reason).toBeInstanceOf(RunLostError);
+    expect(textOf(await readRunEvents(s.db, mine, 0))).toBe("kept");
+    expect(await readRunEvents(s.db, taken, 0)).toEqual([]);
+    // A terminal event closes the journal for good.
+    await writer.append(mine, instance, [{ type: "run_failed", payload: { code: "x", message: "x" } }]);
+    await expect(writer.append(mine, instance, [{ type: "text", payload: { delta: "late" } }])).rejects.toBeInstanceOf(RunLostError);
+  });
+
+  // Two processes share a database only on PostgreSQL (PGlite is one process's own): this one runs in that leg.
+  if (process.env.TEST_DRIVER === "postgres") it("two instances on one PostgreSQL database see the same sequence", async () => {
+    const s = server();
+    const url = process.env.DATABASE_URL!;
+    const owner = await demoOwner(s.db);
+    const agent = await makeAgent(s.db, owner.workspaceId, { model: "counting", tools: [] });
+    const other = await openDatabase({ driver: "postgres", url });
+    const otherBus = await createPostgresBus(url);
+    const second = createRuntime({
+      db: other.db,
+      bus: otherBus,
+      models: createModelResolver(modelConfigFromEnv({})),
+      tools: createToolRegistry(),
+      encryptionKey: crypto.randomBytes(32),
+      instanceId: `${os.hostname()}:second:${crypto.randomBytes(3).toString("hex")}`,
+      maxSteps: 4,
+      maxTokens: 1024,
+      coalesceMs: 0,
+      heartbeatMs: 10_000,
+    });
+    const configured = second.deps.models;
+    const model = countingModel(30, 1);
+    second.deps.models = (spec): ResolvedModel => (spec === "counting" ? { provider: model, model: "counting", spec, offline: false } : configured(spec));
+    routeModel(s, "counting", model);
+    try {
+      const keys = ["a", "b", "c", "d", "e", "f"].map((k) => `${k}-${crypto.randomBytes(2).toString("hex")}`);
+      const runs = await Promise.all(
+        keys.map(async (key, i) => {
+          const session = await createSession(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
+          // Half the runs are driven by each instance; every run is followed on both.
+          const driver = i % 2 === 0 ? s.runtime : second;
+          const { runId } = await driver.startChatRun({ workspaceId: owner.workspaceId, sessionId: session.id, userId: owner.id, text: key });
+          return {
+            key,
+            runId,
+            // No heartbeat within the test's time: only the notifications can carry these readers to the end.
+            here: collect({ db: s.db, bus: s.bus, runId, afterSeq: 0, heartbeatMs: 600_000 }),
+            there: collect({ db: other.db, bus: otherBus, runId, afterSeq: 0, heartbeatMs: 600_000 }),
+          };
+        }),
+      );
+      for (const run of runs) {
+        const [here, there] = await Promise.all([run.here, run.there]);
+        const stored = await readRunEvents(s.db, run.runId, 0, 10_000);
+        expect(textOf(stored)).toBe(piecesOf(run.key, 30).join(""));
+        expect(here).toEqual(stored);
+        expect(there).toEqual(stored);
+      }
+      await second.drain();
+    } finally {
+      await otherBus.close();
+      await other.close();
+    }
+  });
+});
