@@ -15,7 +15,7 @@ import { AgentForm, type AgentFormValues } from "./agent-form";
 import { AgentStatusBadge, ModelLabel } from "./agents-list";
 import { agentKeys, errorText, isStaleEdit, shortWhen, STALE_AGENT_NOTICE, statusChange, type AgentDetail, type AgentItem, type ModelChoice, type ToolChoice } from "./types";
 
-const triggerShort: Record<string, string> = { chat: "chat message", agent_message: "agent message", room_post: "room post", mission: "mission", door: "inbound" };
+const triggerShort: Record<string, string> = { chat: "chat message", agent_message: "agent message", room_post: "room post", mission: "mission", door: "door call" };
 
 export function AgentDetailView({ agentId, canEdit, models, tools }: { agentId: string; canEdit: boolean; models: ModelChoice[]; tools: ToolChoice[] }) {
   const api = useApi();

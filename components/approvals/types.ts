@@ -53,11 +53,13 @@ export function timeLeft(expiresAt: string, now: number): string {
   return `${hours} h ${minutes % 60} min left`;
 }
 
-/** "asked by @herald for Rita, via @atlas". */
+/** "asked by @herald for Rita, via @atlas"; a call from outside adds "through the door by “laptop”" (its token). */
 export function requestLine(item: Pick<ApprovalItem, "agent" | "onBehalfOf" | "requestedBy" | "via">): string {
   const person = item.onBehalfOf ?? item.requestedBy;
-  const via = item.via.length ? `, via ${item.via.map((h) => `@${h}`).join(" → ")}` : "";
-  return `asked by @${item.agent.handle}${person ? ` for ${person}` : ""}${via}`;
+  const door = item.via.find((h) => h.startsWith("door:"));
+  const hops = item.via.filter((h) => !h.startsWith("door:"));
+  const via = hops.length ? `, via ${hops.map((h) => `@${h}`).join(" → ")}` : "";
+  return `asked by @${item.agent.handle}${person ? ` for ${person}` : ""}${door ? ` through the door by “${door.slice(5)}”` : ""}${via}`;
 }
 
 /** Where the chain began: the chat session or the room. */

@@ -115,7 +115,7 @@ export const triggerLabels: Record<string, string> = {
   agent_message: "a message from another agent",
   room_post: "a post in a room",
   mission: "a mission",
-  door: "an inbound message",
+  door: "a call through the door (MCP)",
 };
 
 const approvalCategoryLabels: Record<string, string> = {
