@@ -8,6 +8,7 @@ import { GET as listRoute, POST as createRoute } from "../../app/api/agents/[id]
 import { POST as decisionRoute } from "../../app/api/approvals/[id]/decision/route";
 import { DELETE as mcpDelete, GET as mcpGet, POST as mcpPost } from "../../app/api/mcp/route";
 import { agentRuns, agents, approvals, doorTokens, feedItems, outboxMessages, steps } from "../../lib/db/schema";
+import { getUsageSummary } from "../../lib/billing/summary";
 import { hashDoorToken } from "../../lib/door/tokens";
 import { demoOwner, makeUser, makeWorkspace } from "../support/fixtures";
 import { makeAgent } from "../support/runtime";
@@ -110,6 +111,9 @@ describe("the door", () => {
     const [counted] = await s.db.select().from(doorTokens).where(eq(doorTokens.id, tokenId));
     expect(counted!.callCount).toBe(1);
     expect(counted!.lastUsedAt).not.toBeNull();
+    const summary = await getUsageSummary(s.db, agent.workspaceId, { from: new Date(Date.now() - 3_600_000), to: new Date(Date.now() + 3_600_000), includeSpend: false });
+    expect(summary.activity.doorCalls).toBeGreaterThanOrEqual(1);
+    expect(summary.activity.toolCalls).toBeGreaterThanOrEqual(summary.activity.doorCalls);
     await client.close();
   });
 
