@@ -91,11 +91,11 @@ export function DoorTokensPanel({ agentId }: { agentId?: string }) {
         >
           <label className="flex min-w-0 flex-1 flex-col text-sm">
             Name
-            <input className="input" value={name} onChange={(e) => setName(e.target.value)} required maxLength={60} placeholder="laptop-claude-code" />
+            <input className="input min-w-0" value={name} onChange={(e) => setName(e.target.value)} required maxLength={60} placeholder="laptop-claude-code" />
           </label>
-          <label className="flex flex-col text-sm">
+          <label className="flex min-w-0 flex-col text-sm">
             Expires (optional)
-            <input className="input" type="datetime-local" value={expiresAt} onChange={(e) => setExpiresAt(e.target.value)} />
+            <input className="input min-w-0" type="datetime-local" value={expiresAt} onChange={(e) => setExpiresAt(e.target.value)} />
           </label>
           <button className="btn-primary" disabled={create.isPending || !name.trim()}>
             Create token
