@@ -3,6 +3,7 @@ import { agentRuns, approvals, type Agent, type AgentRun, type Approval, type Do
 import { AppError } from "../errors";
 import { recordFeed, recordRunFinished } from "../feed/feed";
 import { approvalsTopic } from "../safety/approvals";
+import { governApproval } from "../safety/governor";
 import { callFingerprint } from "../safety/fingerprint";
 import type { ProposedCall } from "../safety/dispatch";
 import type { AnyTool } from "../tools/registry";
@@ -210,6 +211,8 @@ export async function callThroughDoor(deps: RuntimeDeps, caller: DoorCaller, cal
     return { kind: "result", result: outcome.result, runId: run.id };
   }
   const approvalId = await suspendRun(ctx, outcome.approval);
+  // The governor may decide it at once; the wait below then sees the decision.
+  await governApproval(deps, approvalId);
   return awaitDoorApproval(deps, { id: approvalId, workspaceId: run.workspaceId, runId: run.id }, options);
 }
 

@@ -1,37 +1,19 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { DELETE as revokeRoute } from "../../app/api/agents/[id]/door-tokens/[tokenId]/route";
 import { GET as listRoute, POST as createRoute } from "../../app/api/agents/[id]/door-tokens/route";
 import { POST as decisionRoute } from "../../app/api/approvals/[id]/decision/route";
-import { DELETE as mcpDelete, GET as mcpGet, POST as mcpPost } from "../../app/api/mcp/route";
+import { POST as mcpPost } from "../../app/api/mcp/route";
 import { agentRuns, agents, approvals, doorTokens, feedItems, outboxMessages, steps } from "../../lib/db/schema";
 import { getUsageSummary } from "../../lib/billing/summary";
 import { hashDoorToken } from "../../lib/door/tokens";
 import { demoOwner, makeUser, makeWorkspace } from "../support/fixtures";
+import { connectDoor as connect, resultText } from "../support/door";
 import { makeAgent } from "../support/runtime";
 import { APP_ORIGIN, jsonRequest, params, sessionCookie, useTestServer } from "../support/server";
 
 process.env.CLAWDECK_DOOR_WAIT_SECONDS = "3";
 
-/** The SDK's own client, speaking to the real endpoint handler (the fetch goes to the route, not a socket). */
-async function connect(token: string): Promise<Client> {
-  const handlers: Record<string, (req: Request) => Promise<Response>> = { POST: mcpPost, GET: mcpGet, DELETE: mcpDelete };
-  const transport = new StreamableHTTPClientTransport(new URL("/api/mcp", APP_ORIGIN), {
-    requestInit: { headers: { authorization: `Bearer ${token}` } },
-    fetch: (url, init) => {
-      const request = new Request(url, init);
-      return handlers[request.method]!(request);
-    },
-  });
-  const client = new Client({ name: "door-test", version: "1.0.0" });
-  await client.connect(transport);
-  return client;
-}
-
-const textOf = (result: unknown) => ((result as CallToolResult).content[0] as { text: string }).text;
 
 describe("the door", () => {
   const server = useTestServer();
@@ -131,7 +113,7 @@ describe("the door", () => {
     await decide(approval.id, reviewerCookie, "approve");
     const result = await call;
     expect(result.isError).toBeFalsy();
-    expect(textOf(result)).toContain("outbox");
+    expect(resultText(result)).toContain("outbox");
     expect(progress.length).toBeGreaterThan(0);
     expect(await outboxOf(agent.id, "approved hello")).toHaveLength(1);
     await client.close();
@@ -145,7 +127,7 @@ describe("the door", () => {
     await decide(approval.id, reviewerCookie, "reject", "not this channel");
     const result = await call;
     expect(result.isError).toBe(true);
-    expect(textOf(result)).toContain("not this channel");
+    expect(resultText(result)).toContain("not this channel");
     expect(await outboxOf(agent.id, "rejected hello")).toHaveLength(0);
     await client.close();
   });
@@ -157,7 +139,7 @@ describe("the door", () => {
     const first = await client.callTool({ name: "slack.post", arguments: args });
     expect(first.isError).toBe(true);
     const approval = await pendingApproval(agent.id);
-    expect(textOf(first)).toContain(approval.id);
+    expect(resultText(first)).toContain(approval.id);
     await decide(approval.id, reviewerCookie, "approve");
     const repeats = await Promise.all(Array.from({ length: 20 }, () => client.callTool({ name: "slack.post", arguments: args })));
     expect(repeats.filter((r) => !r.isError)).toHaveLength(1);
