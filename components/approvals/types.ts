@@ -16,6 +16,8 @@ export interface ApprovalItem {
   createdAt: string;
   decidedAt: string | null;
   decidedBy: string | null;
+  /** The governor's judge on this request, when one was asked (and whether that decided it). */
+  judgeVerdict?: { verdict: "allow" | "deny" | "no_answer"; reason: string; model: string; decided: boolean } | null;
   requestedBy: string | null;
   requestedByUserId: string | null;
   sessionId: string | null;
@@ -67,4 +69,10 @@ export function originHref(slug: string, item: Pick<ApprovalItem, "originSession
   if (item.originSessionId) return `/w/${slug}/chat/${item.originSessionId}`;
   if (item.originRoomId) return `/w/${slug}/rooms/${item.originRoomId}`;
   return item.sessionId ? `/w/${slug}/chat/${item.sessionId}` : null;
+}
+
+/** "The judge (offline) allowed it: …", for a request the governor looked at. */
+export function judgeLine(verdict: NonNullable<ApprovalItem["judgeVerdict"]>): string {
+  const said = verdict.verdict === "allow" ? "allowed it" : verdict.verdict === "deny" ? "refused it" : "gave no verdict";
+  return `The judge (${verdict.model}) ${said}${verdict.decided ? "" : "; a person decides"}: ${verdict.reason}`;
 }

@@ -1,5 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { GET as listRoute } from "../../app/api/approvals/route";
 import { GET as getRoute, PUT as putRoute } from "../../app/api/governor/route";
 import { approvals, auditLog, feedItems, outboxMessages, usageEvents } from "../../lib/db/schema";
 import { textTurn, toolTurn } from "../../lib/models/scripted";
@@ -89,6 +90,12 @@ describe("the governor", () => {
     expect(resultText(result)).toContain(approval.id);
     expect(approval.status).toBe("pending");
     expect(approval.judgeVerdict).toMatchObject({ verdict: "allow", decided: false, mode: "judge_then_people" });
+    // The reviewer's inbox carries the verdict to the card.
+    const reviewer = await makeUser(s.db, owner.workspaceId, "reviewer");
+    const listed = (await (await listRoute(jsonRequest("/api/approvals?status=pending", { cookie: await sessionCookie(s, reviewer) }))).json()) as {
+      approvals: { id: string; judgeVerdict: unknown }[];
+    };
+    expect(listed.approvals.find((a) => a.id === approval.id)?.judgeVerdict).toMatchObject({ verdict: "allow", reason: "Looks fine.", decided: false });
     expect(await outbox(agent.id)).toHaveLength(0);
     await client.close();
   });

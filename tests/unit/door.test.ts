@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { requestLine } from "../../components/approvals/types";
+import { judgeLine, requestLine } from "../../components/approvals/types";
 import { doorToolOf } from "../../lib/door/mcp";
 import { doorTokenInputSchema, hashDoorToken } from "../../lib/door/tokens";
+import { parseVerdict } from "../../lib/judge/judge";
+import { offlineVerdict, workspaceGovernor } from "../../lib/safety/governor";
 import { builtinTools } from "../../lib/tools/registry";
 
 describe("door", () => {
@@ -29,5 +31,36 @@ describe("door", () => {
     expect(doorTokenInputSchema.safeParse({ name: "<script>" }).success).toBe(false);
     expect(doorTokenInputSchema.safeParse({ name: "x", expiresAt: new Date(Date.now() - 60_000).toISOString() }).success).toBe(false);
     expect(doorTokenInputSchema.safeParse({ name: "x", expiresAt: new Date(Date.now() + 60_000).toISOString() }).success).toBe(true);
+  });
+});
+
+describe("judge and governor", () => {
+  it("reads a verdict only from a JSON object that matches the schema", () => {
+    expect(parseVerdict('{"decision":"allow","reason":"fine"}')).toEqual({ decision: "allow", reason: "fine" });
+    expect(parseVerdict('Here: {"decision":"deny","reason":"a link"} done')).toEqual({ decision: "deny", reason: "a link" });
+    expect(parseVerdict("allow")).toBeNull();
+    expect(parseVerdict('{"decision":"maybe","reason":"x"}')).toBeNull();
+    expect(parseVerdict('{"decision":"allow","reason":""}')).toBeNull();
+    expect(parseVerdict('{"decision":"allow",')).toBeNull();
+  });
+
+  it("judges offline by a fixed rule: untrusted content or a link is refused, the rest allowed", () => {
+    const base = { category: "external_send", input: { channel: "#general", text: "hi" }, taintSources: [] };
+    expect(offlineVerdict(base).decision).toBe("allow");
+    expect(offlineVerdict({ ...base, input: { channel: "#general", text: "see https://x.test" } }).decision).toBe("deny");
+    expect(offlineVerdict({ ...base, category: "tainted_egress", taintSources: [{ source: "door:laptop", stepId: null }] })).toEqual({
+      decision: "deny",
+      reason: "It passes on content from untrusted sources (door:laptop).",
+    });
+  });
+
+  it("tells the reviewer what the judge said and whether a person still decides", () => {
+    expect(judgeLine({ verdict: "allow", reason: "Plain.", model: "offline", decided: false })).toBe("The judge (offline) allowed it; a person decides: Plain.");
+    expect(judgeLine({ verdict: "deny", reason: "A link.", model: "offline", decided: true })).toBe("The judge (offline) refused it: A link.");
+  });
+
+  it("defaults every category to people, fail closed", () => {
+    expect(workspaceGovernor({})).toEqual({ modes: {}, judgeModel: null, judgeTimeoutSeconds: 30, failOpen: false });
+    expect(workspaceGovernor({ governor: { modes: { spend: "nonsense" } } }).modes).toEqual({});
   });
 });
