@@ -78,4 +78,21 @@ test.describe("the door", () => {
       await reviewer.context.close();
     }
   });
+
+  test("a manager sets the governor per category; fail open shows a warning and is kept", async ({ page }) => {
+    await new SignInPage(page).signInAs(OWNER);
+    await page.goto("/w/demo/settings/policy");
+    const panel = page.getByTestId("governor-panel");
+    await panel.getByLabel("Spends money").selectOption("judge");
+    await expect(panel.getByRole("alert")).toHaveCount(0);
+    await panel.getByLabel(/Fail open/).check();
+    await expect(panel.getByRole("alert")).toContainText("lets gated actions run with nobody deciding");
+    await panel.getByRole("button", { name: "Save governor" }).click();
+    await expect(panel.getByRole("button", { name: "Save governor" })).toBeEnabled();
+    await page.reload();
+    await expect(page.getByTestId("governor-panel").getByLabel("Spends money")).toHaveValue("judge");
+    await expect(page.getByTestId("governor-panel").getByLabel(/Fail open/)).toBeChecked();
+    const saved = await page.request.get("/api/governor", { headers: { "x-clawdeck-workspace": "demo" } });
+    expect(((await saved.json()) as { governor: { modes: Record<string, string>; failOpen: boolean } }).governor).toMatchObject({ modes: { spend: "judge" }, failOpen: true });
+  });
 });
