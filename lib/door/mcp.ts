@@ -35,7 +35,14 @@ function textResult(text: string, isError: boolean): CallToolResult {
 }
 
 /** A fresh MCP server for one request of one caller (the endpoint is stateless: any instance can answer). */
-export function createDoorServer(deps: RuntimeDeps, caller: DoorCaller, options: { waitMs: number; progressEveryMs?: number }): Server {
+export interface DoorOptions {
+  waitMs: number;
+  progressEveryMs?: number;
+  /** Counts one run start for the token; throws a `rate_limited:*` error past the limit. */
+  limit?: () => Promise<void>;
+}
+
+export function createDoorServer(deps: RuntimeDeps, caller: DoorCaller, options: DoorOptions): Server {
   const server = new Server({ name: "clawdeck", version: "1.0.0" }, { capabilities: { tools: {} } });
   const allowed = () => caller.agent.tools.map((name) => deps.tools.get(name)).filter((t): t is AnyTool => !!t);
 
@@ -46,6 +53,12 @@ export function createDoorServer(deps: RuntimeDeps, caller: DoorCaller, options:
     const [agent] = await deps.db.select().from(agents).where(eq(agents.id, caller.agent.id));
     if (!agent) throw new McpError(ErrorCode.InvalidRequest, "The agent of this door token no longer exists.");
     if (agent.status === "paused") throw new McpError(ErrorCode.InvalidRequest, `@${agent.handle} is paused: nothing was run. Ask a manager of the workspace to resume it.`);
+    try {
+      await options.limit?.();
+    } catch (error) {
+      if (isAppError(error) && error.kind === "rate_limited") throw new McpError(ErrorCode.InvalidRequest, error.message, { code: error.code, details: error.details });
+      throw error;
+    }
     await recordDoorTokenUse(deps.db, caller.token.id);
     const progressToken = request.params._meta?.progressToken;
     try {
@@ -85,7 +98,7 @@ export function createDoorServer(deps: RuntimeDeps, caller: DoorCaller, options:
 }
 
 /** Answers one HTTP request of the MCP endpoint for an authenticated caller. */
-export async function handleDoorRequest(req: Request, deps: RuntimeDeps, caller: DoorCaller, options: { waitMs: number; maxBodyBytes: number }): Promise<Response> {
+export async function handleDoorRequest(req: Request, deps: RuntimeDeps, caller: DoorCaller, options: DoorOptions & { maxBodyBytes: number }): Promise<Response> {
   const server = createDoorServer(deps, caller, options);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, maxRequestBodySize: options.maxBodyBytes });
   await server.connect(transport);

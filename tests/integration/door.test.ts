@@ -187,4 +187,13 @@ describe("the door", () => {
     expect(await s.db.select().from(agentRuns).where(eq(agentRuns.agentId, agent.id))).toHaveLength(0);
     await client.close();
   });
+
+  it("limits the runs a token starts like a person's (30 per minute by default): the next call is refused and does not run", async () => {
+    const { s, agent, token } = await setup();
+    const client = await connect(token);
+    for (let i = 0; i < 30; i++) expect((await client.callTool({ name: "memory.recall", arguments: { query: `q${i}` } })).isError).toBeFalsy();
+    await expect(client.callTool({ name: "memory.recall", arguments: { query: "one too many" } })).rejects.toThrow(/runs in 60 s/);
+    expect(await s.db.select().from(agentRuns).where(eq(agentRuns.agentId, agent.id))).toHaveLength(30);
+    await client.close();
+  });
 });

@@ -2,6 +2,7 @@ import { authenticateDoorToken } from "@/lib/door/tokens";
 import { handleDoorRequest } from "@/lib/door/mcp";
 import { isAppError } from "@/lib/errors";
 import { errorResponse } from "@/lib/http/errors";
+import { limitRunStart } from "@/lib/runtime/run-limit";
 import { getServer } from "@/lib/server";
 
 /**
@@ -16,6 +17,8 @@ async function handle(req: Request): Promise<Response> {
     return await handleDoorRequest(req, server.runtime.deps, caller, {
       waitMs: server.env.CLAWDECK_DOOR_WAIT_SECONDS * 1000,
       maxBodyBytes: server.env.CLAWDECK_MAX_BODY_BYTES,
+      // Each call starts a run: the same run-start limit as a person's messages, per token.
+      limit: () => limitRunStart(server, `door:${caller.token.id}`),
     });
   } catch (error) {
     if (isAppError(error) && error.code === "unauthorized:door_token") {
