@@ -4,6 +4,7 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, typ
 import { eq } from "drizzle-orm";
 import { agents } from "../db/schema";
 import { isAppError } from "../errors";
+import { findNul } from "../text";
 import { callThroughDoor, type DoorCaller } from "../runtime/door-call";
 import type { RuntimeDeps } from "../runtime/types";
 import { toolSpec, type AnyTool } from "../tools/registry";
@@ -60,6 +61,9 @@ export function createDoorServer(deps: RuntimeDeps, caller: DoorCaller, options:
       throw error;
     }
     await recordDoorTokenUse(deps.db, caller.token.id);
+    // PostgreSQL stores no NUL character: refuse such input before a run exists, as every route does.
+    const nulAt = findNul(request.params.arguments ?? {}, "arguments");
+    if (nulAt) throw new McpError(ErrorCode.InvalidParams, `Invalid input: ${nulAt} contains a NUL character, which is not allowed.`);
     const progressToken = request.params._meta?.progressToken;
     try {
       const outcome = await callThroughDoor(

@@ -179,6 +179,14 @@ describe("the door", () => {
     expect(await s.db.select().from(agentRuns).where(eq(agentRuns.agentId, otherAgent.id))).toHaveLength(0);
   });
 
+  it("refuses input with a NUL character before anything runs", async () => {
+    const { s, agent, token } = await setup();
+    const client = await connect(token);
+    await expect(client.callTool({ name: "memory.remember", arguments: { text: "a\u0000b" } })).rejects.toThrow(/NUL character/);
+    expect(await s.db.select().from(agentRuns).where(eq(agentRuns.agentId, agent.id))).toHaveLength(0);
+    await client.close();
+  });
+
   it("answers a paused agent's token with a clear error and runs nothing", async () => {
     const { s, agent, token } = await setup();
     await s.db.update(agents).set({ status: "paused" }).where(eq(agents.id, agent.id));
