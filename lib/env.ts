@@ -46,6 +46,8 @@ export const envSchema = z.object({
   CLAWDECK_RUN_START_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
   /** Largest request body a JSON route reads, in bytes; larger ones get 413 before anything is parsed. */
   CLAWDECK_MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(100 * 1024 * 1024).default(1024 * 1024),
+  /** How long a gated call through the door (MCP) waits for a reviewer before answering that the approval is still open. */
+  CLAWDECK_DOOR_WAIT_SECONDS: z.coerce.number().min(0).max(3_600).default(120),
 });
 
 export type Env = z.infer<typeof envSchema>;

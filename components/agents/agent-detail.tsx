@@ -10,11 +10,12 @@ import { chatKeys } from "../chat/types";
 import { triggerLabels } from "../feed/types";
 import { useApi, useWorkspace } from "../providers";
 import { RunStateBadge } from "../runs/run-view";
+import { DoorTokensPanel } from "../door/door-tokens";
 import { AgentForm, type AgentFormValues } from "./agent-form";
 import { AgentStatusBadge, ModelLabel } from "./agents-list";
 import { agentKeys, errorText, isStaleEdit, shortWhen, STALE_AGENT_NOTICE, statusChange, type AgentDetail, type AgentItem, type ModelChoice, type ToolChoice } from "./types";
 
-const triggerShort: Record<string, string> = { chat: "chat message", agent_message: "agent message", room_post: "room post", mission: "mission", door: "inbound" };
+const triggerShort: Record<string, string> = { chat: "chat message", agent_message: "agent message", room_post: "room post", mission: "mission", door: "door call" };
 
 export function AgentDetailView({ agentId, canEdit, models, tools }: { agentId: string; canEdit: boolean; models: ModelChoice[]; tools: ToolChoice[] }) {
   const api = useApi();
@@ -209,6 +210,8 @@ export function AgentDetailView({ agentId, canEdit, models, tools }: { agentId: 
           ) : null}
         </div>
       )}
+
+      {canEdit ? <DoorTokensPanel agentId={agentId} /> : null}
 
       <div className="grid gap-6 lg:grid-cols-2">
         <section aria-labelledby="runs-heading" className="space-y-2">

@@ -4,7 +4,7 @@ import Link from "next/link";
 import { useState } from "react";
 import { isAppError } from "@/lib/errors";
 import { useApi, useWorkspace } from "../providers";
-import { categoryLabels, originHref, requestLine, timeLeft, type ApprovalItem } from "./types";
+import { categoryLabels, judgeLine, originHref, requestLine, timeLeft, type ApprovalItem } from "./types";
 
 export function PreviewCard({ preview }: { preview: ApprovalItem["preview"] }) {
   return (
@@ -116,6 +116,11 @@ export function ApprovalCard({ item, now, viewerId, canDecide, onDecided }: {
           {left}
         </span>
       </header>
+      {item.judgeVerdict ? (
+        <p className="rounded bg-slate-50 px-2 py-1 text-xs text-slate-700" data-testid="approval-judge">
+          {judgeLine(item.judgeVerdict)}
+        </p>
+      ) : null}
       <PreviewCard preview={item.preview} />
       <details className="text-xs">
         <summary className="cursor-pointer text-slate-600">Exact input ({item.callId})</summary>

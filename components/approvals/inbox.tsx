@@ -183,7 +183,7 @@ function History() {
               <span className="text-slate-600">{requestLine(item)}</span>
               <span className="text-slate-500">{categoryLabels[item.category] ?? item.category}</span>
               <span className="ml-auto text-slate-500">
-                {item.status === "expired" ? "expired" : item.status === "withdrawn" ? "the run was stopped" : `by ${item.decidedBy ?? "?"}`} ·{" "}
+                {item.status === "expired" ? "expired" : item.status === "withdrawn" ? "the run was stopped" : `by ${item.decidedBy ?? (item.judgeVerdict?.decided ? "the judge" : "?")}`} ·{" "}
                 {item.decidedAt ? new Date(item.decidedAt).toLocaleString() : ""}
               </span>
             </div>

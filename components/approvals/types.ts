@@ -16,6 +16,8 @@ export interface ApprovalItem {
   createdAt: string;
   decidedAt: string | null;
   decidedBy: string | null;
+  /** The governor's judge on this request, when one was asked (and whether that decided it). */
+  judgeVerdict?: { verdict: "allow" | "deny" | "no_answer"; reason: string; model: string; decided: boolean } | null;
   requestedBy: string | null;
   requestedByUserId: string | null;
   sessionId: string | null;
@@ -53,11 +55,13 @@ export function timeLeft(expiresAt: string, now: number): string {
   return `${hours} h ${minutes % 60} min left`;
 }
 
-/** "asked by @herald for Rita, via @atlas". */
+/** "asked by @herald for Rita, via @atlas"; a call from outside adds "through the door by “laptop”" (its token). */
 export function requestLine(item: Pick<ApprovalItem, "agent" | "onBehalfOf" | "requestedBy" | "via">): string {
   const person = item.onBehalfOf ?? item.requestedBy;
-  const via = item.via.length ? `, via ${item.via.map((h) => `@${h}`).join(" → ")}` : "";
-  return `asked by @${item.agent.handle}${person ? ` for ${person}` : ""}${via}`;
+  const door = item.via.find((h) => h.startsWith("door:"));
+  const hops = item.via.filter((h) => !h.startsWith("door:"));
+  const via = hops.length ? `, via ${hops.map((h) => `@${h}`).join(" → ")}` : "";
+  return `asked by @${item.agent.handle}${person ? ` for ${person}` : ""}${door ? ` through the door by “${door.slice(5)}”` : ""}${via}`;
 }
 
 /** Where the chain began: the chat session or the room. */
@@ -65,4 +69,10 @@ export function originHref(slug: string, item: Pick<ApprovalItem, "originSession
   if (item.originSessionId) return `/w/${slug}/chat/${item.originSessionId}`;
   if (item.originRoomId) return `/w/${slug}/rooms/${item.originRoomId}`;
   return item.sessionId ? `/w/${slug}/chat/${item.sessionId}` : null;
+}
+
+/** "The judge (offline) allowed it: …", for a request the governor looked at. */
+export function judgeLine(verdict: NonNullable<ApprovalItem["judgeVerdict"]>): string {
+  const said = verdict.verdict === "allow" ? "allowed it" : verdict.verdict === "deny" ? "refused it" : "gave no verdict";
+  return `The judge (${verdict.model}) ${said}${verdict.decided ? "" : "; a person decides"}: ${verdict.reason}`;
 }

@@ -115,7 +115,7 @@ export const triggerLabels: Record<string, string> = {
   agent_message: "a message from another agent",
   room_post: "a post in a room",
   mission: "a mission",
-  door: "an inbound message",
+  door: "a call through the door (MCP)",
 };
 
 const approvalCategoryLabels: Record<string, string> = {
@@ -180,7 +180,7 @@ export function describeFeedItem(item: FeedItem, names: { room?: string } = {}):
     case "approval_decided": {
       const status = String(p.status ?? "decided");
       const tone: Tone = status === "approved" ? "ok" : status === "rejected" ? "fail" : "muted";
-      const tags = [str(p.tool), p.inputEdited === true ? "input edited" : null].filter((t): t is string => !!t);
+      const tags = [str(p.tool), p.inputEdited === true ? "input edited" : null, p.decidedBy === "judge" ? "by the judge" : null].filter((t): t is string => !!t);
       return { headline: `approval ${status}${str(p.tool) ? `: ${str(p.tool)}` : ""}`, quote: str(p.reason), tags, tone };
     }
     case "budget_alert":

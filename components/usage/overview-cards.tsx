@@ -135,7 +135,7 @@ function ActivityCard({ activity }: { activity: UsageSummary["activity"] }) {
     <Card title="Activity" testId="activity-card">
       <dl className="grid grid-cols-3 gap-3">
         <Stat label="Runs" value={formatCount(activity.runs)} testId="activity-runs" />
-        <Stat label="Tool calls" value={formatCount(activity.toolCalls)} />
+        <Stat label="Tool calls" value={formatCount(activity.toolCalls)} hint={`${formatCount(activity.doorCalls)} through the door`} />
         <Stat label="Model calls" value={formatCount(activity.modelCalls)} />
         <Stat label="Messages" value={formatCount(activity.chatMessages + activity.agentMessages)} hint={`${activity.chatMessages} from people, ${activity.agentMessages} between agents`} />
         <Stat label="Approvals" value={`${formatCount(activity.approvalsPending)} · ${formatCount(activity.approvalsDecided)}`} hint="Pending now · decided today" />

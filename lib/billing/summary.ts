@@ -35,6 +35,8 @@ export interface UsageSummary {
     toolCalls: number;
     modelCalls: number;
     chatMessages: number;
+    /** Tool calls that came through the door (MCP), one run each. */
+    doorCalls: number;
     agentMessages: number;
     approvalsPending: number;
     approvalsDecided: number;
@@ -101,6 +103,7 @@ export async function getUsageSummary(
       toolCalls: runs.toolCalls,
       modelCalls: rollups[0]?.calls ?? 0,
       chatMessages: runs.chatMessages,
+      doorCalls: runs.doorCalls,
       agentMessages: messages[0]?.n ?? 0,
       approvalsPending: approvalCounts[0]?.pending ?? 0,
       approvalsDecided: approvalCounts[0]?.decided ?? 0,
@@ -182,6 +185,7 @@ async function runStats(db: Db, workspaceId: string, range: HourRange) {
       runs: sql<number>`count(*)::int`.mapWith(Number),
       toolCalls: sql<number>`coalesce(sum(${agentRuns.stepCount}), 0)::int`.mapWith(Number),
       chatMessages: sql<number>`count(*) filter (where ${agentRuns.trigger} = 'chat')::int`.mapWith(Number),
+      doorCalls: sql<number>`count(*) filter (where ${agentRuns.trigger} = 'door')::int`.mapWith(Number),
       activeAgents: sql<number>`count(distinct ${agentRuns.agentId})::int`.mapWith(Number),
       failedRuns: sql<number>`count(*) filter (where ${agentRuns.state} = 'failed')::int`.mapWith(Number),
       budgetStops: sql<number>`count(*) filter (where ${agentRuns.errorCode} = 'unprocessable:budget_exceeded')::int`.mapWith(Number),
@@ -196,6 +200,7 @@ async function runStats(db: Db, workspaceId: string, range: HourRange) {
     runs: row?.runs ?? 0,
     toolCalls: row?.toolCalls ?? 0,
     chatMessages: row?.chatMessages ?? 0,
+    doorCalls: row?.doorCalls ?? 0,
     activeAgents: row?.activeAgents ?? 0,
     failedRuns: row?.failedRuns ?? 0,
     budgetStops: row?.budgetStops ?? 0,

@@ -4,6 +4,8 @@ import { assertCanCancelRun } from "../access/access";
 import { CircuitBreakers } from "../safety/dispatch";
 import { expireOverdueApprovals } from "../safety/approvals";
 import { controlTopic, driveRun } from "./runner";
+import { doorRunDecision, settleDoorRun } from "./door-call";
+import { governApproval, unjudgedApprovalOf } from "../safety/governor";
 import { getRun, listOrphanedRuns } from "./runs";
 import {
   claimOrphanForRecovery,
@@ -55,11 +57,20 @@ export function createRuntime(input: Omit<RuntimeDeps, "breakers"> & { breakers?
     const controller = new AbortController();
     const done = driveRun(deps, runId, { ...options, signal: controller.signal, startRuns: (ids) => ids.forEach((id) => drive(id)) })
       .catch((error: unknown) => logError(`Run ${runId} driver crashed`, error))
-      .finally(() => active.delete(runId));
+      .finally(() => active.delete(runId))
+      // A run that suspended may be decided by the governor: then it carries on at once.
+      .then(() => govern(runId))
+      .catch((error: unknown) => logError(`The governor failed on run ${runId}`, error));
     active.set(runId, { done, controller });
   }
 
-  return {
+  async function govern(runId: string): Promise<void> {
+    const approvalId = await unjudgedApprovalOf(deps.db, runId);
+    if (!approvalId) return;
+    if ((await governApproval(deps, approvalId)) !== "people") await runtime.resumeRun(runId);
+  }
+
+  const runtime: Runtime = {
     deps,
     async startChatRun(input) {
       const { runId } = await createChatRun(deps.db, { ...input, owner: deps.instanceId });
@@ -92,6 +103,9 @@ export function createRuntime(input: Omit<RuntimeDeps, "breakers"> & { breakers?
 
     async resumeRun(runId) {
       if (active.has(runId)) return false;
+      // A door call's approval is used by its caller (waiting, or repeating the call); a refusal is recorded here.
+      const door = await doorRunDecision(deps.db, runId);
+      if (door) return door === "approved" ? false : (await settleDoorRun(deps, runId)) !== null;
       // A paused agent's run is not claimed: it stays suspended until the agent is resumed.
       const approval = await claimResume(deps.db, deps.bus, runId, deps.instanceId);
       if (!approval) return false;
@@ -146,4 +160,5 @@ export function createRuntime(input: Omit<RuntimeDeps, "breakers"> & { breakers?
       for (const { controller } of active.values()) controller.abort("lost");
     },
   };
+  return runtime;
 }

@@ -283,6 +283,7 @@ async function listApprovalsWhere(db: Db, where: SQL, limit: number, order: SQL[
       taintSources: approvals.taintSources,
       status: approvals.status,
       reason: approvals.reason,
+      judgeVerdict: approvals.judgeVerdict,
       expiresAt: approvals.expiresAt,
       createdAt: approvals.createdAt,
       decidedAt: approvals.decidedAt,

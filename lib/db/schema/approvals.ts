@@ -6,6 +6,18 @@ import { users, workspaces } from "./workspaces";
 
 export const approvalStatusEnum = pgEnum("approval_status", ["pending", "approved", "rejected", "expired", "withdrawn"]);
 
+/** What the governor's judge said about an approval. */
+export interface JudgeRecord {
+  verdict: "allow" | "deny" | "no_answer";
+  reason: string;
+  model: string;
+  mode: "judge_then_people" | "judge";
+  /** Whether the verdict decided the approval (else it went on to people). */
+  decided: boolean;
+  failOpen: boolean;
+  at: string;
+}
+
 /** A gated tool call waiting for (or holding) a human decision. */
 export const approvals = pgTable(
   "approvals",
@@ -43,6 +55,11 @@ export const approvals = pgTable(
     decidedByUserId: uuid().references(() => users.id, { onDelete: "set null" }),
     decidedAt: at(),
     reason: text(),
+    /**
+     * The governor's judge on this request, when one was asked: its verdict
+     * (or that it could not answer), model, reason, and whether that decided it.
+     */
+    judgeVerdict: jsonb().$type<JudgeRecord>(),
     /** Input as edited by the reviewer before approving; its fingerprint replaces the original. */
     editedInput: jsonb(),
     expiresAt: at().notNull(),

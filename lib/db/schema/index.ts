@@ -11,3 +11,4 @@ export * from "./audit";
 export * from "./memory";
 export * from "./limits";
 export * from "./identity";
+export * from "./door";

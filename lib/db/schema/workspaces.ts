@@ -16,6 +16,8 @@ export interface WorkspaceSettings {
   policy?: { tools?: Record<string, "ask" | "allow" | "deny">; categories?: Record<string, "ask" | "allow" | "deny"> };
   /** Bumped by every policy save; a save names the version it was made from (stale ones are refused). */
   policyVersion?: number;
+  /** Who decides gated requests per category (people, the judge, or both): see `lib/safety/governor.ts`. */
+  governor?: Record<string, unknown>;
 }
 
 export const workspaces = pgTable(

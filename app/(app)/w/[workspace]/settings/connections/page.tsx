@@ -3,6 +3,7 @@ import { requireWorkspacePage } from "@/lib/http/page";
 import { hasRole } from "@/lib/workspaces/roles";
 import { AccessDenied } from "@/components/shell/access-denied";
 import { ConnectionsPanel } from "@/components/connections/connections-panel";
+import { DoorTokensPanel } from "@/components/door/door-tokens";
 
 export const metadata: Metadata = { title: "Connections" };
 
@@ -21,6 +22,7 @@ export default async function ConnectionsPage({ params }: { params: Promise<{ wo
         </p>
       </header>
       <ConnectionsPanel />
+      <DoorTokensPanel />
     </div>
   );
 }

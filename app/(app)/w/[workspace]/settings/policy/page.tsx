@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import { requireWorkspacePage } from "@/lib/http/page";
 import { hasRole } from "@/lib/workspaces/roles";
 import { PolicyPanel } from "@/components/policy/policy-panel";
+import { GovernorPanel } from "@/components/governor/governor-panel";
 
 export const metadata: Metadata = { title: "Policy" };
 
@@ -18,6 +19,7 @@ export default async function PolicyPage({ params }: { params: Promise<{ workspa
         </p>
       </header>
       <PolicyPanel canEdit={hasRole(workspace.role, "manager")} />
+      <GovernorPanel canEdit={hasRole(workspace.role, "manager")} />
     </div>
   );
 }

@@ -1,0 +1,37 @@
+import { authenticateDoorToken } from "@/lib/door/tokens";
+import { handleDoorRequest } from "@/lib/door/mcp";
+import { isAppError } from "@/lib/errors";
+import { errorResponse } from "@/lib/http/errors";
+import { limitRunStart } from "@/lib/runtime/run-limit";
+import { getServer } from "@/lib/server";
+
+/**
+ * The door: the MCP endpoint (Streamable HTTP, stateless) through which an
+ * outside agent acts as one of the workspace's agents with a door token. No
+ * cookie is read here; the bearer token is the only credential.
+ */
+async function handle(req: Request): Promise<Response> {
+  try {
+    const server = await getServer();
+    const caller = await authenticateDoorToken(server.db, req.headers.get("authorization"));
+    return await handleDoorRequest(req, server.runtime.deps, caller, {
+      waitMs: server.env.CLAWDECK_DOOR_WAIT_SECONDS * 1000,
+      maxBodyBytes: server.env.CLAWDECK_MAX_BODY_BYTES,
+      // Each call starts a run: the same run-start limit as a person's messages, per token.
+      limit: () => limitRunStart(server, `door:${caller.token.id}`),
+    });
+  } catch (error) {
+    if (isAppError(error) && error.code === "unauthorized:door_token") {
+      // A JSON-RPC error, so MCP clients show the reason; nothing ran.
+      return Response.json(
+        { jsonrpc: "2.0", error: { code: -32001, message: error.message, data: { code: error.code } }, id: null },
+        { status: 401, headers: { "WWW-Authenticate": 'Bearer realm="clawdeck-door"', "Cache-Control": "no-store" } },
+      );
+    }
+    return errorResponse(error);
+  }
+}
+
+export const POST = handle;
+export const GET = handle;
+export const DELETE = handle;

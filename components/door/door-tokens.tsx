@@ -1,0 +1,134 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { errorMessage } from "@/lib/errors";
+import { useApi, useWorkspace } from "../providers";
+
+interface DoorTokenRow {
+  id: string;
+  agentId: string;
+  agentHandle: string;
+  name: string;
+  prefix: string;
+  createdBy: string | null;
+  expiresAt: string | null;
+  revokedAt: string | null;
+  lastUsedAt: string | null;
+  callCount: number;
+  createdAt: string;
+}
+
+const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : "never");
+
+function tokenState(t: DoorTokenRow): string {
+  if (t.revokedAt) return "revoked";
+  if (t.expiresAt && new Date(t.expiresAt).getTime() <= Date.now()) return "expired";
+  return "active";
+}
+
+/**
+ * Door tokens: one agent's (with a form to make one) or, without `agentId`,
+ * every token of the workspace. A new token is shown once, here.
+ */
+export function DoorTokensPanel({ agentId }: { agentId?: string }) {
+  const api = useApi();
+  const { slug } = useWorkspace();
+  const queryClient = useQueryClient();
+  const key = ["door-tokens", slug, agentId ?? "all"];
+  const url = agentId ? `/api/agents/${agentId}/door-tokens` : "/api/door-tokens";
+  const list = useQuery({ queryKey: key, queryFn: () => api<{ tokens: DoorTokenRow[] }>(url) });
+  const [name, setName] = useState("");
+  const [expiresAt, setExpiresAt] = useState("");
+  const [shown, setShown] = useState<{ name: string; token: string } | null>(null);
+  const refresh = () => queryClient.invalidateQueries({ queryKey: ["door-tokens", slug] });
+  const create = useMutation({
+    mutationFn: () =>
+      api<{ id: string; token: string }>(url, {
+        method: "POST",
+        body: { name, ...(expiresAt ? { expiresAt: new Date(expiresAt).toISOString() } : {}) },
+      }),
+    onSuccess: (made) => {
+      setShown({ name, token: made.token });
+      setName("");
+      setExpiresAt("");
+    },
+    onSettled: refresh,
+  });
+  const revoke = useMutation({
+    mutationFn: (t: DoorTokenRow) => api(`/api/agents/${t.agentId}/door-tokens/${t.id}`, { method: "DELETE" }),
+    onSettled: refresh,
+  });
+  const tokens = list.data?.tokens ?? [];
+
+  return (
+    <section className="card space-y-3 p-4" aria-labelledby="door-tokens-heading" data-testid="door-tokens">
+      <h2 id="door-tokens-heading" className="font-semibold">
+        Door tokens
+      </h2>
+      <p className="text-sm text-slate-600">
+        An agent outside Clawdeck (Claude Code, Cursor, a script) connects to <code>/api/mcp</code> with a token and acts as
+        {agentId ? " this agent" : " its agent"}, under the same policy and approvals.
+      </p>
+      {shown ? (
+        <div role="status" className="space-y-1 rounded-md border border-emerald-200 bg-emerald-50 p-3 text-sm" data-testid="door-token-shown">
+          <p>Copy the token “{shown.name}” now: it is not shown again.</p>
+          <code className="block break-all rounded bg-white px-2 py-1" data-testid="door-token-value">
+            {shown.token}
+          </code>
+          <button className="btn-secondary py-1 text-xs" onClick={() => setShown(null)}>
+            Done
+          </button>
+        </div>
+      ) : null}
+      {agentId ? (
+        <form
+          className="flex flex-wrap items-end gap-2"
+          onSubmit={(e) => {
+            e.preventDefault();
+            create.mutate();
+          }}
+        >
+          <label className="flex min-w-0 flex-1 flex-col text-sm">
+            Name
+            <input className="input min-w-0" value={name} onChange={(e) => setName(e.target.value)} required maxLength={60} placeholder="laptop-claude-code" />
+          </label>
+          <label className="flex min-w-0 flex-col text-sm">
+            Expires (optional)
+            <input className="input min-w-0" type="datetime-local" value={expiresAt} onChange={(e) => setExpiresAt(e.target.value)} />
+          </label>
+          <button className="btn-primary" disabled={create.isPending || !name.trim()}>
+            Create token
+          </button>
+        </form>
+      ) : null}
+      {create.isError ? (
+        <p role="alert" className="text-sm text-rose-700">
+          {errorMessage(create.error, "The token could not be made.")}
+        </p>
+      ) : null}
+      {tokens.length === 0 ? (
+        <p className="text-sm text-slate-500">{list.isPending ? "Loading…" : "No door tokens yet."}</p>
+      ) : (
+        <ul className="divide-y divide-slate-100 text-sm">
+          {tokens.map((t) => (
+            <li key={t.id} className="flex flex-wrap items-center justify-between gap-2 py-2" data-testid="door-token-row">
+              <span className="min-w-0 break-words">
+                <strong>{t.name}</strong> <code className="text-xs">{t.prefix}…</code>
+                {agentId ? "" : ` · @${t.agentHandle}`} · {tokenState(t)} · {t.callCount} {t.callCount === 1 ? "call" : "calls"} · last used{" "}
+                {when(t.lastUsedAt)}
+                {t.expiresAt ? ` · expires ${when(t.expiresAt)}` : ""}
+                {t.createdBy ? ` · made by ${t.createdBy}` : ""}
+              </span>
+              {t.revokedAt ? null : (
+                <button className="btn-danger py-1 text-xs" disabled={revoke.isPending} onClick={() => revoke.mutate(t)}>
+                  Revoke
+                </button>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}

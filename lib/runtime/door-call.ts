@@ -1,0 +1,229 @@
+import { and, asc, eq, inArray, isNull } from "drizzle-orm";
+import { agentRuns, approvals, type Agent, type AgentRun, type Approval, type DoorToken } from "../db/schema";
+import { AppError } from "../errors";
+import { recordFeed, recordRunFinished } from "../feed/feed";
+import { approvalsTopic } from "../safety/approvals";
+import { governApproval } from "../safety/governor";
+import { callFingerprint } from "../safety/fingerprint";
+import type { ProposedCall } from "../safety/dispatch";
+import type { AnyTool } from "../tools/registry";
+import { RunJournal } from "./run-journal";
+import { getRunWithAgent } from "./runs";
+import { claimResume, createWakeRuns, finishRun, pausedMessage, recordTaint, renewLease } from "./run-state";
+import { dispatchCall, resumeCall, suspendRun } from "./tool-call";
+import { parseCheckpoint } from "./checkpoint";
+import type { CallContext, LoopState, RuntimeDeps, ToolResultBlock } from "./types";
+
+/**
+ * A tool call that came through the door: an outside agent acting as one of
+ * the workspace's agents with a door token. Each call is a run of that agent
+ * (`trigger = door`, on behalf of the person who made the token) with one
+ * step, and goes through the same governed dispatch as the agent's own calls.
+ * What came through the door is untrusted: the run is tainted `door:<name>`.
+ *
+ * A gated call suspends its run like any other; the caller waits for the
+ * decision. A decided approval of a door run is not resumed by the runtime
+ * when it is approved: the waiting request (or, after a timeout, a repeat of
+ * the same call) claims it, so the effect happens once, for the caller.
+ */
+
+export interface DoorCaller {
+  token: Pick<DoorToken, "id" | "name" | "createdByUserId">;
+  agent: Agent;
+}
+
+export type DoorOutcome =
+  | { kind: "result"; result: ToolResultBlock; runId: string }
+  | { kind: "timeout"; approvalId: string; runId: string }
+  | { kind: "busy"; approvalId: string };
+
+export interface DoorCallOptions {
+  /** How long to wait for a decision on a gated call. */
+  waitMs: number;
+  /** Called while waiting, so the caller can tell its client it is still alive. */
+  onWaiting?: (approvalId: string, waitedMs: number) => Promise<void>;
+  progressEveryMs?: number;
+}
+
+export const doorTaint = (tokenName: string) => `door:${tokenName}`;
+export const doorVia = (tokenName: string) => `door:${tokenName}`;
+
+function contextFor(deps: RuntimeDeps, run: AgentRun, agent: Agent, state: LoopState): CallContext {
+  const allowed = agent.tools.map((name) => deps.tools.get(name)).filter((t): t is AnyTool => !!t);
+  const journal = new RunJournal(deps.db, deps.bus, run.id, deps.instanceId, 0);
+  return { deps, run, agent, journal, allowed, state, signal: new AbortController().signal, startRuns: () => undefined };
+}
+
+/** Keeps our claim on the run alive while a call runs (a tool may take longer than a lease). */
+async function withLease<T>(deps: RuntimeDeps, runId: string, work: () => Promise<T>): Promise<T> {
+  const timer = setInterval(() => void renewLease(deps.db, runId, deps.instanceId), deps.heartbeatMs);
+  try {
+    return await work();
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+async function finishDoorRun(ctx: CallContext): Promise<void> {
+  await ctx.journal.flush();
+  const done = await finishRun(ctx.deps.db, ctx.deps.bus, {
+    runId: ctx.run.id,
+    owner: ctx.deps.instanceId,
+    state: "succeeded",
+    replyText: "",
+    event: { type: "run_completed", payload: { replyMessageId: "" } },
+  });
+  if (done) await recordRunFinished(ctx.deps, ctx.run, ctx.agent.handle, "succeeded");
+}
+
+/**
+ * Applies the decision on a suspended door run, once: whoever claims it
+ * (the waiting request, a repeat of the call, the runtime for a refusal)
+ * runs the call through its grant or records the refusal, and ends the run.
+ * Null when someone else claimed it first.
+ */
+export async function settleDoorRun(deps: RuntimeDeps, runId: string): Promise<ToolResultBlock | null> {
+  const approval = await claimResume(deps.db, deps.bus, runId, deps.instanceId);
+  if (!approval) return null;
+  const { run, agent } = await getRunWithAgent(deps.db, runId);
+  if (!run || !agent) return null;
+  const state = parseCheckpoint(run.checkpoint);
+  const head = state.pending[0];
+  if (!head || head.id !== approval.callId) throw new AppError("internal:checkpoint", "The door call's saved state does not match its approval.");
+  const ctx = contextFor(deps, run, agent, state);
+  const result = await withLease(deps, runId, () => resumeCall(ctx, head, approval));
+  await finishDoorRun(ctx);
+  return result;
+}
+
+/** The latest undecided-or-unused approval of a door run of this agent for exactly this call. */
+async function findOpenDoorApproval(deps: RuntimeDeps, agentId: string, fingerprint: string): Promise<Approval | null> {
+  const [row] = await deps.db
+    .select({ approval: approvals })
+    .from(approvals)
+    .innerJoin(agentRuns, eq(agentRuns.id, approvals.runId))
+    .where(
+      and(
+        eq(approvals.agentId, agentId),
+        eq(approvals.fingerprint, fingerprint),
+        inArray(approvals.status, ["pending", "approved"]),
+        isNull(approvals.resumedAt),
+        eq(agentRuns.trigger, "door"),
+        eq(agentRuns.state, "suspended"),
+      ),
+    )
+    .orderBy(asc(approvals.createdAt))
+    .limit(1);
+  return row?.approval ?? null;
+}
+
+/** Reads an approval's status until it is decided or the time is up. */
+async function waitForDecision(deps: RuntimeDeps, approval: { id: string; workspaceId: string }, options: DoorCallOptions): Promise<Approval | null> {
+  const started = Date.now();
+  const deadline = started + options.waitMs;
+  const every = options.progressEveryMs ?? 5_000;
+  let wake: () => void = () => undefined;
+  const unsubscribe = deps.bus.subscribe(approvalsTopic(approval.workspaceId), (m) => {
+    if (m.approvalId === approval.id) wake();
+  });
+  try {
+    let lastProgress = -Infinity;
+    for (;;) {
+      const [row] = await deps.db.select().from(approvals).where(eq(approvals.id, approval.id));
+      if (!row) return null;
+      if (row.status !== "pending") return row;
+      const now = Date.now();
+      if (now >= deadline) return null;
+      if (now - lastProgress >= every) {
+        lastProgress = now;
+        await options.onWaiting?.(approval.id, now - started);
+      }
+      // Woken by the decision's notification, or by the clock (another instance, a missed message).
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.min(every, 1_000, Math.max(0, deadline - now)));
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+  } finally {
+    unsubscribe();
+  }
+}
+
+/** Waits on a door run's approval, then applies the decision (or says it is still open). */
+async function awaitDoorApproval(deps: RuntimeDeps, approval: Pick<Approval, "id" | "workspaceId" | "runId">, options: DoorCallOptions): Promise<DoorOutcome> {
+  const decided = await waitForDecision(deps, approval, options);
+  if (!decided) return { kind: "timeout", approvalId: approval.id, runId: approval.runId };
+  const result = await settleDoorRun(deps, approval.runId);
+  if (result) return { kind: "result", result, runId: approval.runId };
+  if (decided.status !== "approved") {
+    // Someone else ended it (the runtime records refusals at once): the caller still learns why.
+    const error = `A reviewer ${decided.status === "expired" ? "did not decide in time" : "rejected this action"}${decided.reason ? `: ${decided.reason}` : "."} Nothing was done.`;
+    return { kind: "result", runId: approval.runId, result: { type: "tool_result", toolUseId: decided.callId, content: JSON.stringify({ refused: true, decision: decided.status, reason: decided.reason, error }), isError: true } };
+  }
+  return { kind: "busy", approvalId: approval.id };
+}
+
+/**
+ * Calls one of the agent's tools through the door. A repeat of a call whose
+ * approval is still open waits on that approval (or uses its grant) rather
+ * than asking again.
+ */
+export async function callThroughDoor(deps: RuntimeDeps, caller: DoorCaller, call: { name: string; input: Record<string, unknown> }, options: DoorCallOptions): Promise<DoorOutcome> {
+  const { agent, token } = caller;
+  const tool = agent.tools.includes(call.name) ? deps.tools.get(call.name) : undefined;
+  const parsed = tool?.input.safeParse(call.input);
+  if (tool && parsed?.success) {
+    const open = await findOpenDoorApproval(deps, agent.id, callFingerprint(tool.name, parsed.data));
+    if (open) return awaitDoorApproval(deps, open, options);
+  }
+
+  const { runIds, paused } = await createWakeRuns(deps.db, {
+    workspaceId: agent.workspaceId,
+    agentIds: [agent.id],
+    trigger: "door",
+    threadId: null,
+    roomId: null,
+    sourceMessageId: null,
+    inputText: `\`${call.name}\` called through the door with the token “${token.name}”.`,
+    hop: 0,
+    chain: { onBehalfOfUserId: token.createdByUserId, via: [doorVia(token.name)], originSessionId: null, originRoomId: null },
+    owner: deps.instanceId,
+  });
+  if (paused.length > 0 || !runIds[0]) throw new AppError("conflict:agent_paused", `${pausedMessage(agent.handle)} Nothing was run; ask a manager to resume it.`);
+  const { run } = await getRunWithAgent(deps.db, runIds[0]);
+  if (!run) throw new AppError("internal:run", "The door run vanished.");
+  const proposed: ProposedCall = { id: `door_${run.id}`, name: call.name, input: call.input };
+  const taint = [{ source: doorTaint(token.name), stepId: null }];
+  const state: LoopState = { version: 2, system: "", conversation: [], fullText: "", position: 0, modelCalls: 0, taint, batch: [proposed], pending: [proposed], results: [] };
+  const ctx = contextFor(deps, run, agent, state);
+  await recordFeed(deps.db, deps.bus, [
+    { workspaceId: run.workspaceId, kind: "run_started", agentId: agent.id, runId: run.id, payload: { agent: agent.handle, trigger: "door", door: token.name, tool: call.name, sessionId: null, hop: 0 } },
+  ]);
+  await ctx.journal.emit({ type: "run_started", payload: { runId: run.id, agentId: agent.id, agentHandle: agent.handle, model: agent.model, offline: true, replyMessageId: "" } });
+  await recordTaint(deps.db, run.id, taint);
+
+  const outcome = await withLease(deps, run.id, () => dispatchCall(ctx, proposed));
+  if (outcome.kind === "result") {
+    await finishDoorRun(ctx);
+    return { kind: "result", result: outcome.result, runId: run.id };
+  }
+  const approvalId = await suspendRun(ctx, outcome.approval);
+  // The governor may decide it at once; the wait below then sees the decision.
+  await governApproval(deps, approvalId);
+  return awaitDoorApproval(deps, { id: approvalId, workspaceId: run.workspaceId, runId: run.id }, options);
+}
+
+/** For a door run: whether its open decision is an approval (left to the caller) or a refusal; null for other runs. */
+export async function doorRunDecision(db: RuntimeDeps["db"], runId: string): Promise<"approved" | "refused" | null> {
+  const [row] = await db
+    .select({ trigger: agentRuns.trigger, status: approvals.status })
+    .from(agentRuns)
+    .leftJoin(approvals, and(eq(approvals.runId, agentRuns.id), isNull(approvals.resumedAt), inArray(approvals.status, ["approved", "rejected", "expired"])))
+    .where(eq(agentRuns.id, runId))
+    .limit(1);
+  if (!row || row.trigger !== "door") return null;
+  return row.status === "approved" ? "approved" : "refused";
+}

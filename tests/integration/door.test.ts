@@ -1,0 +1,207 @@
+import { and, eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { DELETE as revokeRoute } from "../../app/api/agents/[id]/door-tokens/[tokenId]/route";
+import { GET as listRoute, POST as createRoute } from "../../app/api/agents/[id]/door-tokens/route";
+import { POST as decisionRoute } from "../../app/api/approvals/[id]/decision/route";
+import { POST as mcpPost } from "../../app/api/mcp/route";
+import { agentRuns, agents, approvals, doorTokens, feedItems, outboxMessages, steps } from "../../lib/db/schema";
+import { getUsageSummary } from "../../lib/billing/summary";
+import { hashDoorToken } from "../../lib/door/tokens";
+import { demoOwner, makeUser, makeWorkspace } from "../support/fixtures";
+import { connectDoor as connect, resultText } from "../support/door";
+import { makeAgent } from "../support/runtime";
+import { APP_ORIGIN, jsonRequest, params, sessionCookie, useTestServer } from "../support/server";
+
+process.env.CLAWDECK_DOOR_WAIT_SECONDS = "3";
+
+
+describe("the door", () => {
+  const server = useTestServer();
+
+  async function setup(tools = ["memory.recall", "memory.remember", "slack.post"]) {
+    const s = server();
+    const owner = await demoOwner(s.db);
+    const agent = await makeAgent(s.db, owner.workspaceId, { tools });
+    const cookie = await sessionCookie(s, owner);
+    const made = await createRoute(jsonRequest(`/api/agents/${agent.id}/door-tokens`, { method: "POST", cookie, body: { name: "laptop" } }), params({ id: agent.id }));
+    expect(made.status).toBe(201);
+    const { id, token } = (await made.json()) as { id: string; token: string };
+    const reviewer = await makeUser(s.db, owner.workspaceId, "reviewer");
+    return { s, owner, agent, cookie, tokenId: id, token, reviewerCookie: await sessionCookie(s, reviewer) };
+  }
+
+  const outboxOf = async (agentId: string, body: string) =>
+    server().db.select().from(outboxMessages).where(and(eq(outboxMessages.agentId, agentId), eq(outboxMessages.body, body)));
+
+  async function pendingApproval(agentId: string) {
+    for (let i = 0; i < 200; i++) {
+      const [row] = await server().db.select().from(approvals).where(and(eq(approvals.agentId, agentId), eq(approvals.status, "pending")));
+      if (row) return row;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    throw new Error("no pending approval");
+  }
+
+  async function decide(approvalId: string, cookie: string, decision: "approve" | "reject", reason?: string) {
+    const res = await decisionRoute(jsonRequest(`/api/approvals/${approvalId}/decision`, { method: "POST", cookie, body: { decision, ...(reason ? { reason } : {}) } }), params({ id: approvalId }));
+    expect(res.status).toBe(200);
+  }
+
+  it("makes a token shown once and stored as a hash; lists it without the token; managers only", async () => {
+    const { s, agent, cookie, token, tokenId } = await setup();
+    expect(token).toMatch(/^cdk_[A-Za-z0-9_-]{43}$/);
+    const [row] = await s.db.select().from(doorTokens).where(eq(doorTokens.id, tokenId));
+    expect(row!.tokenHash).toBe(hashDoorToken(token));
+    const listed = await listRoute(jsonRequest(`/api/agents/${agent.id}/door-tokens`, { cookie }), params({ id: agent.id }));
+    const text = await listed.text();
+    expect(text).toContain("laptop");
+    expect(text).not.toContain(token);
+    expect(text).not.toContain(row!.tokenHash);
+    const member = await makeUser(s.db, agent.workspaceId, "member");
+    const refused = await createRoute(
+      jsonRequest(`/api/agents/${agent.id}/door-tokens`, { method: "POST", cookie: await sessionCookie(s, member), body: { name: "x" } }),
+      params({ id: agent.id }),
+    );
+    expect(refused.status).toBe(403);
+  });
+
+  it("lists the agent's tools with JSON Schemas and effect annotations", async () => {
+    const { token } = await setup();
+    const client = await connect(token);
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(["memory.recall", "memory.remember", "slack.post"]);
+    const slack = tools.find((t) => t.name === "slack.post")!;
+    expect(slack.inputSchema.type).toBe("object");
+    expect(Object.keys(slack.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(["channel", "text"]));
+    expect(slack.annotations).toMatchObject({ readOnlyHint: false, openWorldHint: true });
+    expect(tools.find((t) => t.name === "memory.recall")!.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
+    await client.close();
+  });
+
+  it("runs an ungated call as a door run: journaled, tainted by the token, in the feed, counted on the token", async () => {
+    const { s, agent, token, tokenId, owner } = await setup();
+    const client = await connect(token);
+    const result = await client.callTool({ name: "memory.remember", arguments: { text: "the door works" } });
+    expect(result.isError).toBeFalsy();
+    const [run] = await s.db.select().from(agentRuns).where(eq(agentRuns.agentId, agent.id));
+    expect(run).toMatchObject({ trigger: "door", state: "succeeded", onBehalfOfUserId: owner.id, via: ["door:laptop"] });
+    expect(run!.taint).toEqual([{ source: "door:laptop", stepId: null }]);
+    const [step] = await s.db.select().from(steps).where(eq(steps.runId, run!.id));
+    expect(step).toMatchObject({ tool: "memory.remember", status: "succeeded" });
+    const feed = await s.db.select().from(feedItems).where(eq(feedItems.runId, run!.id));
+    expect(feed.map((f) => f.kind).sort()).toEqual(["run_finished", "run_started"]);
+    const [counted] = await s.db.select().from(doorTokens).where(eq(doorTokens.id, tokenId));
+    expect(counted!.callCount).toBe(1);
+    expect(counted!.lastUsedAt).not.toBeNull();
+    const summary = await getUsageSummary(s.db, agent.workspaceId, { from: new Date(Date.now() - 3_600_000), to: new Date(Date.now() + 3_600_000), includeSpend: false });
+    expect(summary.activity.doorCalls).toBeGreaterThanOrEqual(1);
+    expect(summary.activity.toolCalls).toBeGreaterThanOrEqual(summary.activity.doorCalls);
+    await client.close();
+  });
+
+  it("waits on a gated call, sending progress; the reviewer approves and the effect happens once", async () => {
+    const { agent, token, reviewerCookie } = await setup();
+    const client = await connect(token);
+    const progress: number[] = [];
+    const call = client.callTool({ name: "slack.post", arguments: { channel: "#general", text: "approved hello" } }, undefined, {
+      onprogress: (p) => progress.push(p.progress),
+      resetTimeoutOnProgress: true,
+    });
+    const approval = await pendingApproval(agent.id);
+    expect(approval).toMatchObject({ category: "tainted_egress", via: ["door:laptop"] });
+    expect(approval.taintSources).toEqual([{ source: "door:laptop", stepId: null }]);
+    await decide(approval.id, reviewerCookie, "approve");
+    const result = await call;
+    expect(result.isError).toBeFalsy();
+    expect(resultText(result)).toContain("outbox");
+    expect(progress.length).toBeGreaterThan(0);
+    expect(await outboxOf(agent.id, "approved hello")).toHaveLength(1);
+    await client.close();
+  });
+
+  it("returns the reviewer's reason when the call is rejected, and nothing is sent", async () => {
+    const { agent, token, reviewerCookie } = await setup();
+    const client = await connect(token);
+    const call = client.callTool({ name: "slack.post", arguments: { channel: "#general", text: "rejected hello" } });
+    const approval = await pendingApproval(agent.id);
+    await decide(approval.id, reviewerCookie, "reject", "not this channel");
+    const result = await call;
+    expect(result.isError).toBe(true);
+    expect(resultText(result)).toContain("not this channel");
+    expect(await outboxOf(agent.id, "rejected hello")).toHaveLength(0);
+    await client.close();
+  });
+
+  it("names the approval when no decision came in time; 20 concurrent repeats after approval send once", async () => {
+    const { s, agent, token, reviewerCookie } = await setup();
+    const client = await connect(token);
+    const args = { channel: "#general", text: "repeat hello" };
+    const first = await client.callTool({ name: "slack.post", arguments: args });
+    expect(first.isError).toBe(true);
+    const approval = await pendingApproval(agent.id);
+    expect(resultText(first)).toContain(approval.id);
+    await decide(approval.id, reviewerCookie, "approve");
+    const repeats = await Promise.all(Array.from({ length: 20 }, () => client.callTool({ name: "slack.post", arguments: args })));
+    expect(repeats.filter((r) => !r.isError)).toHaveLength(1);
+    expect(await outboxOf(agent.id, "repeat hello")).toHaveLength(1);
+    const [used] = await s.db.select().from(approvals).where(eq(approvals.id, approval.id));
+    expect(used!.resumedAt).not.toBeNull();
+    await client.close();
+  });
+
+  it("refuses revoked, expired, malformed, unknown and other-workspace tokens with 401 and runs nothing", async () => {
+    const { s, agent, cookie, token, tokenId } = await setup();
+    const post = (bearer: string) =>
+      mcpPost(
+        new Request(new URL("/api/mcp", APP_ORIGIN), {
+          method: "POST",
+          headers: { authorization: `Bearer ${bearer}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "memory.remember", arguments: { text: "x" } } }),
+        }),
+      );
+    const other = await makeWorkspace(s.db, "Elsewhere", await makeUser(s.db));
+    const otherAgent = await makeAgent(s.db, other.id);
+    // A token whose row claims another workspace's agent: it acts nowhere.
+    const forged = "cdk_" + "A".repeat(43);
+    await s.db.insert(doorTokens).values({ workspaceId: agent.workspaceId, agentId: otherAgent.id, name: "forged", tokenHash: hashDoorToken(forged), prefix: "cdk_AAAA" });
+    const expired = "cdk_" + "B".repeat(43);
+    await s.db.insert(doorTokens).values({ workspaceId: agent.workspaceId, agentId: agent.id, name: "old", tokenHash: hashDoorToken(expired), prefix: "cdk_BBBB", expiresAt: new Date(Date.now() - 1000) });
+    const revoked = await revokeRoute(jsonRequest(`/api/agents/${agent.id}/door-tokens/${tokenId}`, { method: "DELETE", cookie }), params({ id: agent.id, tokenId }));
+    expect(revoked.status).toBe(204);
+    for (const bearer of [token, expired, forged, "cdk_short", "not-a-token", "cdk_" + "C".repeat(43)]) {
+      const res = await post(bearer);
+      expect(res.status).toBe(401);
+      const body = (await res.json()) as { jsonrpc: string; error: { code: number } };
+      expect(body.jsonrpc).toBe("2.0");
+      expect(body.error.code).toBe(-32001);
+    }
+    expect(await s.db.select().from(agentRuns).where(eq(agentRuns.agentId, agent.id))).toHaveLength(0);
+    expect(await s.db.select().from(agentRuns).where(eq(agentRuns.agentId, otherAgent.id))).toHaveLength(0);
+  });
+
+  it("refuses input with a NUL character before anything runs", async () => {
+    const { s, agent, token } = await setup();
+    const client = await connect(token);
+    await expect(client.callTool({ name: "memory.remember", arguments: { text: "a\u0000b" } })).rejects.toThrow(/NUL character/);
+    expect(await s.db.select().from(agentRuns).where(eq(agentRuns.agentId, agent.id))).toHaveLength(0);
+    await client.close();
+  });
+
+  it("answers a paused agent's token with a clear error and runs nothing", async () => {
+    const { s, agent, token } = await setup();
+    await s.db.update(agents).set({ status: "paused" }).where(eq(agents.id, agent.id));
+    const client = await connect(token);
+    await expect(client.callTool({ name: "memory.remember", arguments: { text: "x" } })).rejects.toThrow(/paused/);
+    expect(await s.db.select().from(agentRuns).where(eq(agentRuns.agentId, agent.id))).toHaveLength(0);
+    await client.close();
+  });
+
+  it("limits the runs a token starts like a person's (30 per minute by default): the next call is refused and does not run", async () => {
+    const { s, agent, token } = await setup();
+    const client = await connect(token);
+    for (let i = 0; i < 30; i++) expect((await client.callTool({ name: "memory.recall", arguments: { query: `q${i}` } })).isError).toBeFalsy();
+    await expect(client.callTool({ name: "memory.recall", arguments: { query: "one too many" } })).rejects.toThrow(/runs in 60 s/);
+    expect(await s.db.select().from(agentRuns).where(eq(agentRuns.agentId, agent.id))).toHaveLength(30);
+    await client.close();
+  });
+});
