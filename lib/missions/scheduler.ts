@@ -30,9 +30,9 @@ export interface MissionScheduler {
   cancel(workspaceId: string, missionRunId: string, by: Viewer): Promise<void>;
   /** Advances every running mission (the sweeper); returns how many. */
   sweep(): Promise<number>;
+  /** Waits until no mission is being advanced by this process (tests, benchmarks, shutdown). */
+  drain(): Promise<void>;
 }
-
-class AgentPaused extends Error {}
 
 const preview = (text: string) => truncate(text.replace(/\s+/g, " ").trim(), 200, "…");
 
@@ -132,27 +132,35 @@ export function createMissionScheduler(runtime: Runtime): MissionScheduler {
     if (noted) await recordFeed(db, bus, [{ ...feedBase(mr), kind: "mission_node_waiting", agentId: node.agentId, runId: row.runId, approvalId: pending.id, payload }]);
   }
 
-  /** Claims a waiting turn and creates its run in one transaction; "full" when the mission runs as many as it may. */
-  async function startTurn(mr: MissionRun, plan: MissionPlan, row: MissionNode, handles: Map<string, string>): Promise<"started" | "full" | "skip" | "stopped"> {
-    const node = mr.topology!.nodes.find((n) => n.id === row.nodeId)!;
-    const input = plan.inputFor(mr.goal, row, handles);
-    let runId: string | null = null;
-    try {
-      await write(mr.id, async (tx) => {
-        const [mission] = await tx.select({ state: missionRuns.state }).from(missionRuns).where(eq(missionRuns.id, mr.id)).for("update");
-        if (mission?.state !== "running") throw new AppError("conflict:mission");
-        const [busy] = await tx
-          .select({ n: sql<number>`count(*)::int` })
-          .from(missionNodes)
-          .innerJoin(agentRuns, eq(agentRuns.id, missionNodes.runId))
-          .where(and(eq(missionNodes.missionRunId, mr.id), eq(missionNodes.state, "running"), inArray(agentRuns.state, ["queued", "running"])));
-        if ((busy?.n ?? 0) >= (mr.topology!.concurrency ?? DEFAULT_CONCURRENCY)) return null;
+  /**
+   * Claims the ready turns (as many as the mission may still run at once) and
+   * creates their runs, in one transaction that holds the mission's row: a
+   * cancel waits for it, and no other process claims the same turns. A turn
+   * whose agent is paused is not claimed; it is marked held and waits.
+   */
+  async function startTurns(mr: MissionRun, plan: MissionPlan, ready: MissionNode[], handles: Map<string, string>): Promise<void> {
+    const started: string[] = [];
+    await write(mr.id, async (tx) => {
+      const [mission] = await tx.select({ state: missionRuns.state }).from(missionRuns).where(eq(missionRuns.id, mr.id)).for("update");
+      if (mission?.state !== "running") return null;
+      const [busy] = await tx
+        .select({ n: sql<number>`count(*)::int` })
+        .from(missionNodes)
+        .innerJoin(agentRuns, eq(agentRuns.id, missionNodes.runId))
+        .where(and(eq(missionNodes.missionRunId, mr.id), eq(missionNodes.state, "running"), inArray(agentRuns.state, ["queued", "running"])));
+      let room = (mr.topology!.concurrency ?? DEFAULT_CONCURRENCY) - Number(busy?.n ?? 0);
+      const events: MissionEventInput[] = [];
+      for (const row of ready) {
+        if (room <= 0) break;
+        const node = mr.topology!.nodes.find((n) => n.id === row.nodeId)!;
+        const agent = handles.get(node.agentId) ?? "unknown";
         const [claimed] = await tx
           .update(missionNodes)
           .set({ state: "running", held: false, startedAt: new Date() })
           .where(and(eq(missionNodes.id, row.id), eq(missionNodes.state, "waiting")))
           .returning({ id: missionNodes.id });
-        if (!claimed) return null;
+        if (!claimed) continue;
+        const input = plan.inputFor(mr.goal, row, handles);
         const woken = await createWakeRuns(tx, {
           workspaceId: mr.workspaceId,
           agentIds: [node.agentId],
@@ -167,29 +175,21 @@ export function createMissionScheduler(runtime: Runtime): MissionScheduler {
           taint: input.taint,
           mission: { runId: mr.id, nodeId: row.nodeId },
         });
-        if (woken.runIds.length === 0) throw new AgentPaused();
-        runId = woken.runIds[0]!;
+        const runId = woken.runIds[0];
+        if (!runId) {
+          // Its agent is paused: the turn goes back to waiting, held, and is started once the agent is resumed.
+          await tx.update(missionNodes).set({ state: "waiting", held: true, startedAt: null }).where(eq(missionNodes.id, row.id));
+          if (!row.held) events.push({ type: "node_held", payload: { nodeId: row.nodeId, agent, reason: "Its agent is paused." } });
+          continue;
+        }
         await tx.update(missionNodes).set({ runId }).where(eq(missionNodes.id, row.id));
-        return [{ type: "node_started", payload: { nodeId: row.nodeId, round: row.round, runId, agent: handles.get(node.agentId) ?? "unknown", role: node.role } }];
-      });
-    } catch (error) {
-      if (error instanceof AgentPaused) {
-        await write(mr.id, async (tx) => {
-          const [held] = await tx
-            .update(missionNodes)
-            .set({ held: true })
-            .where(and(eq(missionNodes.id, row.id), eq(missionNodes.state, "waiting"), eq(missionNodes.held, false)))
-            .returning({ id: missionNodes.id });
-          return held ? [{ type: "node_held", payload: { nodeId: row.nodeId, agent: handles.get(node.agentId) ?? "unknown", reason: "Its agent is paused." } }] : null;
-        });
-        return "skip";
+        events.push({ type: "node_started", payload: { nodeId: row.nodeId, round: row.round, runId, agent, role: node.role } });
+        started.push(runId);
+        room -= 1;
       }
-      if ((error as AppError).code === "conflict:mission") return "stopped";
-      throw error;
-    }
-    if (!runId) return "full";
-    runtime.startRuns([runId]);
-    return "started";
+      return events.length > 0 ? events : null;
+    });
+    runtime.startRuns(started);
   }
 
   /** Ends every turn still waiting or running: waiting ones are cancelled, runs stopped, their approvals withdrawn. */
@@ -283,10 +283,8 @@ export function createMissionScheduler(runtime: Runtime): MissionScheduler {
       });
       return;
     }
-    for (const row of plan.ready()) {
-      const outcome = await startTurn(mr, plan, row, handles);
-      if (outcome === "full" || outcome === "stopped") break;
-    }
+    const ready = plan.ready();
+    if (ready.length > 0) await startTurns(mr, plan, ready, handles);
     if (plan.allFinal()) await finish(mr, { state: "succeeded", result: plan.result() });
   }
 
@@ -351,6 +349,10 @@ export function createMissionScheduler(runtime: Runtime): MissionScheduler {
       if (!(await finish(mr, { state: "cancelled", error: "Stopped by a person." }))) {
         throw new AppError("conflict:mission", `This mission has already ${mr.state === "succeeded" ? "finished" : mr.state}.`);
       }
+    },
+
+    async drain() {
+      while (inFlight.size > 0) await Promise.all([...inFlight.values()].map((e) => e.done));
     },
 
     async sweep() {
