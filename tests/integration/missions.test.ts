@@ -6,7 +6,7 @@ import { GET as listCrewsRoute, POST as createCrewRoute } from "../../app/api/cr
 import { POST as cancelRoute } from "../../app/api/missions/[id]/cancel/route";
 import { GET as eventsRoute } from "../../app/api/missions/[id]/events/route";
 import { GET as getMissionRoute } from "../../app/api/missions/[id]/route";
-import { agentRuns, approvals, missionNodes, usageEvents, type Agent } from "../../lib/db/schema";
+import { agentRuns, agents, approvals, missionNodes, usageEvents, type Agent } from "../../lib/db/schema";
 import { rowsOf } from "../../lib/db/client";
 import { readFeed } from "../../lib/feed/feed";
 import { createMissionScheduler } from "../../lib/missions/scheduler";
@@ -305,6 +305,59 @@ describe("missions: crews of agents run as ordinary governed runs", () => {
     await other.drain();
   });
 
+  it("runs at most the crew's concurrency at once; a paused agent's node waits, shown as paused, until the agent is resumed", async () => {
+    let release!: () => void;
+    const twoIn = new Promise<void>((r) => (release = r));
+    let entered = 0;
+    // Workers wait until two of them are in: a third would be seen running beside them if the bound did not hold.
+    const model = crewModel({
+      gate: (role) => {
+        if (!role.startsWith("w")) return undefined;
+        if (++entered === 2) release();
+        return twoIn;
+      },
+    });
+    const { s, cookie, mk } = await setup(model);
+    const [lead, w1, w2, w3, merge] = [await mk(), await mk(), await mk(), await mk(), await mk()];
+    const crew = await createCrew(cookie, {
+      name: "bounded",
+      nodes: [node("lead", lead), node("w1", w1), node("w2", w2), node("w3", w3), node("merge", merge)],
+      edges: ["w1", "w2", "w3"].flatMap((w) => [{ from: "lead", to: w }, { from: w, to: "merge" }]),
+      concurrency: 2,
+    });
+    await s.db.update(agents).set({ status: "paused" }).where(eq(agents.id, merge.id));
+    const id = await startMission(cookie, crew.body.id);
+    await settle(async () => (await mission(cookie, id)).mission.nodes.find((n) => n.id === "merge")!.state === "paused");
+    expect(model.maxActive()).toBe(2);
+    expect((await mission(cookie, id)).mission.state).toBe("running");
+    await s.db.update(agents).set({ status: "active" }).where(eq(agents.id, merge.id));
+    await s.runtime.sweep();
+    const done = await finished(cookie, id);
+    expect(done.state).toBe("succeeded");
+    expect(done.result).toBe("output of merge");
+  });
+
+  it("a failing node fails the mission naming it, unless the crew carries on without it", async () => {
+    const model = crewModel({
+      answer: (role) => {
+        if (role === "broken") throw new Error("the model broke");
+        return `output of ${role}`;
+      },
+    });
+    const { cookie, mk } = await setup(model);
+    const [a, b, c] = [await mk(), await mk(), await mk()];
+    const body = { nodes: [node("start", a), node("broken", b), node("other", c)], edges: [{ from: "start", to: "broken" }, { from: "start", to: "other" }] };
+    const strict = await createCrew(cookie, { name: "strict", ...body });
+    const failed = await finished(cookie, await startMission(cookie, strict.body.id));
+    expect(failed.state).toBe("failed");
+    expect(failed).toMatchObject({ failedNodeId: "broken" });
+    expect((failed as unknown as { error: string }).error).toMatch(/^Node "broken"/);
+    const lenient = await createCrew(cookie, { name: "lenient", ...body, continueOnFailure: true });
+    const carried = await finished(cookie, await startMission(cookie, lenient.body.id));
+    expect(carried.state).toBe("succeeded");
+    expect(Object.fromEntries(carried.nodes.map((n) => [n.id, n.state]))).toEqual({ start: "done", broken: "failed", other: "done" });
+  });
+
   it("the demo crew of first start runs with the offline model: each node quotes what it was handed", async () => {
     const s = server();
     const owner = await demoOwner(s.db);
@@ -350,5 +403,6 @@ interface MissionJson {
   result: string | null;
   credits: number | null;
   finishedAt: string | null;
+  failedNodeId: string | null;
   nodes: { id: string; state: string; credits: number | null; runIds: string[] }[];
 }
