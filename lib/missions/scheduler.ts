@@ -3,7 +3,7 @@ import type { Viewer } from "../access/access";
 import type { Db } from "../db/client";
 import { agentRuns, agents, approvals, missionEvents, missionNodes, missionRuns, missions, type MissionNode, type MissionRun } from "../db/schema";
 import { AppError } from "../errors";
-import { recordFeed, type FeedItemInput } from "../feed/feed";
+import { insertFeedItems, notifyFeed, type FeedItemInput } from "../feed/feed";
 import { logError } from "../log";
 import { createWakeRuns, endRunFromOutside } from "../runtime/run-state";
 import { journalText } from "../runtime/runs";
@@ -45,13 +45,21 @@ export function createMissionScheduler(runtime: Runtime): MissionScheduler {
     return new Map(rows.map((a) => [a.id, a.handle]));
   }
 
-  async function write(missionRunId: string, work: (tx: Db) => Promise<MissionEventInput[] | null>): Promise<boolean> {
-    const seq = await db.transaction(async (tx) => {
-      const events = await work(tx);
-      return events === null ? null : insertMissionEvents(tx, missionRunId, events);
+  /**
+   * One transaction of the scheduler: `work` changes the state and returns the
+   * journal events (null: nothing changed); the feed items it pushes are
+   * written in the same transaction, so the feed says exactly what happened.
+   */
+  async function write(missionRunId: string, work: (tx: Db, feed: FeedItemInput[]) => Promise<MissionEventInput[] | null>): Promise<boolean> {
+    const done = await db.transaction(async (tx) => {
+      const feed: FeedItemInput[] = [];
+      const events = await work(tx, feed);
+      if (events === null) return null;
+      return { seq: await insertMissionEvents(tx, missionRunId, events), written: await insertFeedItems(tx, feed) };
     });
-    if (seq === null) return false;
-    await notifyMission(bus, missionRunId, seq);
+    if (done === null) return false;
+    await notifyMission(bus, missionRunId, done.seq);
+    await notifyFeed(bus, done.written);
     return true;
   }
 
@@ -65,8 +73,7 @@ export function createMissionScheduler(runtime: Runtime): MissionScheduler {
     const ok = run.state === "succeeded";
     const output = ok ? await journalText(db, row.runId!) : null;
     const error = ok ? null : run.state === "cancelled" ? "Its run was stopped." : (run.error ?? "Its run failed.");
-    const feed: FeedItemInput[] = [];
-    const done = await write(mr.id, async (tx) => {
+    await write(mr.id, async (tx, feed) => {
       const [won] = await tx
         .update(missionNodes)
         .set({ state: ok ? "succeeded" : "failed", output, error, finishedAt: new Date() })
@@ -108,7 +115,6 @@ export function createMissionScheduler(runtime: Runtime): MissionScheduler {
       }
       return events;
     });
-    if (done) await recordFeed(db, bus, feed);
   }
 
   /** Says once, in the journal and the feed, that a turn waits for an approval. */
@@ -121,15 +127,16 @@ export function createMissionScheduler(runtime: Runtime): MissionScheduler {
     if (!pending) return;
     const node = mr.topology!.nodes.find((n) => n.id === row.nodeId)!;
     const payload = { missionId: mr.id, nodeId: row.nodeId, role: node.role, agent: handles.get(node.agentId) ?? "unknown", runId: row.runId, approvalId: pending.id, tool: pending.tool };
-    const noted = await write(mr.id, async (tx) => {
+    await write(mr.id, async (tx, feed) => {
       await tx.select({ id: missionRuns.id }).from(missionRuns).where(eq(missionRuns.id, mr.id)).for("update");
       const [seen] = await tx
         .select({ id: missionEvents.id })
         .from(missionEvents)
         .where(and(eq(missionEvents.missionRunId, mr.id), eq(missionEvents.type, "node_awaiting_approval"), sql`${missionEvents.payload}->>'approvalId' = ${pending.id}`));
-      return seen ? null : [{ type: "node_awaiting_approval", payload }];
+      if (seen) return null;
+      feed.push({ ...feedBase(mr), kind: "mission_node_waiting", agentId: node.agentId, runId: row.runId, approvalId: pending.id, payload });
+      return [{ type: "node_awaiting_approval", payload }];
     });
-    if (noted) await recordFeed(db, bus, [{ ...feedBase(mr), kind: "mission_node_waiting", agentId: node.agentId, runId: row.runId, approvalId: pending.id, payload }]);
   }
 
   /**
@@ -224,24 +231,22 @@ export function createMissionScheduler(runtime: Runtime): MissionScheduler {
   /** Ends the mission once, with its terminal event and feed item. */
   async function finish(mr: MissionRun, end: { state: "succeeded" | "failed" | "cancelled"; result?: string; error?: string; failedNodeId?: string }): Promise<boolean> {
     const credits = await missionCredits(mr.id);
-    const won = await write(mr.id, async (tx) => {
+    const [crew] = await db.select({ name: missions.name }).from(missions).where(eq(missions.id, mr.missionId));
+    const won = await write(mr.id, async (tx, feed) => {
       const [row] = await tx
         .update(missionRuns)
         .set({ state: end.state, result: end.result === undefined ? null : { text: end.result }, error: end.error ?? null, failedNodeId: end.failedNodeId ?? null, credits, finishedAt: new Date() })
         .where(and(eq(missionRuns.id, mr.id), inArray(missionRuns.state, ["queued", "running"])))
         .returning({ id: missionRuns.id });
       if (!row) return null;
-      return [{ type: "mission_finished", payload: { state: end.state, error: end.error ?? null, failedNodeId: end.failedNodeId ?? null, result: end.result ?? null } }];
-    });
-    if (!won) return false;
-    const [crew] = await db.select({ name: missions.name }).from(missions).where(eq(missions.id, mr.missionId));
-    await recordFeed(db, bus, [
-      {
+      feed.push({
         ...feedBase(mr),
         kind: "mission_finished",
         payload: { missionId: mr.id, crew: crew?.name ?? null, goal: preview(mr.goal), state: end.state, error: end.error ?? null, failedNodeId: end.failedNodeId ?? null, result: end.result ? preview(end.result) : null },
-      },
-    ]);
+      });
+      return [{ type: "mission_finished", payload: { state: end.state, error: end.error ?? null, failedNodeId: end.failedNodeId ?? null, result: end.result ?? null } }];
+    });
+    if (!won) return false;
     if (end.state !== "succeeded") await stopTurns(mr);
     return true;
   }
@@ -320,17 +325,18 @@ export function createMissionScheduler(runtime: Runtime): MissionScheduler {
       const crew = await getCrewRow(db, input.workspaceId, input.crewId);
       // The crew is checked again: an agent may have been removed since it was saved.
       const topology = await resolveCrew(db, input.workspaceId, { ...crew.topology, nodes: crew.topology.nodes.map((n) => ({ ...n })) });
-      const [mr] = await db.transaction(async (tx) => {
+      const [mr, written] = await db.transaction(async (tx) => {
         const created = await tx
           .insert(missionRuns)
           .values({ workspaceId: input.workspaceId, missionId: crew.id, goal: input.goal, topology, state: "running", startedByUserId: input.userId, startedAt: new Date() })
           .returning();
         await tx.insert(missionNodes).values(topology.nodes.map((n) => ({ workspaceId: input.workspaceId, missionRunId: created[0]!.id, nodeId: n.id, round: 0, agentId: n.agentId })));
         await insertMissionEvents(tx, created[0]!.id, [{ type: "mission_started", payload: { goal: input.goal, crewId: crew.id, crew: crew.name } }]);
-        return created;
+        const written = await insertFeedItems(tx, [{ workspaceId: input.workspaceId, kind: "mission_started", payload: { missionId: created[0]!.id, crew: crew.name, goal: preview(input.goal) } }]);
+        return [created[0], written] as const;
       });
       await notifyMission(bus, mr!.id, 1);
-      await recordFeed(db, bus, [{ workspaceId: input.workspaceId, kind: "mission_started", payload: { missionId: mr!.id, crew: crew.name, goal: preview(input.goal) } }]);
+      await notifyFeed(bus, written);
       void advance(mr!.id);
       return { missionId: mr!.id };
     },

@@ -241,8 +241,9 @@ describe("missions: crews of agents run as ordinary governed runs", () => {
     expect(waiting.nodes.find((n) => n.id === "join")!.state).toBe("waiting");
     const [pending] = await s.db.select().from(approvals).where(and(eq(approvals.agentId, a.id), eq(approvals.status, "pending")));
     expect(pending).toBeDefined();
-    const feed = await readFeed(s.db, (await demoOwner(s.db)).workspaceId, 0, {}, 1000);
-    expect(feed.some((f) => f.kind === "mission_node_waiting" && f.approvalId === pending!.id)).toBe(true);
+    // The feed says which node waits, once the scheduler has seen the run suspend.
+    const workspaceId = (await demoOwner(s.db)).workspaceId;
+    await settle(async () => (await readFeed(s.db, workspaceId, 0, {}, 1000)).some((f) => f.kind === "mission_node_waiting" && f.approvalId === pending!.id));
 
     const res = await cancelRoute(jsonRequest(`/api/missions/${id}/cancel`, { method: "POST", cookie }), params({ id }));
     expect(res.status).toBe(200);
