@@ -4,7 +4,7 @@ import { MissionsPage } from "./pages/missions-page";
 import { SignInPage } from "./pages/sign-in-page";
 
 test.describe("missions", () => {
-  test("a manager builds a lead-and-workers crew in the editor, runs it, watches the nodes light up and reads the result", async ({ page }) => {
+  test("a manager builds a lead-and-workers crew in the editor, runs it, watches the nodes light up, reads the result and scrubs it", async ({ page }) => {
     await new SignInPage(page).signInAs(OWNER);
     const missions = new MissionsPage(page);
     await missions.goto("demo");
@@ -21,6 +21,16 @@ test.describe("missions", () => {
     await expect(missions.result()).toContainText("From @scout (Worker 1)");
     await expect(missions.result()).toContainText("From @herald (Worker 2)");
     await expect(page.getByRole("region", { name: "Handoffs" }).getByRole("listitem")).toHaveCount(4);
+
+    // Scrubbing the finished mission shows it as it stood: after event 2 only the lead had started.
+    const replay = page.getByRole("slider");
+    await replay.fill("2");
+    await expect(page.getByRole("region", { name: "Replay" })).toContainText("event 2 of");
+    await expect(missions.node("lead")).toHaveAttribute("data-state", "running");
+    await expect(missions.node("merge")).toHaveAttribute("data-state", "waiting");
+    await expect(page.getByRole("region", { name: "Handoffs" }).getByRole("listitem")).toHaveCount(0);
+    await replay.fill(await replay.getAttribute("max") ?? "0");
+    await expect(missions.node("merge")).toHaveAttribute("data-state", "done");
 
     // A node leads to its run.
     await missions.node("worker1").getByRole("link", { name: "Open run" }).click();

@@ -12,7 +12,7 @@ import { useApi, useWorkspace } from "../providers";
 import { formatCount, formatDuration, formatUsd } from "../usage/format";
 import { crewNodeTypes, type CrewFlowNode } from "./crew-node";
 import { useNow } from "./use-now";
-import { layoutPositions, missionKeys, missionStateLabels, type MissionEventItem, type MissionItem } from "./types";
+import { layoutPositions, missionKeys, missionStateLabels, type MissionEventItem, type MissionItem, type NodeState } from "./types";
 
 const TERMINAL = new Set(["succeeded", "failed", "cancelled"]);
 
@@ -60,6 +60,9 @@ export function MissionView({ missionId }: { missionId: string }) {
   const events = useMissionEvents(missionId);
   const mission = query.data?.mission;
   const now = useNow(!!mission && !TERMINAL.has(mission.state));
+  // Replay: a point in the stored journal (null: as it stands). Nothing is run again; states are read back from the events.
+  const [replaySeq, setReplaySeq] = useState<number | null>(null);
+  const replayed = useMemo(() => (replaySeq === null ? null : statesAt(events, replaySeq)), [events, replaySeq]);
 
   const { nodes, edges } = useMemo(() => {
     if (!mission) return { nodes: [] as CrewFlowNode[], edges: [] as Edge[] };
@@ -74,7 +77,7 @@ export function MissionView({ missionId }: { missionId: string }) {
       data: {
         role: n.role,
         agentHandle: n.agentHandle,
-        state: n.state,
+        state: replayed?.get(n.id) ?? (replayed ? "waiting" : n.state),
         detail: `${formatCount(n.inputTokens + n.outputTokens)} tokens${n.credits === null ? "" : ` · ${formatUsd(n.credits)}`}${n.round > 0 ? ` · round ${n.round + 1}` : ""}`,
       },
     }));
@@ -83,16 +86,18 @@ export function MissionView({ missionId }: { missionId: string }) {
       source: e.from,
       target: e.to,
       markerEnd: { type: MarkerType.ArrowClosed },
-      animated: mission.nodes.find((n) => n.id === e.to)?.state === "running",
+      animated: (replayed ? replayed.get(e.to) : mission.nodes.find((n) => n.id === e.to)?.state) === "running",
     }));
     return { nodes, edges };
-  }, [mission]);
+  }, [mission, replayed]);
 
   if (query.isPending) return <p role="status" className="text-sm text-slate-500">Loading the mission…</p>;
   if (query.isError || !mission) return <p role="alert" className="text-sm text-rose-700">{errorText(query.error, "Could not load the mission.")}</p>;
 
   const wall = mission.startedAt ? (mission.finishedAt ? Date.parse(mission.finishedAt) : now) - Date.parse(mission.startedAt) : null;
-  const handoffs = events.filter((e) => e.type === "handoff");
+  const handoffs = events.filter((e) => e.type === "handoff" && (replaySeq === null || e.seq <= replaySeq));
+  const lastSeq = events.at(-1)?.seq ?? 0;
+  const at = replaySeq === null ? null : events.find((e) => e.seq === replaySeq);
   const cancel = async () => {
     setCancelError(null);
     try {
@@ -150,14 +155,35 @@ export function MissionView({ missionId }: { missionId: string }) {
         </ReactFlow>
       </section>
 
+      {TERMINAL.has(mission.state) && lastSeq > 1 ? (
+        <section aria-label="Replay" className="card space-y-2 p-4">
+          <label htmlFor="mission-replay" className="label">
+            Replay: {at ? `event ${at.seq} of ${lastSeq} — ${at.type.replace(/_/g, " ")}` : "as it ended"}
+          </label>
+          <input
+            id="mission-replay"
+            type="range"
+            className="w-full"
+            min={1}
+            max={lastSeq}
+            value={replaySeq ?? lastSeq}
+            onChange={(e) => {
+              const seq = Number(e.target.value);
+              setReplaySeq(seq >= lastSeq ? null : seq);
+            }}
+          />
+        </section>
+      ) : null}
+
       <ul aria-label="Nodes" className="grid gap-2 sm:grid-cols-2">
         {mission.nodes.map((n) => {
           const runId = n.runIds.at(-1);
+          const state = replayed ? (replayed.get(n.id) ?? "waiting") : n.state;
           return (
-            <li key={n.id} className="card flex flex-wrap items-center gap-2 p-3 text-sm" data-node={n.id} data-state={n.state}>
+            <li key={n.id} className="card flex flex-wrap items-center gap-2 p-3 text-sm" data-node={n.id} data-state={state}>
               <span className="font-semibold">{n.role}</span>
               <span className="font-mono text-xs text-slate-600">@{n.agentHandle}</span>
-              <span className="text-xs text-slate-700">{n.state.replace("_", " ")}</span>
+              <span className="text-xs text-slate-700">{state.replace("_", " ")}</span>
               {runId ? (
                 <Link className="ml-auto text-xs font-medium text-indigo-700 hover:underline" href={`/w/${slug}/runs/${runId}`}>
                   Open run
@@ -207,6 +233,23 @@ export function MissionView({ missionId }: { missionId: string }) {
       </div>
     </div>
   );
+}
+
+/** Each node's state as the journal had it after event `seq`. */
+function statesAt(events: MissionEventItem[], seq: number): Map<string, NodeState> {
+  const states = new Map<string, NodeState>();
+  for (const e of events) {
+    if (e.seq > seq) break;
+    const nodeId = String(e.data.nodeId ?? "");
+    if (e.type === "node_started") states.set(nodeId, "running");
+    else if (e.type === "node_held") states.set(nodeId, "paused");
+    else if (e.type === "node_awaiting_approval") states.set(nodeId, "awaiting_approval");
+    else if (e.type === "node_finished") states.set(nodeId, e.data.state === "succeeded" ? "done" : "failed");
+    else if (e.type === "mission_finished" && e.data.state !== "succeeded") {
+      for (const [id, state] of states) if (state === "running" || state === "awaiting_approval") states.set(id, "cancelled");
+    }
+  }
+  return states;
 }
 
 function Stat({ label, value }: { label: string; value: string }) {
