@@ -66,7 +66,13 @@ export function createMissionScheduler(runtime: Runtime): MissionScheduler {
   const feedBase = (mr: MissionRun) => ({ workspaceId: mr.workspaceId });
 
   /** Records how a running turn's run ended, once; hands its output on. */
-  async function settle(mr: MissionRun, plan: MissionPlan, row: MissionNode, handles: Map<string, string>, run: { state: string; error: string | null }) {
+  async function settle(
+    mr: MissionRun,
+    plan: MissionPlan,
+    row: MissionNode,
+    handles: Map<string, string>,
+    run: { state: string; error: string | null },
+  ): Promise<Pick<MissionNode, "state" | "output" | "error">> {
     const topology = mr.topology!;
     const node = topology.nodes.find((n) => n.id === row.nodeId)!;
     const handle = handles.get(node.agentId) ?? "unknown";
@@ -115,6 +121,7 @@ export function createMissionScheduler(runtime: Runtime): MissionScheduler {
       }
       return events;
     });
+    return { state: ok ? "succeeded" : "failed", output, error };
   }
 
   /** Says once, in the journal and the feed, that a turn waits for an approval. */
@@ -267,10 +274,10 @@ export function createMissionScheduler(runtime: Runtime): MissionScheduler {
       const run = row.runId ? runs.get(row.runId) : undefined;
       if (row.state !== "running" || !run) continue;
       if (run.state === "succeeded" || run.state === "failed" || run.state === "cancelled") {
-        await settle(mr, plan, row, handles, run);
+        const ended = await settle(mr, plan, row, handles, run);
+        // The plan holds these rows: later turns of this pass see the ended one; new loop rounds are read once below.
+        Object.assign(row, ended);
         settled = true;
-        rows = await load();
-        plan = new MissionPlan(mr.topology, rows);
       } else if (run.state === "suspended") {
         await noteApproval(mr, row, handles);
       }

@@ -45,7 +45,7 @@ export interface Runtime {
   startRuns(runIds: string[]): void;
   /** Stops a running run at its next step, wherever it is driven; false when it was not running. */
   stopRun(runId: string): Promise<boolean>;
-  /** Called after this process stops driving a run (it ended, suspended, or was lost). */
+  /** Called once when a run this process drives has ended, suspended or was lost (as soon as it ended well). */
   onRunSettled(listener: (runId: string) => void): void;
   /** Extra work for every sweep (missions), run after the runs' own. */
   onSweep(task: () => Promise<void>): void;
@@ -63,11 +63,17 @@ export function createRuntime(input: Omit<RuntimeDeps, "breakers"> & { breakers?
 
   function drive(runId: string, options: { resume?: Approval; recover?: boolean } = {}) {
     const controller = new AbortController();
-    const done = driveRun(deps, runId, { ...options, signal: controller.signal, startRuns: (ids) => ids.forEach((id) => drive(id)) })
+    let told = false;
+    const tell = () => {
+      if (told) return;
+      told = true;
+      for (const listener of settledListeners) listener(runId);
+    };
+    const done = driveRun(deps, runId, { ...options, signal: controller.signal, startRuns: (ids) => ids.forEach((id) => drive(id)), onEnded: tell })
       .catch((error: unknown) => logError(`Run ${runId} driver crashed`, error))
       .finally(() => {
         active.delete(runId);
-        for (const listener of settledListeners) listener(runId);
+        tell();
       });
     active.set(runId, { done, controller });
   }
