@@ -374,7 +374,7 @@ describe("missions: crews of agents run as ordinary governed runs", () => {
     expect(done.result).toContain("From @herald (Writer)");
   });
 
-  it("the event stream replays from Last-Event-ID and ends with the terminal event; another workspace gets 404 at every door", async () => {
+  it("the event stream replays from Last-Event-ID and ends with the terminal event; a member sees no cost; another workspace gets 404 at every door", async () => {
     const model = crewModel();
     const { s, cookie, mk } = await setup(model);
     const a = await mk();
@@ -385,6 +385,14 @@ describe("missions: crews of agents run as ordinary governed runs", () => {
     expect(all.map((e) => e.event)).toEqual(["mission_started", "node_started", "node_finished", "mission_finished"]);
     const tail = await readFrames(await eventsRoute(jsonRequest(`/api/missions/${id}/events`, { cookie, headers: { "last-event-id": "2" } }), params({ id })));
     expect(tail.map((e) => e.event)).toEqual(["node_finished", "mission_finished"]);
+
+    // A member reads the mission and its tokens, never what it cost.
+    const member = await makeUser(s.db, (await demoOwner(s.db)).workspaceId, "member");
+    const seen = (await mission(await sessionCookie(s, member), id)).mission;
+    expect(seen.state).toBe("succeeded");
+    expect(seen.credits).toBeNull();
+    expect(seen.nodes.every((n) => n.credits === null)).toBe(true);
+    expect((await mission(cookie, id)).mission.credits).toBeGreaterThan(0);
 
     const outsider = await makeUser(s.db);
     await makeWorkspace(s.db, "Other place", outsider);
