@@ -13,6 +13,8 @@ const PAGES = [
   "/w/demo/agents",
   "/w/demo/rooms",
   "/w/demo/feed",
+  "/w/demo/missions",
+  "/w/demo/missions/crews/new",
   "/w/demo/usage",
   "/w/demo/settings/members",
   "/w/demo/settings/policy",

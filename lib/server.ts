@@ -10,6 +10,7 @@ import { createModelResolver, modelConfigFromEnv, providerKeys, type ModelConfig
 import { rememberSecret } from "./safety/redact";
 import { createToolRegistry } from "./tools/registry";
 import { checkBudget } from "./billing/budgets";
+import { createMissionScheduler, type MissionScheduler } from "./missions/scheduler";
 
 /**
  * Everything a server process shares: one database handle (PGlite is a
@@ -24,6 +25,7 @@ export interface Server {
   secrets: ServerSecrets;
   bus: EventBus;
   runtime: Runtime;
+  missions: MissionScheduler;
   models: ModelConfig;
 }
 
@@ -84,7 +86,7 @@ async function startServer(): Promise<Server> {
     heartbeatMs: 10_000,
     checkBudget: (input) => checkBudget(handle.db, input),
   });
-  return { env, db: handle.db, handle, secrets, bus, runtime, models };
+  return { env, db: handle.db, handle, secrets, bus, runtime, missions: createMissionScheduler(runtime), models };
 }
 
 function printWelcome(env: Env, email: string, password: string | undefined) {

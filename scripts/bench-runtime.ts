@@ -21,17 +21,16 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
-import path from "node:path";
 import { setMaxListeners } from "node:events";
 import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 import { count, eq, inArray, sql } from "drizzle-orm";
-import postgres from "postgres";
-import { openDatabase, type Database, type DatabaseHandle } from "../lib/db/client";
+import type { Database } from "../lib/db/client";
+import { openPgliteTarget, openPostgresTarget, type Target } from "./bench-db";
 import { agentRuns, agents, runEvents, users, workspaces } from "../lib/db/schema";
 import { createModelResolver, modelConfigFromEnv, type ResolvedModel } from "../lib/models/registry";
 import { createScriptedModel, textTurn } from "../lib/models/scripted";
 import type { ModelEvent, ModelProvider, ModelRequest } from "../lib/models/types";
-import { createLocalBus, createPostgresBus, type EventBus } from "../lib/runtime/bus";
+import type { EventBus } from "../lib/runtime/bus";
 import { isTerminal } from "../lib/runtime/events";
 import { createRuntime, type Runtime } from "../lib/runtime/runtime";
 import { createSession } from "../lib/runtime/sessions";
@@ -148,78 +147,6 @@ function createBenchProvider(plans: Map<string, Plan>, paceMs: number): ModelPro
 
 // ---------------------------------------------------------------- drivers
 
-interface Target {
-  handle: DatabaseHandle;
-  bus: EventBus;
-  dispose(): Promise<void>;
-}
-
-async function openPgliteTarget(): Promise<Target> {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), "clawdeck-bench-"));
-  let handle: DatabaseHandle | undefined;
-  try {
-    handle = await openDatabase({ driver: "pglite", dataDir: path.join(root, "pglite") });
-    await handle.migrate();
-  } catch (error) {
-    await handle?.close().catch(() => undefined);
-    fs.rmSync(root, { recursive: true, force: true });
-    throw error;
-  }
-  const opened = handle;
-  const bus = createLocalBus();
-  return {
-    handle: opened,
-    bus,
-    async dispose() {
-      try {
-        await bus.close();
-        await opened.close();
-      } finally {
-        fs.rmSync(root, { recursive: true, force: true });
-      }
-    },
-  };
-}
-
-async function openPostgresTarget(serverUrl: string): Promise<Target> {
-  const name = `clawdeck_benchrt_${crypto.randomBytes(5).toString("hex")}`;
-  const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
-  const drop = async () => {
-    await admin.unsafe(`drop database if exists ${name} with (force)`);
-    await admin.end({ timeout: 5 });
-  };
-  await admin.unsafe(`create database ${name}`);
-  const u = new URL(serverUrl);
-  u.pathname = `/${name}`;
-  const url = u.toString();
-  let handle: DatabaseHandle | undefined;
-  let bus: EventBus | undefined;
-  try {
-    handle = await openDatabase({ driver: "postgres", url });
-    await handle.migrate();
-    bus = await createPostgresBus(url);
-  } catch (error) {
-    await bus?.close().catch(() => undefined);
-    await handle?.close().catch(() => undefined);
-    await drop();
-    throw error;
-  }
-  const [opened, openedBus] = [handle, bus];
-  return {
-    handle: opened,
-    bus: openedBus,
-    async dispose() {
-      try {
-        await openedBus.close();
-        await opened.close();
-      } finally {
-        await drop();
-      }
-    },
-  };
-}
-
-// ---------------------------------------------------------------- one pass
 
 interface PassResult {
   driver: string;

@@ -42,6 +42,10 @@ export const feedKindLabels = {
   budget_alert: "Budget alerts",
   thread_limit: "Stopped conversations",
   agent_paused: "Paused agents",
+  mission_started: "Missions started",
+  mission_handoff: "Mission handoffs",
+  mission_node_waiting: "Mission nodes awaiting approval",
+  mission_finished: "Missions finished",
 } as const;
 
 export type FeedKind = keyof typeof feedKindLabels;
@@ -189,13 +193,28 @@ export function describeFeedItem(item: FeedItem, names: { room?: string } = {}):
       return { headline: `conversation stopped: ${str(p.reason) ?? "the hop limit was reached"}`, quote: null, tags: typeof p.limit === "number" ? [`limit ${p.limit} hops`] : [], tone: "warn" };
     case "agent_paused":
       return { headline: str(p.reason) ?? `@${str(p.agent) ?? "an agent"} is paused`, quote: null, tags: [], tone: "warn" };
+    case "mission_started":
+      return { headline: `mission started · ${str(p.crew) ?? "a crew"}`, quote: str(p.goal), tags: [], tone: "run" };
+    case "mission_handoff": {
+      const from = p.from as { role?: unknown; agent?: unknown } | undefined;
+      const to = p.to as { role?: unknown; agent?: unknown } | undefined;
+      return { headline: `${str(from?.role) ?? "a node"} ${handle(from?.agent)} → ${str(to?.role) ?? "a node"} ${handle(to?.agent)}`, quote: str(p.preview), tags: ["mission handoff"], tone: "message" };
+    }
+    case "mission_node_waiting":
+      return { headline: `mission node ${str(p.role) ?? ""} ${handle(p.agent)} awaits approval`, quote: null, tags: [str(p.tool)].filter((t): t is string => !!t), tone: "approval" };
+    case "mission_finished": {
+      const state = String(p.state ?? "finished");
+      return { headline: `mission ${state} · ${str(p.crew) ?? "a crew"}`, quote: state === "succeeded" ? str(p.result) : str(p.error), tags: [], tone: state === "succeeded" ? "ok" : state === "failed" ? "fail" : "muted" };
+    }
     default:
       return { headline: item.kind.replace(/_/g, " "), quote: text, tags: [], tone: "muted" };
   }
 }
 
 /** Where an item's run can be read: its run page, at the step when there is one. */
-export function runHref(slug: string, item: Pick<FeedItem, "runId" | "stepId">): string | null {
+export function runHref(slug: string, item: Pick<FeedItem, "runId" | "stepId"> & { kind?: string; payload?: Record<string, unknown> }): string | null {
+  // A mission's items open the mission page, where each node links to its run.
+  if (item.kind?.startsWith("mission_") && typeof item.payload?.missionId === "string") return `/w/${slug}/missions/${item.payload.missionId}`;
   if (!item.runId) return null;
   return `/w/${slug}/runs/${item.runId}${item.stepId ? `#step-${item.stepId}` : ""}`;
 }

@@ -20,6 +20,7 @@ export function navItems(slug: string): NavItem[] {
     { href: `/w/${slug}/outbox`, label: "Outbox", section: "work" },
     { href: `/w/${slug}/agents`, label: "Agents", section: "work" },
     { href: `/w/${slug}/rooms`, label: "Rooms", section: "work" },
+    { href: `/w/${slug}/missions`, label: "Missions", section: "work" },
     { href: `/w/${slug}/feed`, label: "Feed", section: "work" },
     { href: `/w/${slug}/settings/members`, label: "Members", role: "manager", section: "settings" },
     { href: `/w/${slug}/settings/policy`, label: "Policy", section: "settings" },

@@ -7,7 +7,8 @@ import { creditsAtRates } from "./prices";
 
 export type UsageSource =
   | { kind: "run"; runId: string }
-  | { kind: "mission_run" | "judge" | "governor" | "door"; id: string };
+  | { kind: "mission_run"; id: string; runId: string }
+  | { kind: "judge" | "governor" | "door"; id: string };
 
 export interface ChargeInput {
   workspaceId: string;
@@ -43,8 +44,8 @@ export async function chargeUsage(db: Db, input: ChargeInput): Promise<ChargeRes
       .values({
         workspaceId: input.workspaceId,
         agentId: input.agentId,
-        // Only run-sourced rows point at agent_runs; other sources name themselves.
-        runId: input.source.kind === "run" ? input.source.runId : null,
+        // Rows of agent runs (a mission node's included) point at agent_runs; other sources name themselves.
+        runId: "runId" in input.source ? input.source.runId : null,
         sourceKind: input.source.kind,
         sourceId: input.source.kind === "run" ? input.source.runId : input.source.id,
         model: input.model,

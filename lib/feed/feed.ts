@@ -21,6 +21,10 @@ export const feedKinds = [
   "budget_alert",
   "thread_limit",
   "agent_paused",
+  "mission_started",
+  "mission_handoff",
+  "mission_node_waiting",
+  "mission_finished",
 ] as const;
 export type FeedKind = (typeof feedKinds)[number];
 

@@ -73,6 +73,26 @@ function plainAnswer(question: string, system: string): string {
   ].join("\n");
 }
 
+/**
+ * A mission node's turn ("Mission goal: …" then its role, instructions and
+ * what it was handed): the offline model runs the instructions' command when
+ * they hold one, and otherwise answers by quoting what it was handed.
+ */
+export function missionAnswer(raw: string): { text: string; command: Call | null } | null {
+  const head = raw.match(/^Mission goal: ([^\n]*)\nYour role: ([^\n]*)/);
+  if (!head) return null;
+  const instructions = raw.match(/^Instructions: ([^\n]*)$/m)?.[1] ?? "";
+  const command = parseCommand(instructions);
+  const handed = [...raw.matchAll(/^--- from (.+?) ---\n([\s\S]*?)(?=\n--- from |$)/gm)].map((m) => ({ from: m[1]!, text: m[2]!.trim() }));
+  const lines = [`**${head[2]}** on “${truncate(head[1]!.trim(), 160, "…")}”.`, ""];
+  if (handed.length === 0) lines.push("Nothing was handed to me: I started from the goal.");
+  for (const h of handed) {
+    const first = h.text.split("\n").find((l) => l.trim() && !l.startsWith("**")) ?? h.text.split("\n")[0] ?? "";
+    lines.push(`- From ${h.from}: “${truncate(first.replace(/^- /, "").trim(), 140, "…")}”`);
+  }
+  return { text: lines.join("\n"), command };
+}
+
 function parseResult(content: string): Record<string, unknown> {
   try {
     const parsed: unknown = JSON.parse(content);
@@ -170,10 +190,11 @@ export function createOfflineProvider(options: { delayMs?: number } = {}): Model
         text = answerAfterTools(request.messages);
       } else {
         const raw = textOf(last.content);
+        const mission = missionAnswer(raw);
         // A message from another agent or a room arrives as "Message from @x [in #room]: …": its body is what to act on.
         const from = raw.match(/^Message from (.+?)(?: in #([a-z0-9_-]+))?:\s*([\s\S]*)$/i);
         const question = from ? from[3]! : raw;
-        const parsed = question.split("\n").map(parseCommand);
+        const parsed = mission ? [mission.command] : question.split("\n").map(parseCommand);
         const commands = parsed.filter((c): c is Call => c !== null);
         const missing = commands.filter((c) => !available.has(c.name));
         if (missing.length > 0) {
@@ -181,6 +202,8 @@ export function createOfflineProvider(options: { delayMs?: number } = {}): Model
         } else if (commands.length > 0) {
           calls = commands;
           text = leadIn(commands);
+        } else if (mission) {
+          text = mission.text;
         } else if (from) {
           text = `Thanks ${from[1]}, noted${from[2] ? ` in #${from[2]}` : ""}: “${truncate(question.trim(), 200)}”.`;
         } else {

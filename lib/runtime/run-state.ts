@@ -133,6 +133,10 @@ export interface WakeInput {
   hop: number;
   chain: Chain;
   owner: string;
+  /** Untrusted sources the run starts with (a mission node's upstream agents). */
+  taint?: TaintSource[];
+  /** The mission run and node this turn belongs to. */
+  mission?: { runId: string; nodeId: string };
 }
 
 /**
@@ -169,6 +173,9 @@ export async function createWakeRuns(db: Db, input: WakeInput): Promise<{ runIds
             via: input.chain.via,
             originSessionId: input.chain.originSessionId,
             originRoomId: input.chain.originRoomId,
+            taint: input.taint ?? [],
+            missionRunId: input.mission?.runId ?? null,
+            missionNodeId: input.mission?.nodeId ?? null,
             model: agent.model,
             state: "running" as const,
             claimedBy: input.owner,

@@ -33,7 +33,8 @@ export async function chargeModelCall(input: {
     const result = await chargeUsage(db, {
       workspaceId: run.workspaceId,
       agentId: run.agentId,
-      source: { kind: "run", runId: run.id },
+      // A mission node's calls are the mission's: charged with its id, still pointing at the run.
+      source: run.missionRunId ? { kind: "mission_run", id: run.missionRunId, runId: run.id } : { kind: "run", runId: run.id },
       model: input.modelSpec,
       usage,
       idempotencyKey: `run:${run.id}:call:${input.callNumber}`,

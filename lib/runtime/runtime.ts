@@ -43,6 +43,14 @@ export interface Runtime {
    */
   sweep(): Promise<{ reaped: number; recovered: number; expired: number; resumed: number }>;
   startSweeper(intervalMs?: number): () => void;
+  /** Drives runs this process just created and claimed (a mission's nodes). */
+  startRuns(runIds: string[]): void;
+  /** Stops a running run at its next step, wherever it is driven; false when it was not running. */
+  stopRun(runId: string): Promise<boolean>;
+  /** Called once when a run this process drives has ended, suspended or was lost (as soon as it ended well). */
+  onRunSettled(listener: (runId: string) => void): void;
+  /** Extra work for every sweep (missions), run after the runs' own. */
+  onSweep(task: () => Promise<void>): void;
   /** Waits for every run this process drives (tests, shutdown). */
   drain(): Promise<void>;
   /** Aborts the runs this process drives without ending them, as a crash would. */
@@ -52,12 +60,23 @@ export interface Runtime {
 export function createRuntime(input: Omit<RuntimeDeps, "breakers"> & { breakers?: CircuitBreakers }): Runtime {
   const deps: RuntimeDeps = { ...input, breakers: input.breakers ?? new CircuitBreakers() };
   const active = new Map<string, { done: Promise<void>; controller: AbortController }>();
+  const settledListeners: ((runId: string) => void)[] = [];
+  const sweepTasks: (() => Promise<void>)[] = [];
 
   function drive(runId: string, options: { resume?: Approval; recover?: boolean } = {}) {
     const controller = new AbortController();
-    const done = driveRun(deps, runId, { ...options, signal: controller.signal, startRuns: (ids) => ids.forEach((id) => drive(id)) })
+    let told = false;
+    const tell = () => {
+      if (told) return;
+      told = true;
+      for (const listener of settledListeners) listener(runId);
+    };
+    const done = driveRun(deps, runId, { ...options, signal: controller.signal, startRuns: (ids) => ids.forEach((id) => drive(id)), onEnded: tell })
       .catch((error: unknown) => logError(`Run ${runId} driver crashed`, error))
-      .finally(() => active.delete(runId))
+      .finally(() => {
+        active.delete(runId);
+        tell();
+      })
       // A run that suspended may be decided by the governor: then it carries on at once.
       .then(() => govern(runId))
       .catch((error: unknown) => logError(`The governor failed on run ${runId}`, error));
@@ -68,6 +87,14 @@ export function createRuntime(input: Omit<RuntimeDeps, "breakers"> & { breakers?
     const approvalId = await unjudgedApprovalOf(deps.db, runId);
     if (!approvalId) return;
     if ((await governApproval(deps, approvalId)) !== "people") await runtime.resumeRun(runId);
+  }
+
+  async function stopRun(runId: string): Promise<boolean> {
+    if (!(await requestCancel(deps.db, runId))) return false;
+    const local = active.get(runId);
+    if (local) local.controller.abort("cancel");
+    else await deps.bus.publish(controlTopic(runId), { action: "cancel" });
+    return true;
   }
 
   const runtime: Runtime = {
@@ -94,11 +121,22 @@ export function createRuntime(input: Omit<RuntimeDeps, "breakers"> & { breakers?
         throw new AppError("conflict:run", "This run changed state meanwhile; look again.");
       }
       if (run.state !== "running") throw new AppError("conflict:run", `This run has already ${run.state === "succeeded" ? "finished" : run.state}.`);
-      if (!(await requestCancel(deps.db, runId))) throw new AppError("conflict:run", "This run has already finished.");
-      const local = active.get(runId);
-      if (local) local.controller.abort("cancel");
-      else await deps.bus.publish(controlTopic(runId), { action: "cancel" });
+      if (!(await stopRun(runId))) throw new AppError("conflict:run", "This run has already finished.");
       return { runId, state: "cancelling" };
+    },
+
+    startRuns(runIds) {
+      for (const runId of runIds) drive(runId);
+    },
+
+    stopRun,
+
+    onRunSettled(listener) {
+      settledListeners.push(listener);
+    },
+
+    onSweep(task) {
+      sweepTasks.push(task);
     },
 
     async resumeRun(runId) {
@@ -141,6 +179,7 @@ export function createRuntime(input: Omit<RuntimeDeps, "breakers"> & { breakers?
       for (const runId of await listResumableRuns(deps.db)) {
         if (await this.resumeRun(runId)) resumed += 1;
       }
+      for (const task of sweepTasks) await task();
       return { reaped, recovered, expired, resumed };
     },
 

@@ -1,7 +1,8 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { SETUP_LOCK_KEY } from "../db/client";
-import { agents } from "../db/schema";
+import { agents, missions } from "../db/schema";
+import { crewTemplate } from "../missions/topology";
 import { recordAudit } from "../audit";
 import { generatePassword } from "../auth/passwords";
 import { countUsers, createUser } from "./users";
@@ -40,6 +41,24 @@ export const demoAgents = [
   },
 ] as const;
 
+/** The crew every new installation starts with: @atlas leads, @scout and @herald work, @atlas merges. */
+function demoCrew(workspaceId: string, ownerId: string, ids: Map<string, string>) {
+  const shape = crewTemplate("lead-and-workers", 2);
+  const bound: Record<string, string> = { lead: "atlas", worker1: "scout", worker2: "herald", merge: "atlas" };
+  const roles: Record<string, string> = { lead: "Lead", worker1: "Researcher", worker2: "Writer", merge: "Lead (merge)" };
+  return {
+    workspaceId,
+    name: "Research and announce",
+    goal: "Find out what changed in the latest release and draft a short announcement.",
+    createdByUserId: ownerId,
+    topology: {
+      nodes: shape.nodes.map((n) => ({ ...n, role: roles[n.id] ?? n.role, agentId: ids.get(bound[n.id]!)! })),
+      edges: shape.edges,
+      concurrency: 4,
+    },
+  };
+}
+
 export interface BootstrapResult {
   email: string;
   /** Present only when the password was generated here and must be shown once. */
@@ -64,9 +83,11 @@ export async function bootstrapIfEmpty(
     const password = options.ownerPassword ?? generatePassword();
     const owner = await createUser(tx, { email, name: "Owner", password });
     const workspace = await createWorkspace(tx, { name: "Demo", slug: "demo", ownerId: owner.id });
-    await tx.insert(agents).values(
-      demoAgents.map((agent) => ({ ...agent, tools: [...agent.tools], workspaceId: workspace.id, model: options.model ?? "offline" })),
-    );
+    const made = await tx
+      .insert(agents)
+      .values(demoAgents.map((agent) => ({ ...agent, tools: [...agent.tools], workspaceId: workspace.id, model: options.model ?? "offline" })))
+      .returning({ id: agents.id, handle: agents.handle });
+    await tx.insert(missions).values(demoCrew(workspace.id, owner.id, new Map(made.map((a) => [a.handle, a.id]))));
     await recordAudit(tx, {
       workspaceId: workspace.id,
       actor: { kind: "system" },

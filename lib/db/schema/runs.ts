@@ -49,6 +49,9 @@ export const agentRuns = pgTable(
     /** The conversation that began the chain: a chat session or a room. */
     originSessionId: uuid().references(() => sessions.id, { onDelete: "set null" }),
     originRoomId: uuid(),
+    /** For a mission's node: the mission run and the node (no foreign key: the mission module owns that link). */
+    missionRunId: uuid(),
+    missionNodeId: text(),
     replyMessageId: uuid().references(() => messages.id, { onDelete: "set null" }),
     model: text().notNull(),
     state: runStateEnum().notNull().default("queued"),
@@ -82,6 +85,7 @@ export const agentRuns = pgTable(
     index("agent_runs_state_lease_idx").on(t.state, t.leaseExpiresAt),
     index("agent_runs_agent_created_idx").on(t.agentId, t.createdAt),
     index("agent_runs_thread_idx").on(t.threadId),
+    index("agent_runs_mission_idx").on(t.missionRunId),
     // Usage reconciliation walks finished runs in order of when they finished.
     index("agent_runs_finished_idx").on(t.finishedAt),
   ],

@@ -1,0 +1,7 @@
+import { z } from "zod";
+import { getMission } from "@/lib/missions/read";
+import { route } from "@/lib/http/route";
+
+export const GET = route({ params: z.object({ id: z.uuid() }) }, async ({ db, workspace, user, params }) => ({
+  mission: await getMission(db, workspace.id, params.id, { userId: user.id, role: workspace.role }),
+}));

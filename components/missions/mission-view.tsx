@@ -1,0 +1,262 @@
+"use client";
+
+import "@xyflow/react/dist/style.css";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { Background, Controls, MarkerType, ReactFlow, type Edge } from "@xyflow/react";
+import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { useEffect, useMemo, useState } from "react";
+import { Markdown } from "../chat/markdown";
+import { errorText } from "../agents/types";
+import { useApi, useWorkspace } from "../providers";
+import { formatCount, formatDuration, formatUsd } from "../usage/format";
+import { crewNodeTypes, type CrewFlowNode } from "./crew-node";
+import { useNow } from "./use-now";
+import { layoutPositions, missionKeys, missionStateLabels, type MissionEventItem, type MissionItem, type NodeState } from "./types";
+
+const TERMINAL = new Set(["succeeded", "failed", "cancelled"]);
+
+/** Follows a mission's journal over SSE; every event refreshes the mission and is kept for the timeline. */
+function useMissionEvents(missionId: string) {
+  const { slug } = useWorkspace();
+  const queryClient = useQueryClient();
+  const [events, setEvents] = useState<MissionEventItem[]>([]);
+  useEffect(() => {
+    const source = new EventSource(`/api/missions/${encodeURIComponent(missionId)}/events?after=0&workspace=${encodeURIComponent(slug)}`);
+    const seen = new Set<number>();
+    const onEvent = (message: MessageEvent<string>) => {
+      let data: Record<string, unknown>;
+      try {
+        data = JSON.parse(message.data) as Record<string, unknown>;
+      } catch {
+        return;
+      }
+      const seq = Number(data.seq);
+      if (seen.has(seq)) return;
+      seen.add(seq);
+      setEvents((list) => [...list, { seq, type: message.type, data }]);
+      void queryClient.invalidateQueries({ queryKey: missionKeys.detail(slug, missionId) });
+      if (message.type === "mission_finished") source.close();
+    };
+    for (const type of ["mission_started", "node_started", "node_held", "node_awaiting_approval", "node_finished", "handoff", "mission_finished"]) {
+      source.addEventListener(type, onEvent as EventListener);
+    }
+    return () => source.close();
+  }, [missionId, slug, queryClient]);
+  return events;
+}
+
+export function MissionView({ missionId }: { missionId: string }) {
+  const api = useApi();
+  const { slug } = useWorkspace();
+  const router = useRouter();
+  const queryClient = useQueryClient();
+  const [cancelError, setCancelError] = useState<string | null>(null);
+  const query = useQuery({
+    queryKey: missionKeys.detail(slug, missionId),
+    queryFn: () => api<{ mission: MissionItem }>(`/api/missions/${missionId}`),
+    refetchInterval: (q) => (q.state.data && TERMINAL.has(q.state.data.mission.state) ? false : 5_000),
+  });
+  const events = useMissionEvents(missionId);
+  const mission = query.data?.mission;
+  const now = useNow(!!mission && !TERMINAL.has(mission.state));
+  // Replay: a point in the stored journal (null: as it stands). Nothing is run again; states are read back from the events.
+  const [replaySeq, setReplaySeq] = useState<number | null>(null);
+  const replayed = useMemo(() => (replaySeq === null ? null : statesAt(events, replaySeq)), [events, replaySeq]);
+
+  const { nodes, edges } = useMemo(() => {
+    if (!mission) return { nodes: [] as CrewFlowNode[], edges: [] as Edge[] };
+    const positions = layoutPositions(mission.nodes, mission.edges);
+    const nodes: CrewFlowNode[] = mission.nodes.map((n) => ({
+      id: n.id,
+      type: "crew",
+      position: positions.get(n.id)!,
+      draggable: false,
+      connectable: false,
+      ariaLabel: `${n.role}, @${n.agentHandle ?? "?"}: ${n.state}`,
+      data: {
+        role: n.role,
+        agentHandle: n.agentHandle,
+        state: replayed?.get(n.id) ?? (replayed ? "waiting" : n.state),
+        detail: `${formatCount(n.inputTokens + n.outputTokens)} tokens${n.credits === null ? "" : ` · ${formatUsd(n.credits)}`}${n.round > 0 ? ` · round ${n.round + 1}` : ""}`,
+      },
+    }));
+    const edges: Edge[] = mission.edges.map((e) => ({
+      id: `${e.from}->${e.to}`,
+      source: e.from,
+      target: e.to,
+      markerEnd: { type: MarkerType.ArrowClosed },
+      animated: (replayed ? replayed.get(e.to) : mission.nodes.find((n) => n.id === e.to)?.state) === "running",
+    }));
+    return { nodes, edges };
+  }, [mission, replayed]);
+
+  if (query.isPending) return <p role="status" className="text-sm text-slate-500">Loading the mission…</p>;
+  if (query.isError || !mission) return <p role="alert" className="text-sm text-rose-700">{errorText(query.error, "Could not load the mission.")}</p>;
+
+  const wall = mission.startedAt ? (mission.finishedAt ? Date.parse(mission.finishedAt) : now) - Date.parse(mission.startedAt) : null;
+  const handoffs = events.filter((e) => e.type === "handoff" && (replaySeq === null || e.seq <= replaySeq));
+  const lastSeq = events.at(-1)?.seq ?? 0;
+  const at = replaySeq === null ? null : events.find((e) => e.seq === replaySeq);
+  const cancel = async () => {
+    setCancelError(null);
+    try {
+      await api(`/api/missions/${missionId}/cancel`, { method: "POST" });
+      void queryClient.invalidateQueries({ queryKey: missionKeys.detail(slug, missionId) });
+    } catch (error) {
+      setCancelError(errorText(error, "Could not stop the mission."));
+    }
+  };
+
+  return (
+    <div className="mx-auto w-full min-w-0 max-w-6xl space-y-6">
+      <header className="flex flex-wrap items-end gap-4">
+        <div className="min-w-0 flex-1">
+          <p className="text-sm text-slate-600">
+            <Link href={`/w/${slug}/missions`} className="hover:underline">Missions</Link> · {mission.crewName}
+          </p>
+          <h1 className="mt-1 break-words text-2xl font-semibold tracking-tight">{mission.goal}</h1>
+          <p className="mt-1 text-sm" role="status" aria-live="polite">
+            <span data-testid="mission-state" className="font-medium">{missionStateLabels[mission.state]}</span>
+            {mission.error ? <span className="text-rose-700"> — {mission.error}</span> : null}
+          </p>
+        </div>
+        {!TERMINAL.has(mission.state) ? (
+          <button type="button" className="btn-danger" onClick={() => void cancel()}>
+            Stop mission
+          </button>
+        ) : null}
+      </header>
+      {cancelError ? <p role="alert" className="text-sm text-rose-700">{cancelError}</p> : null}
+
+      <dl className="grid grid-cols-1 gap-3 min-[420px]:grid-cols-2 sm:grid-cols-4">
+        <Stat label="Tokens" value={formatCount(mission.inputTokens + mission.outputTokens)} />
+        {mission.credits !== null ? <Stat label="Cost" value={formatUsd(mission.credits)} /> : null}
+        <Stat label="Wall time" value={formatDuration(wall)} />
+        <Stat label="Nodes done" value={`${mission.nodes.filter((n) => n.state === "done").length} / ${mission.nodes.length}`} />
+      </dl>
+
+      <section aria-label="Crew graph" className="card relative h-80 w-full min-w-0 overflow-hidden sm:h-96">
+        <ReactFlow
+          nodes={nodes}
+          edges={edges}
+          nodeTypes={crewNodeTypes}
+          fitView
+          nodesDraggable={false}
+          nodesConnectable={false}
+          onNodeClick={(_, node) => {
+            const runId = mission.nodes.find((n) => n.id === node.id)?.runIds.at(-1);
+            if (runId) router.push(`/w/${slug}/runs/${runId}`);
+          }}
+          proOptions={{ hideAttribution: true }}
+        >
+          <Background />
+          <Controls showInteractive={false} />
+        </ReactFlow>
+      </section>
+
+      {TERMINAL.has(mission.state) && lastSeq > 1 ? (
+        <section aria-label="Replay" className="card space-y-2 p-4">
+          <label htmlFor="mission-replay" className="label">
+            Replay: {at ? `event ${at.seq} of ${lastSeq} — ${at.type.replace(/_/g, " ")}` : "as it ended"}
+          </label>
+          <input
+            id="mission-replay"
+            type="range"
+            className="w-full"
+            min={1}
+            max={lastSeq}
+            value={replaySeq ?? lastSeq}
+            onChange={(e) => {
+              const seq = Number(e.target.value);
+              setReplaySeq(seq >= lastSeq ? null : seq);
+            }}
+          />
+        </section>
+      ) : null}
+
+      <ul aria-label="Nodes" className="grid gap-2 sm:grid-cols-2">
+        {mission.nodes.map((n) => {
+          const runId = n.runIds.at(-1);
+          const state = replayed ? (replayed.get(n.id) ?? "waiting") : n.state;
+          return (
+            <li key={n.id} className="card flex flex-wrap items-center gap-2 p-3 text-sm" data-node={n.id} data-state={state}>
+              <span className="font-semibold">{n.role}</span>
+              <span className="font-mono text-xs text-slate-600">@{n.agentHandle}</span>
+              <span className="text-xs text-slate-700">{state.replace("_", " ")}</span>
+              {runId ? (
+                <Link className="ml-auto text-xs font-medium text-indigo-700 hover:underline" href={`/w/${slug}/runs/${runId}`}>
+                  Open run
+                </Link>
+              ) : null}
+              {n.state === "awaiting_approval" ? (
+                <Link className="text-xs font-medium text-amber-800 hover:underline" href={`/w/${slug}/approvals`}>
+                  Review in approvals
+                </Link>
+              ) : null}
+            </li>
+          );
+        })}
+      </ul>
+
+      <div className="grid gap-6 lg:grid-cols-2">
+        <section aria-labelledby="handoffs-heading" className="card p-4">
+          <h2 id="handoffs-heading" className="mb-2 text-base font-semibold">Handoffs</h2>
+          {handoffs.length === 0 ? (
+            <p className="text-sm text-slate-500">No handoff yet.</p>
+          ) : (
+            <ol className="space-y-2 text-sm">
+              {handoffs.map((h) => {
+                const from = h.data.from as { role: string; agent: string };
+                const to = h.data.to as { role: string; agent: string };
+                return (
+                  <li key={h.seq} className="break-words">
+                    <span className="font-medium">{from.role}</span> <span className="font-mono text-xs">@{from.agent}</span> →{" "}
+                    <span className="font-medium">{to.role}</span> <span className="font-mono text-xs">@{to.agent}</span>
+                    <p className="text-xs text-slate-600">“{String(h.data.preview ?? "")}”</p>
+                  </li>
+                );
+              })}
+            </ol>
+          )}
+        </section>
+        <section aria-labelledby="result-heading" className="card p-4">
+          <h2 id="result-heading" className="mb-2 text-base font-semibold">Result</h2>
+          {mission.result ? (
+            <div data-testid="mission-result" className="break-words text-sm">
+              <Markdown text={mission.result} />
+            </div>
+          ) : (
+            <p className="text-sm text-slate-500">{TERMINAL.has(mission.state) ? "No result." : "The result appears when the last node finishes."}</p>
+          )}
+        </section>
+      </div>
+    </div>
+  );
+}
+
+/** Each node's state as the journal had it after event `seq`. */
+function statesAt(events: MissionEventItem[], seq: number): Map<string, NodeState> {
+  const states = new Map<string, NodeState>();
+  for (const e of events) {
+    if (e.seq > seq) break;
+    const nodeId = String(e.data.nodeId ?? "");
+    if (e.type === "node_started") states.set(nodeId, "running");
+    else if (e.type === "node_held") states.set(nodeId, "paused");
+    else if (e.type === "node_awaiting_approval") states.set(nodeId, "awaiting_approval");
+    else if (e.type === "node_finished") states.set(nodeId, e.data.state === "succeeded" ? "done" : "failed");
+    else if (e.type === "mission_finished" && e.data.state !== "succeeded") {
+      for (const [id, state] of states) if (state === "running" || state === "awaiting_approval") states.set(id, "cancelled");
+    }
+  }
+  return states;
+}
+
+function Stat({ label, value }: { label: string; value: string }) {
+  return (
+    <div className="card p-3">
+      <dt className="text-xs text-slate-600">{label}</dt>
+      <dd className="text-lg font-semibold">{value}</dd>
+    </div>
+  );
+}

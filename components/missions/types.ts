@@ -1,0 +1,115 @@
+export interface CrewNodeItem {
+  id: string;
+  role: string;
+  agentId: string;
+  agentHandle: string | null;
+  instructions: string;
+  position?: { x: number; y: number } | null;
+}
+
+export interface CrewItem {
+  id: string;
+  name: string;
+  goal: string | null;
+  nodes: CrewNodeItem[];
+  edges: { from: string; to: string }[];
+  maxRounds: number | null;
+  continueOnFailure: boolean;
+  concurrency: number;
+}
+
+export type NodeState = "waiting" | "paused" | "running" | "awaiting_approval" | "done" | "failed" | "cancelled" | "skipped";
+
+export interface MissionNodeItem extends CrewNodeItem {
+  state: NodeState;
+  round: number;
+  runIds: string[];
+  inputTokens: number;
+  outputTokens: number;
+  credits: number | null;
+}
+
+export interface MissionItem {
+  id: string;
+  state: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+  goal: string;
+  crewId: string;
+  crewName: string;
+  nodes: MissionNodeItem[];
+  edges: { from: string; to: string }[];
+  maxRounds: number | null;
+  result: string | null;
+  error: string | null;
+  failedNodeId: string | null;
+  inputTokens: number;
+  outputTokens: number;
+  credits: number | null;
+  lastSeq: number;
+  startedAt: string | null;
+  finishedAt: string | null;
+}
+
+export interface MissionEventItem {
+  seq: number;
+  type: string;
+  data: Record<string, unknown>;
+}
+
+export const missionKeys = {
+  crews: (slug: string) => ["crews", slug] as const,
+  crew: (slug: string, id: string) => ["crew", slug, id] as const,
+  list: (slug: string) => ["missions", slug] as const,
+  detail: (slug: string, id: string) => ["mission", slug, id] as const,
+};
+
+export const nodeStateLabels: Record<NodeState, string> = {
+  waiting: "Waiting",
+  paused: "Agent paused",
+  running: "Running",
+  awaiting_approval: "Awaiting approval",
+  done: "Done",
+  failed: "Failed",
+  cancelled: "Cancelled",
+  skipped: "Skipped",
+};
+
+/** Border and background of a node in each state (light theme, text stays readable). */
+export const nodeStateClasses: Record<NodeState, string> = {
+  waiting: "border-slate-300 bg-white",
+  paused: "border-amber-400 bg-amber-50",
+  running: "border-indigo-500 bg-indigo-50 ring-2 ring-indigo-200",
+  awaiting_approval: "border-amber-500 bg-amber-50 ring-2 ring-amber-200",
+  done: "border-emerald-500 bg-emerald-50",
+  failed: "border-rose-500 bg-rose-50",
+  cancelled: "border-slate-400 bg-slate-100",
+  skipped: "border-slate-300 bg-slate-50",
+};
+
+export const missionStateLabels: Record<MissionItem["state"], string> = {
+  queued: "Queued",
+  running: "Running",
+  succeeded: "Succeeded",
+  failed: "Failed",
+  cancelled: "Cancelled",
+};
+
+/** Positions for nodes saved without one: columns by depth along the edges. */
+export function layoutPositions(nodes: { id: string; position?: { x: number; y: number } | null }[], edges: { from: string; to: string }[]) {
+  const depth = new Map<string, number>(nodes.map((n) => [n.id, 0]));
+  for (let pass = 0; pass < nodes.length; pass++) {
+    for (const e of edges) {
+      const d = (depth.get(e.from) ?? 0) + 1;
+      if (d > (depth.get(e.to) ?? 0) && d < nodes.length) depth.set(e.to, d);
+    }
+  }
+  const rows = new Map<number, number>();
+  return new Map(
+    nodes.map((n) => {
+      if (n.position) return [n.id, n.position];
+      const d = depth.get(n.id) ?? 0;
+      const row = rows.get(d) ?? 0;
+      rows.set(d, row + 1);
+      return [n.id, { x: d * 220, y: row * 120 }];
+    }),
+  );
+}

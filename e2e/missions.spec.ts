@@ -1,0 +1,60 @@
+import { expect, test } from "@playwright/test";
+import { OWNER } from "./fixtures";
+import { MissionsPage } from "./pages/missions-page";
+import { SignInPage } from "./pages/sign-in-page";
+
+test.describe("missions", () => {
+  test("a manager builds a lead-and-workers crew in the editor, runs it, watches the nodes light up, reads the result and scrubs it", async ({ page }) => {
+    await new SignInPage(page).signInAs(OWNER);
+    const missions = new MissionsPage(page);
+    await missions.goto("demo");
+    const name = `Crew ${Date.now().toString(36)}`;
+    await missions.buildCrew({ name, template: "Lead and workers", bind: { Lead: "atlas", "Worker 1": "scout", "Worker 2": "herald", "Lead (merge)": "atlas" } });
+    await missions.start(name, "Plan the launch party");
+
+    // Both workers run after the lead: each is seen running, then done.
+    await expect(missions.node("worker1")).toHaveAttribute("data-state", "running");
+    await expect(missions.node("worker2")).toHaveAttribute("data-state", /running|done/);
+    await expect(missions.state()).toHaveText("Succeeded", { timeout: 30_000 });
+    for (const id of ["lead", "worker1", "worker2", "merge"]) await expect(missions.node(id)).toHaveAttribute("data-state", "done");
+    await expect(missions.result()).toContainText("Lead (merge) on “Plan the launch party”.");
+    await expect(missions.result()).toContainText("From @scout (Worker 1)");
+    await expect(missions.result()).toContainText("From @herald (Worker 2)");
+    await expect(page.getByRole("region", { name: "Handoffs" }).getByRole("listitem")).toHaveCount(4);
+
+    // Scrubbing the finished mission shows it as it stood: after event 2 only the lead had started.
+    const replay = page.getByRole("slider");
+    await replay.fill("2");
+    await expect(page.getByRole("region", { name: "Replay" })).toContainText("event 2 of");
+    await expect(missions.node("lead")).toHaveAttribute("data-state", "running");
+    await expect(missions.node("merge")).toHaveAttribute("data-state", "waiting");
+    await expect(page.getByRole("region", { name: "Handoffs" }).getByRole("listitem")).toHaveCount(0);
+    await replay.fill(await replay.getAttribute("max") ?? "0");
+    await expect(missions.node("merge")).toHaveAttribute("data-state", "done");
+
+    // A node leads to its run.
+    await missions.node("worker1").getByRole("link", { name: "Open run" }).click();
+    await expect(page).toHaveURL(/\/runs\/[0-9a-f-]{36}$/);
+  });
+
+  test("a crew refused on save marks the node at fault; the demo crew runs offline", async ({ page }) => {
+    await new SignInPage(page).signInAs(OWNER);
+    const missions = new MissionsPage(page);
+    await missions.goto("demo");
+    await page.getByRole("link", { name: "New crew" }).click();
+    await page.getByLabel("Name", { exact: true }).fill("Too big");
+    await page.getByLabel("Template").selectOption({ label: "Graph with a join" });
+    await page.getByRole("button", { name: "Use template" }).click();
+    for (let i = 0; i < 21; i++) await page.getByRole("button", { name: "Add node" }).click();
+    await page.getByRole("button", { name: "Save crew" }).click();
+    await expect(page.getByRole("alert").filter({ hasText: "A crew has at most 24 nodes; this one has 25." })).toBeVisible();
+    // The refused node is marked on the canvas.
+    await expect(page.locator('[data-faulty="true"]')).toHaveCount(1);
+
+    // The demo crew of first start runs as it is, with the offline model.
+    await missions.goto("demo");
+    await missions.start("Research and announce", "Check the demo crew");
+    await expect(missions.state()).toHaveText("Succeeded", { timeout: 30_000 });
+    await expect(missions.result()).toContainText("From @scout (Researcher)");
+  });
+});

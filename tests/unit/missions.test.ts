@@ -1,0 +1,81 @@
+import { describe, expect, it } from "vitest";
+import type { MissionNode, MissionTopology } from "../../lib/db/schema";
+import { missionAnswer } from "../../lib/models/offline";
+import { approves, MissionPlan } from "../../lib/missions/plan";
+import { crewTemplate, reviewLoopOf, shapeProblem, sinksOf } from "../../lib/missions/topology";
+
+const shape = (edges: [string, string][], extra: { maxRounds?: number } = {}) => ({
+  nodes: [...new Set(edges.flat())].map((id) => ({ id, role: id })),
+  edges: edges.map(([from, to]) => ({ from, to })),
+  ...extra,
+});
+
+describe("crew shapes", () => {
+  it("accepts the four templates", () => {
+    for (const name of ["pipeline", "lead-and-workers", "review-loop", "graph"] as const) expect(shapeProblem(crewTemplate(name))).toBeNull();
+  });
+
+  it("names the edge that closes a cycle, the edge to a missing node, and a duplicate node", () => {
+    expect(shapeProblem(shape([["a", "b"], ["b", "c"], ["c", "a"]]))?.edge).toEqual({ from: "c", to: "a" });
+    expect(shapeProblem({ nodes: [{ id: "a", role: "a" }], edges: [{ from: "a", to: "ghost" }] })?.edge).toEqual({ from: "a", to: "ghost" });
+    expect(shapeProblem({ nodes: [{ id: "a", role: "a" }, { id: "a", role: "b" }], edges: [] })?.node).toBe("a");
+    expect(shapeProblem({ nodes: [{ id: "a", role: "a" }], edges: [{ from: "a", to: "a" }] })?.edge).toEqual({ from: "a", to: "a" });
+  });
+
+  it("allows one two-node loop only with a bound, and no second loop", () => {
+    expect(shapeProblem(shape([["m", "c"], ["c", "m"]]))?.edge).toEqual({ from: "c", to: "m" });
+    expect(shapeProblem(shape([["m", "c"], ["c", "m"]], { maxRounds: 2 }))).toBeNull();
+    expect(shapeProblem(shape([["m", "c"], ["c", "m"], ["x", "y"], ["y", "x"]], { maxRounds: 2 }))?.message).toMatch(/second loop/);
+  });
+
+  it("finds the maker as the node work enters from outside, and the sinks", () => {
+    const s = shape([["in", "c"], ["c", "m"], ["m", "c"], ["c", "out"]], { maxRounds: 2 });
+    expect(reviewLoopOf(s)).toEqual({ maker: "c", checker: "m" });
+    expect(sinksOf(crewTemplate("lead-and-workers", 3))).toEqual(["merge"]);
+  });
+});
+
+let n = 0;
+const row = (nodeId: string, state: MissionNode["state"], output: string | null = null, round = 0): MissionNode => ({
+  id: `r${++n}`,
+  workspaceId: "w",
+  missionRunId: "m",
+  nodeId,
+  round,
+  agentId: nodeId,
+  state,
+  held: false,
+  runId: null,
+  output,
+  error: null,
+  startedAt: null,
+  finishedAt: null,
+  createdAt: new Date(),
+});
+
+describe("mission plan", () => {
+  const graph: MissionTopology = { ...crewTemplate("graph"), nodes: crewTemplate("graph").nodes.map((x) => ({ ...x, agentId: x.id })) };
+
+  it("a join waits for every input; its input quotes each upstream output and carries their taint", () => {
+    const waiting = new MissionPlan(graph, [row("plan", "succeeded", "P"), row("a", "succeeded", "A"), row("b", "running"), row("join", "waiting")]);
+    expect(waiting.ready()).toEqual([]);
+    const ready = new MissionPlan(graph, [row("plan", "succeeded", "P"), row("a", "succeeded", "A"), row("b", "succeeded", "B"), row("join", "waiting")]);
+    const [join] = ready.ready();
+    expect(join?.nodeId).toBe("join");
+    const input = ready.inputFor("the goal", join!, new Map([["a", "ann"], ["b", "bob"]]));
+    expect(input.text).toContain("--- from @ann (Branch A) ---\nA");
+    expect(input.text).toContain("--- from @bob (Branch B) ---\nB");
+    expect(input.taint.map((t) => t.source)).toEqual(["agent:ann", "agent:bob"]);
+  });
+
+  it("a checker approves with a line that begins with APPROVED", () => {
+    expect(approves("APPROVED\nfine")).toBe(true);
+    expect(approves("Not APPROVED yet")).toBe(false);
+  });
+
+  it("the offline model quotes what a mission node was handed", () => {
+    const answer = missionAnswer("Mission goal: Ship it\nYour role: Editor\n\nHanded over to you:\n--- from @scout (Researcher) ---\nThe notes say hello");
+    expect(answer?.text).toBe("**Editor** on “Ship it”.\n\n- From @scout (Researcher): “The notes say hello”");
+    expect(answer?.command).toBeNull();
+  });
+});
