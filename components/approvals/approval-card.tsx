@@ -4,6 +4,7 @@ import Link from "next/link";
 import { useState } from "react";
 import { isAppError } from "@/lib/errors";
 import { useApi, useWorkspace } from "../providers";
+import { toast } from "../ui/toaster";
 import { categoryLabels, originHref, requestLine, timeLeft, type ApprovalItem } from "./types";
 
 export function PreviewCard({ preview }: { preview: ApprovalItem["preview"] }) {
@@ -15,12 +16,12 @@ export function PreviewCard({ preview }: { preview: ApprovalItem["preview"] }) {
           {preview.fields.map((f) => (
             <div key={f.label} className="contents">
               <dt className="text-slate-500">{f.label}</dt>
-              <dd className="font-medium">{f.value}</dd>
+              <dd className="min-w-0 font-medium break-words">{f.value}</dd>
             </div>
           ))}
         </dl>
       ) : null}
-      {preview.body ? <p className="mt-2 whitespace-pre-wrap rounded bg-white p-2 text-sm ring-1 ring-slate-200">{preview.body}</p> : null}
+      {preview.body ? <p className="mt-2 whitespace-pre-wrap break-words rounded bg-surface p-2 text-sm ring-1 ring-slate-200">{preview.body}</p> : null}
     </div>
   );
 }
@@ -70,6 +71,7 @@ export function ApprovalCard({ item, now, viewerId, canDecide, onDecided }: {
     setError(null);
     try {
       await api(`/api/approvals/${item.id}/decision`, { method: "POST", body: { decision, ...extra } });
+      toast.success(`${decision === "approve" ? "Approved" : "Rejected"}: ${item.preview.title}`);
       onDecided();
     } catch (e) {
       setError(isAppError(e) ? `${e.message} (${e.code})` : "The decision was not saved.");
@@ -95,7 +97,7 @@ export function ApprovalCard({ item, now, viewerId, canDecide, onDecided }: {
 
   const left = timeLeft(item.expiresAt, now);
   return (
-    <article className="card space-y-3 p-4" aria-label={`Approval: ${item.preview.title} by @${item.agent.handle}`}>
+    <article className="card min-w-0 space-y-3 p-3 sm:p-4" aria-label={`Approval: ${item.preview.title} by @${item.agent.handle}`}>
       <header className="flex flex-wrap items-center gap-2 text-xs">
         <span className={`rounded px-2 py-0.5 font-medium ${item.category === "tainted_egress" ? "bg-amber-100 text-amber-900" : "bg-indigo-50 text-indigo-700"}`}>
           {categoryLabels[item.category] ?? item.category}
@@ -149,11 +151,11 @@ export function ApprovalCard({ item, now, viewerId, canDecide, onDecided }: {
                 Reason for rejecting (the agent is told)
               </label>
               <textarea id={`reason-${item.id}`} className="input" rows={2} value={reason} onChange={(e) => setReason(e.target.value)} />
-              <div className="flex gap-2">
-                <button className="btn-danger" disabled={busy} onClick={() => void decide("reject", { reason: reason || undefined })}>
+              <div className="grid grid-cols-2 gap-2 sm:flex">
+                <button className="btn-danger py-2.5 sm:py-1.5" disabled={busy} onClick={() => void decide("reject", { reason: reason || undefined })}>
                   Confirm rejection
                 </button>
-                <button className="btn-secondary" onClick={() => setMode("idle")}>
+                <button className="btn-secondary py-2.5 sm:py-1.5" onClick={() => setMode("idle")}>
                   Back
                 </button>
               </div>
@@ -164,24 +166,24 @@ export function ApprovalCard({ item, now, viewerId, canDecide, onDecided }: {
                 Input to run instead (JSON). The policy checks it again and the agent is told it was changed.
               </label>
               <textarea id={`edit-${item.id}`} className="input font-mono text-xs" rows={6} value={edited} onChange={(e) => setEdited(e.target.value)} />
-              <div className="flex gap-2">
-                <button className="btn-primary" disabled={busy || ownRequest} onClick={approveEdited}>
+              <div className="grid grid-cols-2 gap-2 sm:flex">
+                <button className="btn-primary py-2.5 sm:py-1.5" disabled={busy || ownRequest} onClick={approveEdited}>
                   Approve edited input
                 </button>
-                <button className="btn-secondary" onClick={() => setMode("idle")}>
+                <button className="btn-secondary py-2.5 sm:py-1.5" onClick={() => setMode("idle")}>
                   Back
                 </button>
               </div>
             </div>
           ) : (
-            <div className="flex flex-wrap gap-2">
-              <button className="btn-primary" disabled={busy || ownRequest} onClick={() => void decide("approve")}>
+            <div className="grid grid-cols-2 gap-2 sm:flex sm:flex-wrap">
+              <button className="btn-primary py-2.5 sm:py-1.5" disabled={busy || ownRequest} onClick={() => void decide("approve")}>
                 Approve
               </button>
-              <button className="btn-danger" disabled={busy} onClick={() => setMode("reject")}>
+              <button className="btn-danger py-2.5 sm:py-1.5" disabled={busy} onClick={() => setMode("reject")}>
                 Reject…
               </button>
-              <button className="btn-secondary" disabled={busy || ownRequest} onClick={() => setMode("edit")}>
+              <button className="btn-secondary col-span-2 py-2.5 sm:py-1.5" disabled={busy || ownRequest} onClick={() => setMode("edit")}>
                 Edit, then approve…
               </button>
             </div>

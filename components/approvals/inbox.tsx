@@ -3,6 +3,7 @@
 import { keepPreviousData, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useMemo, useState } from "react";
 import { useApi, useWorkspace } from "../providers";
+import { Tabs, TabsContent, TabsList, TabsTrigger } from "../ui/tabs";
 import { ApprovalCard, TaintList } from "./approval-card";
 import { useLiveApprovals } from "./live-approvals";
 import { categoryLabels, requestLine, type ApprovalItem } from "./types";
@@ -17,24 +18,19 @@ function useNow(intervalMs = 30_000) {
 }
 
 export function ApprovalsInbox({ viewerId, canDecide }: { viewerId: string; canDecide: boolean }) {
-  const [tab, setTab] = useState<"pending" | "history">("pending");
   return (
-    <div className="space-y-4">
-      <div role="tablist" aria-label="Approvals" className="flex gap-1 border-b border-slate-200">
-        {(["pending", "history"] as const).map((t) => (
-          <button
-            key={t}
-            role="tab"
-            aria-selected={tab === t}
-            className={`-mb-px border-b-2 px-3 py-2 text-sm font-medium ${tab === t ? "border-indigo-600 text-indigo-700" : "border-transparent text-slate-500 hover:text-slate-800"}`}
-            onClick={() => setTab(t)}
-          >
-            {t === "pending" ? "Pending" : "History"}
-          </button>
-        ))}
-      </div>
-      {tab === "pending" ? <Pending viewerId={viewerId} canDecide={canDecide} /> : <History />}
-    </div>
+    <Tabs defaultValue="pending" className="space-y-4">
+      <TabsList aria-label="Approvals">
+        <TabsTrigger value="pending">Pending</TabsTrigger>
+        <TabsTrigger value="history">History</TabsTrigger>
+      </TabsList>
+      <TabsContent value="pending">
+        <Pending viewerId={viewerId} canDecide={canDecide} />
+      </TabsContent>
+      <TabsContent value="history">
+        <History />
+      </TabsContent>
+    </Tabs>
   );
 }
 
@@ -62,7 +58,7 @@ function Pending({ viewerId, canDecide }: { viewerId: string; canDecide: boolean
           {streamError} New approvals may not appear until the page reconnects.
         </p>
       ) : null}
-      <div className="flex items-center justify-between">
+      <div className="flex flex-wrap items-center justify-between gap-2">
         <p className="text-sm text-slate-600" aria-live="polite">
           {query.data ? `${query.data.approvals.reduce((n, a) => n + (a.identical?.count ?? 1), 0)} waiting for a decision` : "Loading…"}
         </p>

@@ -22,7 +22,7 @@ export function SessionList({ activeSessionId }: { activeSessionId: string | nul
   const base = `/w/${workspace.slug}/chat`;
 
   return (
-    <aside className="card hidden w-64 shrink-0 flex-col overflow-hidden lg:flex">
+    <aside aria-label="Your chats" className={`card shrink-0 flex-col overflow-hidden lg:flex lg:w-64 ${activeSessionId === null ? "flex" : "hidden"}`}>
       <div className="flex items-center justify-between border-b border-slate-200 px-4 py-3">
         <h2 className="text-sm font-semibold">Chats</h2>
         <Link href={base} className="btn-secondary px-2 py-1 text-xs" aria-current={activeSessionId === null ? "page" : undefined}>
@@ -52,7 +52,7 @@ export function SessionList({ activeSessionId }: { activeSessionId: string | nul
                     <span aria-hidden className="h-2.5 w-2.5 shrink-0 rounded-full" style={{ backgroundColor: s.agent.color }} />
                     <span className="min-w-0 flex-1">
                       <span className={`block truncate ${active ? "font-medium" : ""}`}>{s.title}</span>
-                      <span className="block truncate text-[11px] text-slate-400">
+                      <span className="block truncate text-[11px] text-slate-500">
                         @{s.agent.handle} · {when(s.updatedAt)}
                       </span>
                     </span>

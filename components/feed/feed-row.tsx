@@ -70,7 +70,7 @@ export const FeedRow = memo(function FeedRow({ item, slug, agent, sessionId, roo
       data-kind={item.kind}
       className="group flex items-start gap-3 border-b border-slate-100 px-4 py-2.5 hover:bg-slate-50"
     >
-      <time dateTime={item.at} title={new Date(item.at).toLocaleString()} className="w-16 shrink-0 pt-0.5 font-mono text-[11px] text-slate-400 tabular-nums">
+      <time dateTime={item.at} title={new Date(item.at).toLocaleString()} className="w-16 shrink-0 pt-0.5 font-mono text-[11px] text-slate-500 tabular-nums">
         {clock(item.at)}
       </time>
       <span

@@ -130,7 +130,7 @@ export function RoomView({ roomId }: { roomId: string }) {
                     <div className="flex items-baseline gap-2 text-xs">
                       <span className={`text-sm font-semibold ${m.fromAgent ? "font-mono text-slate-800" : "text-slate-900"}`}>{who}</span>
                       {m.fromUser ? <span className="rounded bg-slate-100 px-1.5 text-[10px] font-medium text-slate-600 uppercase">person</span> : null}
-                      <time className="text-slate-400" dateTime={m.createdAt}>
+                      <time className="text-slate-500" dateTime={m.createdAt}>
                         {shortWhen(m.createdAt)}
                       </time>
                       {m.runId ? (
@@ -168,7 +168,7 @@ export function RoomView({ roomId }: { roomId: string }) {
         ) : null}
         <form
           aria-label="Post in the room"
-          className="border-t border-slate-200 bg-white p-3"
+          className="border-t border-slate-200 bg-surface p-3"
           onSubmit={(e) => {
             e.preventDefault();
             submit();
@@ -197,7 +197,7 @@ export function RoomView({ roomId }: { roomId: string }) {
               {post.isPending ? "Posting…" : "Post"}
             </button>
           </div>
-          <p className="mt-1.5 text-[11px] text-slate-400">
+          <p className="mt-1.5 text-[11px] text-slate-500">
             Every member agent gets a turn: {members.map((m) => `@${m.handle}`).join(", ")}. Enter to post · Shift+Enter for a new line
           </p>
         </form>
