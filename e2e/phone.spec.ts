@@ -75,11 +75,13 @@ test("on a phone the navigation is a drawer behind a menu button that counts pen
       expect(box.x + box.width).toBeLessThanOrEqual(PHONE.width);
     }
     expect(await horizontalOverflow(phone)).toBe(0);
+    const pendingBefore = Number(await phone.getByTestId("menu-pending-badge").textContent());
     await approve.click();
     await expect(phone.getByRole("region", { name: /^Notifications/ })).toContainText("Approved: Post to Slack");
     await expect(inbox.card(seeded.handle)).toHaveCount(0);
-    await expect(phone.getByTestId("menu-pending-badge")).toHaveCount(0);
-    await expect(menu).toHaveAccessibleName("Menu");
+    // The count on the menu button goes down by one (other tests may leave approvals waiting).
+    const left = pendingBefore - 1;
+    await expect(menu).toHaveAccessibleName(left === 0 ? "Menu" : `Menu, ${left} approval${left === 1 ? "" : "s"} pending`);
   } finally {
     await reviewer.context.close();
   }

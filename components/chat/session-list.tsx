@@ -52,7 +52,7 @@ export function SessionList({ activeSessionId }: { activeSessionId: string | nul
                     <span aria-hidden className="h-2.5 w-2.5 shrink-0 rounded-full" style={{ backgroundColor: s.agent.color }} />
                     <span className="min-w-0 flex-1">
                       <span className={`block truncate ${active ? "font-medium" : ""}`}>{s.title}</span>
-                      <span className="block truncate text-[11px] text-slate-500">
+                      <span className="block truncate text-[11px] text-slate-600">
                         @{s.agent.handle} · {when(s.updatedAt)}
                       </span>
                     </span>

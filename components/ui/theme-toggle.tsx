@@ -25,7 +25,8 @@ export function ThemeToggle({ className }: { className?: string }) {
   );
   const Icon = !mounted ? Monitor : resolvedTheme === "dark" ? Moon : Sun;
   return (
-    <DropdownMenu>
+    // Not modal: a modal menu hides the page from screen readers while its links stay reachable by Tab.
+    <DropdownMenu modal={false}>
       <Tooltip content="Theme">
         <DropdownMenuTrigger className={className} aria-label="Theme">
           <Icon aria-hidden className="size-4" />

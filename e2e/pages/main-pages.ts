@@ -34,8 +34,8 @@ export function mainPages(seeded: Seeded): { name: string; path: string }[] {
   ];
 }
 
-/** An agent, a room, and a finished chat with one run: enough for every page to show real content. */
-export async function seedWorkspace(page: Page): Promise<Seeded> {
+/** An agent, a room, and a chat with a finished run (and, if asked, one waiting for approval): enough for every page to show real content. */
+export async function seedWorkspace(page: Page, options: { pendingApproval?: boolean } = {}): Promise<Seeded> {
   const handle = `look${Date.now().toString(36)}`;
   const created = await page.request.post("/api/agents", {
     headers: DEMO,
@@ -54,6 +54,13 @@ export async function seedWorkspace(page: Page): Promise<Seeded> {
   await page.getByLabel("Message", { exact: true }).fill("hello there");
   await page.getByLabel("Message", { exact: true }).press("Enter");
   await expect(page.getByRole("button", { name: "Stop", exact: true })).toHaveCount(0, { timeout: 20_000 });
+  if (options.pendingApproval) {
+    // Reading a web page taints the run, so the post after it waits for a reviewer.
+    await page.getByLabel("Message", { exact: true }).fill(`fetch ${new URL(page.url()).origin}/sign-in\nslack #general waiting for review`);
+    await expect(page.getByRole("button", { name: "Send", exact: true })).toBeEnabled();
+    await page.getByRole("button", { name: "Send", exact: true }).click();
+    await expect(page.getByTestId("approval-pending")).toBeVisible({ timeout: 20_000 });
+  }
   const runs = await page.request.get(`/api/sessions/${sessionId}`, { headers: DEMO });
   expect(runs.status()).toBe(200);
   const runId = findRunId(await runs.json());
