@@ -75,7 +75,8 @@ export function NewChat() {
                     >
                       {paused ? "Paused" : busy ? "Starting…" : "Start chat"}
                       <span className="sr-only">
-                        {paused ? ":" : " with"} {agent.name} (@{agent.handle})
+                        {paused ? " — " : " with "}
+                        {agent.name} (@{agent.handle})
                       </span>
                     </button>
                   </div>
