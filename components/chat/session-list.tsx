@@ -4,16 +4,8 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { errorMessage } from "@/lib/errors";
 import { useApi, useWorkspace } from "../providers";
+import { Time } from "../ui/time";
 import { chatKeys, type ChatSession } from "./types";
-
-function when(iso: string): string {
-  const date = new Date(iso);
-  const now = new Date();
-  const sameDay = date.toDateString() === now.toDateString();
-  return sameDay
-    ? date.toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit" })
-    : date.toLocaleDateString(undefined, { month: "short", day: "numeric", year: date.getFullYear() === now.getFullYear() ? undefined : "numeric" });
-}
 
 export function SessionList({ activeSessionId }: { activeSessionId: string | null }) {
   const api = useApi();
@@ -53,7 +45,7 @@ export function SessionList({ activeSessionId }: { activeSessionId: string | nul
                     <span className="min-w-0 flex-1">
                       <span className={`block truncate ${active ? "font-medium" : ""}`}>{s.title}</span>
                       <span className="block truncate text-[11px] text-slate-600">
-                        @{s.agent.handle} · {when(s.updatedAt)}
+                        @{s.agent.handle} · <Time at={s.updatedAt} />
                       </span>
                     </span>
                   </Link>

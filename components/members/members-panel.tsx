@@ -7,6 +7,7 @@ import { errorMessage } from "@/lib/errors";
 import { roleDescriptions, roleLabels, roles } from "@/lib/workspaces/roles";
 import { ConfirmDialog } from "../ui/alert-dialog";
 import { useApi, useWorkspace } from "../providers";
+import { Time } from "../ui/time";
 
 interface MemberRow {
   userId: string;
@@ -250,7 +251,7 @@ function PendingInvitations({ queryKey }: { queryKey: readonly unknown[] }) {
             <span className="flex-1">
               <span className="font-medium">{inv.email}</span>
               <span className="ml-2 text-slate-500">
-                {roleLabels[inv.role]} · expires {new Date(inv.expiresAt).toLocaleDateString()}
+                {roleLabels[inv.role]} · expires <Time at={inv.expiresAt} />
                 {inv.invitedBy ? ` · invited by ${inv.invitedBy}` : ""}
               </span>
             </span>

@@ -3,7 +3,8 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useLayoutEffect, useMemo, useRef, useState } from "react";
-import { errorText, shortWhen } from "../agents/types";
+import { errorText } from "../agents/types";
+import { Time } from "../ui/time";
 import { Markdown } from "../chat/markdown";
 import { Avatar } from "../chat/messages";
 import { useFeed } from "../feed/use-feed";
@@ -130,9 +131,7 @@ export function RoomView({ roomId }: { roomId: string }) {
                     <div className="flex items-baseline gap-2 text-xs">
                       <span className={`text-sm font-semibold ${m.fromAgent ? "font-mono text-slate-800" : "text-slate-900"}`}>{who}</span>
                       {m.fromUser ? <span className="rounded bg-slate-100 px-1.5 text-[10px] font-medium text-slate-600 uppercase">person</span> : null}
-                      <time className="text-slate-500" dateTime={m.createdAt}>
-                        {shortWhen(m.createdAt)}
-                      </time>
+                      <Time className="text-slate-500" at={m.createdAt} />
                       {m.runId ? (
                         <Link href={`/w/${slug}/runs/${m.runId}`} className="ml-auto text-indigo-700 hover:underline">
                           run
