@@ -6,6 +6,7 @@ import { isAppError } from "@/lib/errors";
 import { useApi, useWorkspace } from "../providers";
 import { toast } from "../ui/toaster";
 import { categoryLabels, originHref, requestLine, timeLeft, type ApprovalItem } from "./types";
+import { absoluteWhen } from "@/lib/client/when";
 
 export function PreviewCard({ preview }: { preview: ApprovalItem["preview"] }) {
   return (
@@ -48,8 +49,10 @@ export function TaintList({ item, slug }: { item: ApprovalItem; slug: string }) 
   );
 }
 
-export function ApprovalCard({ item, now, viewerId, canDecide, onDecided }: {
+export function ApprovalCard({ item, now, viewerId, canDecide, onDecided, selected = false }: {
   item: ApprovalItem;
+  /** The card keyboard triage acts on. */
+  selected?: boolean;
   now: number;
   viewerId: string;
   canDecide: boolean;
@@ -97,7 +100,12 @@ export function ApprovalCard({ item, now, viewerId, canDecide, onDecided }: {
 
   const left = timeLeft(item.expiresAt, now);
   return (
-    <article className="card min-w-0 space-y-3 p-3 sm:p-4" aria-label={`Approval: ${item.preview.title} by @${item.agent.handle}`}>
+    <article
+      data-approval
+      tabIndex={-1}
+      className={`card min-w-0 space-y-3 p-3 outline-none sm:p-4 ${selected ? "ring-2 ring-indigo-500" : ""}`}
+      aria-current={selected ? "true" : undefined}
+      aria-label={`Approval: ${item.preview.title} by @${item.agent.handle}`}>
       <header className="flex flex-wrap items-center gap-2 text-xs">
         <span className={`rounded px-2 py-0.5 font-medium ${item.category === "tainted_egress" ? "bg-amber-100 text-amber-900" : "bg-indigo-50 text-indigo-700"}`}>
           {categoryLabels[item.category] ?? item.category}
@@ -114,7 +122,7 @@ export function ApprovalCard({ item, now, viewerId, canDecide, onDecided }: {
             {identical} identical requests
           </span>
         ) : null}
-        <span className={`ml-auto font-medium ${left === "expired" ? "text-rose-700" : "text-slate-700"}`} title={new Date(item.expiresAt).toLocaleString()}>
+        <span className={`ml-auto font-medium ${left === "expired" ? "text-rose-700" : "text-slate-700"}`} title={absoluteWhen(item.expiresAt)}>
           {left}
         </span>
       </header>
@@ -125,11 +133,11 @@ export function ApprovalCard({ item, now, viewerId, canDecide, onDecided }: {
       </details>
       <TaintList item={item} slug={slug} />
       {origin ? (
-        <Link className="inline-block text-sm text-indigo-700 hover:underline" href={origin}>
+        <Link className="inline-block text-sm text-indigo-700 hover:underline" href={origin} data-action="open">
           {item.originRoom ? `See the post in #${item.originRoom} that began this →` : "See the conversation that led to this →"}
         </Link>
       ) : item.runId ? (
-        <Link className="inline-block text-sm text-indigo-700 hover:underline" href={`/w/${slug}/runs/${item.runId}`}>
+        <Link className="inline-block text-sm text-indigo-700 hover:underline" href={`/w/${slug}/runs/${item.runId}`} data-action="open">
           See the run that led to this →
         </Link>
       ) : (
@@ -150,7 +158,7 @@ export function ApprovalCard({ item, now, viewerId, canDecide, onDecided }: {
               <label className="label" htmlFor={`reason-${item.id}`}>
                 Reason for rejecting (the agent is told)
               </label>
-              <textarea id={`reason-${item.id}`} className="input" rows={2} value={reason} onChange={(e) => setReason(e.target.value)} />
+              <textarea id={`reason-${item.id}`} autoFocus className="input" rows={2} value={reason} onChange={(e) => setReason(e.target.value)} />
               <div className="grid grid-cols-2 gap-2 sm:flex">
                 <button className="btn-danger py-2.5 sm:py-1.5" disabled={busy} onClick={() => void decide("reject", { reason: reason || undefined })}>
                   Confirm rejection
@@ -165,7 +173,7 @@ export function ApprovalCard({ item, now, viewerId, canDecide, onDecided }: {
               <label className="label" htmlFor={`edit-${item.id}`}>
                 Input to run instead (JSON). The policy checks it again and the agent is told it was changed.
               </label>
-              <textarea id={`edit-${item.id}`} className="input font-mono text-xs" rows={6} value={edited} onChange={(e) => setEdited(e.target.value)} />
+              <textarea id={`edit-${item.id}`} autoFocus className="input font-mono text-xs" rows={6} value={edited} onChange={(e) => setEdited(e.target.value)} />
               <div className="grid grid-cols-2 gap-2 sm:flex">
                 <button className="btn-primary py-2.5 sm:py-1.5" disabled={busy || ownRequest} onClick={approveEdited}>
                   Approve edited input
@@ -177,13 +185,13 @@ export function ApprovalCard({ item, now, viewerId, canDecide, onDecided }: {
             </div>
           ) : (
             <div className="grid grid-cols-2 gap-2 sm:flex sm:flex-wrap">
-              <button className="btn-primary py-2.5 sm:py-1.5" disabled={busy || ownRequest} onClick={() => void decide("approve")}>
+              <button className="btn-primary py-2.5 sm:py-1.5" data-action="approve" disabled={busy || ownRequest} onClick={() => void decide("approve")}>
                 Approve
               </button>
-              <button className="btn-danger py-2.5 sm:py-1.5" disabled={busy} onClick={() => setMode("reject")}>
+              <button className="btn-danger py-2.5 sm:py-1.5" data-action="reject" disabled={busy} onClick={() => setMode("reject")}>
                 Reject…
               </button>
-              <button className="btn-secondary col-span-2 py-2.5 sm:py-1.5" disabled={busy || ownRequest} onClick={() => setMode("edit")}>
+              <button className="btn-secondary col-span-2 py-2.5 sm:py-1.5" data-action="edit" disabled={busy || ownRequest} onClick={() => setMode("edit")}>
                 Edit, then approve…
               </button>
             </div>

@@ -1,21 +1,14 @@
 "use client";
 
 import { keepPreviousData, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useMemo, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
 import { useApi, useWorkspace } from "../providers";
 import { Tabs, TabsContent, TabsList, TabsTrigger } from "../ui/tabs";
+import { Time, useNow } from "../ui/time";
 import { ApprovalCard, TaintList } from "./approval-card";
+import { InboxKeysHelp, useInboxKeys } from "./inbox-keys";
 import { useLiveApprovals } from "./live-approvals";
 import { categoryLabels, requestLine, type ApprovalItem } from "./types";
-
-function useNow(intervalMs = 30_000) {
-  const [now, setNow] = useState(() => Date.now());
-  useEffect(() => {
-    const t = setInterval(() => setNow(Date.now()), intervalMs);
-    return () => clearInterval(t);
-  }, [intervalMs]);
-  return now;
-}
 
 export function ApprovalsInbox({ viewerId, canDecide }: { viewerId: string; canDecide: boolean }) {
   return (
@@ -50,6 +43,8 @@ function Pending({ viewerId, canDecide }: { viewerId: string; canDecide: boolean
   useEffect(() => {
     if (version > 0) void queryClient.invalidateQueries({ queryKey: ["approvals", slug] });
   }, [version, queryClient, slug]);
+  const list = useRef<HTMLUListElement>(null);
+  const keys = useInboxKeys(list, query.data?.approvals.length ?? 0);
 
   return (
     <section aria-label="Pending approvals" className="space-y-3">
@@ -62,6 +57,8 @@ function Pending({ viewerId, canDecide }: { viewerId: string; canDecide: boolean
         <p className="text-sm text-slate-600" aria-live="polite">
           {query.data ? `${query.data.approvals.reduce((n, a) => n + (a.identical?.count ?? 1), 0)} waiting for a decision` : "Loading…"}
         </p>
+        <div className="flex items-center gap-2">
+        <InboxKeysHelp open={keys.help} onOpenChange={keys.setHelp} />
         <label className="flex items-center gap-2 text-sm text-slate-600">
           Sort
           <select className="input w-44 py-1" value={sort} onChange={(e) => setSort(e.target.value as typeof sort)}>
@@ -70,15 +67,17 @@ function Pending({ viewerId, canDecide }: { viewerId: string; canDecide: boolean
             <option value="oldest">Oldest first</option>
           </select>
         </label>
+        </div>
       </div>
       {query.isError ? <p className="text-sm text-rose-700">Could not load approvals.</p> : null}
       {query.data?.approvals.length === 0 ? (
         <p className="card p-6 text-sm text-slate-600">Nothing is waiting. Gated agent actions appear here as soon as they are asked for.</p>
       ) : null}
-      <ul className="space-y-3">
-        {query.data?.approvals.map((item) => (
-          <li key={item.id}>
+      <ul className="space-y-3" ref={list}>
+        {query.data?.approvals.map((item, i) => (
+          <li key={item.id} onFocusCapture={() => keys.select(i)}>
             <ApprovalCard
+              selected={i === keys.selected}
               item={item}
               now={now}
               viewerId={viewerId}
@@ -180,7 +179,7 @@ function History() {
               <span className="text-slate-500">{categoryLabels[item.category] ?? item.category}</span>
               <span className="ml-auto text-slate-500">
                 {item.status === "expired" ? "expired" : item.status === "withdrawn" ? "the run was stopped" : `by ${item.decidedBy ?? "?"}`} ·{" "}
-                {item.decidedAt ? new Date(item.decidedAt).toLocaleString() : ""}
+                {item.decidedAt ? <Time at={item.decidedAt} /> : ""}
               </span>
             </div>
             <div className="text-sm">
