@@ -65,6 +65,7 @@ export function ApprovalCard({ item, now, viewerId, canDecide, onDecided, select
   const [edited, setEdited] = useState(() => JSON.stringify(item.input, null, 2));
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const [errorCode, setErrorCode] = useState<string | null>(null);
   const ownRequest = item.fourEyes && (item.onBehalfOfUserId ?? item.requestedByUserId) === viewerId;
   const origin = originHref(slug, item);
   const identical = item.identical?.count ?? 1;
@@ -72,12 +73,14 @@ export function ApprovalCard({ item, now, viewerId, canDecide, onDecided, select
   async function decide(decision: "approve" | "reject", extra: { reason?: string; input?: Record<string, unknown> } = {}) {
     setBusy(true);
     setError(null);
+    setErrorCode(null);
     try {
       await api(`/api/approvals/${item.id}/decision`, { method: "POST", body: { decision, ...extra } });
       toast.success(`${decision === "approve" ? "Approved" : "Rejected"}: ${item.preview.title}`);
       onDecided();
     } catch (e) {
-      setError(isAppError(e) ? `${e.message} (${e.code})` : "The decision was not saved.");
+      setError(isAppError(e) ? e.message : "The decision was not saved.");
+      setErrorCode(isAppError(e) ? e.code : null);
     } finally {
       setBusy(false);
     }
@@ -199,6 +202,7 @@ export function ApprovalCard({ item, now, viewerId, canDecide, onDecided, select
           {error ? (
             <p role="alert" className="text-sm text-rose-700">
               {error}
+              {errorCode ? <span className="mt-0.5 block font-mono text-xs text-rose-600">{errorCode}</span> : null}
             </p>
           ) : null}
         </div>
