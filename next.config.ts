@@ -5,6 +5,8 @@ const nextConfig: NextConfig = {
   // imports drizzle-orm by a computed name, which only Node (not the bundler) can resolve.
   serverExternalPackages: ["@electric-sql/pglite", "rate-limiter-flexible"],
   poweredByHeader: false,
+  // forbidden(): a page a role may not open answers 403 and renders the segment's forbidden.tsx.
+  experimental: { authInterrupts: true },
 };
 
 export default nextConfig;

@@ -56,7 +56,7 @@ test.describe("agents", () => {
 
       // Paused agents take no new chats.
       await managerPage.goto("/w/demo/chat");
-      await expect(managerPage.getByRole("button", { name: `Chat with Kim (@${handle})` })).toBeDisabled();
+      await expect(managerPage.getByRole("button", { name: `Paused — Kim (@${handle})` })).toBeDisabled();
     } finally {
       await context.close();
     }

@@ -180,7 +180,7 @@ export function AgentDetailView({ agentId, canEdit, models, tools }: { agentId: 
               <div className="flex gap-3">
                 <dt className="w-16 shrink-0 pt-0.5 text-xs text-slate-500">Tools</dt>
                 <dd className="flex flex-wrap gap-1" data-testid="agent-tools">
-                  {agent.tools.length === 0 ? <span className="text-xs text-slate-400">none</span> : null}
+                  {agent.tools.length === 0 ? <span className="text-xs text-slate-500">none</span> : null}
                   {agent.tools.map((tool) => (
                     <span key={tool} className="rounded bg-slate-100 px-1.5 py-0.5 font-mono text-[11px] text-slate-700">
                       {tool}

@@ -164,7 +164,7 @@ export function AgentForm({
           ))}
           <label className="ml-2 flex items-center gap-1.5 text-xs text-slate-600">
             Other
-            <input type="color" className="h-7 w-9 cursor-pointer rounded border border-slate-300 bg-white" value={values.color} onChange={(e) => set("color", e.target.value)} aria-label="Custom colour" />
+            <input type="color" className="h-7 w-9 cursor-pointer rounded border border-slate-300 bg-surface" value={values.color} onChange={(e) => set("color", e.target.value)} aria-label="Custom colour" />
           </label>
         </div>
         {fieldError("color")}

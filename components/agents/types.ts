@@ -1,4 +1,5 @@
 import { errorMessage, isAppError } from "@/lib/errors";
+import { relativeWhen } from "@/lib/client/when";
 
 /** The JSON shapes of the agents API as the browser receives them. */
 export interface AgentItem {
@@ -60,12 +61,9 @@ export function errorText(error: unknown, fallback = "Something went wrong."): s
   return errorMessage(error, fallback);
 }
 
+/** A moment in the interface's one format (see `lib/client/when.ts`). */
 export function shortWhen(iso: string): string {
-  const date = new Date(iso);
-  const today = date.toDateString() === new Date().toDateString();
-  return today
-    ? date.toLocaleTimeString("en-GB", { hour: "2-digit", minute: "2-digit" })
-    : date.toLocaleDateString("en-GB", { day: "numeric", month: "short" }) + " " + date.toLocaleTimeString("en-GB", { hour: "2-digit", minute: "2-digit" });
+  return relativeWhen(iso);
 }
 
 /** What each tool lets an agent do, said for people (the registry's descriptions are written for models). */

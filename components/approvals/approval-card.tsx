@@ -4,7 +4,9 @@ import Link from "next/link";
 import { useState } from "react";
 import { isAppError } from "@/lib/errors";
 import { useApi, useWorkspace } from "../providers";
+import { toast } from "../ui/toaster";
 import { categoryLabels, judgeLine, originHref, requestLine, timeLeft, type ApprovalItem } from "./types";
+import { absoluteWhen } from "@/lib/client/when";
 
 export function PreviewCard({ preview }: { preview: ApprovalItem["preview"] }) {
   return (
@@ -15,12 +17,12 @@ export function PreviewCard({ preview }: { preview: ApprovalItem["preview"] }) {
           {preview.fields.map((f) => (
             <div key={f.label} className="contents">
               <dt className="text-slate-500">{f.label}</dt>
-              <dd className="font-medium">{f.value}</dd>
+              <dd className="min-w-0 font-medium break-words">{f.value}</dd>
             </div>
           ))}
         </dl>
       ) : null}
-      {preview.body ? <p className="mt-2 whitespace-pre-wrap rounded bg-white p-2 text-sm ring-1 ring-slate-200">{preview.body}</p> : null}
+      {preview.body ? <p className="mt-2 whitespace-pre-wrap break-words rounded bg-surface p-2 text-sm ring-1 ring-slate-200">{preview.body}</p> : null}
     </div>
   );
 }
@@ -47,8 +49,10 @@ export function TaintList({ item, slug }: { item: ApprovalItem; slug: string }) 
   );
 }
 
-export function ApprovalCard({ item, now, viewerId, canDecide, onDecided }: {
+export function ApprovalCard({ item, now, viewerId, canDecide, onDecided, selected = false }: {
   item: ApprovalItem;
+  /** The card keyboard triage acts on. */
+  selected?: boolean;
   now: number;
   viewerId: string;
   canDecide: boolean;
@@ -61,6 +65,7 @@ export function ApprovalCard({ item, now, viewerId, canDecide, onDecided }: {
   const [edited, setEdited] = useState(() => JSON.stringify(item.input, null, 2));
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const [errorCode, setErrorCode] = useState<string | null>(null);
   const ownRequest = item.fourEyes && (item.onBehalfOfUserId ?? item.requestedByUserId) === viewerId;
   const origin = originHref(slug, item);
   const identical = item.identical?.count ?? 1;
@@ -68,11 +73,14 @@ export function ApprovalCard({ item, now, viewerId, canDecide, onDecided }: {
   async function decide(decision: "approve" | "reject", extra: { reason?: string; input?: Record<string, unknown> } = {}) {
     setBusy(true);
     setError(null);
+    setErrorCode(null);
     try {
       await api(`/api/approvals/${item.id}/decision`, { method: "POST", body: { decision, ...extra } });
+      toast.success(`${decision === "approve" ? "Approved" : "Rejected"}: ${item.preview.title}`);
       onDecided();
     } catch (e) {
-      setError(isAppError(e) ? `${e.message} (${e.code})` : "The decision was not saved.");
+      setError(isAppError(e) ? e.message : "The decision was not saved.");
+      setErrorCode(isAppError(e) ? e.code : null);
     } finally {
       setBusy(false);
     }
@@ -95,7 +103,12 @@ export function ApprovalCard({ item, now, viewerId, canDecide, onDecided }: {
 
   const left = timeLeft(item.expiresAt, now);
   return (
-    <article className="card space-y-3 p-4" aria-label={`Approval: ${item.preview.title} by @${item.agent.handle}`}>
+    <article
+      data-approval
+      tabIndex={-1}
+      className={`card min-w-0 space-y-3 p-3 outline-none sm:p-4 ${selected ? "ring-2 ring-indigo-500" : ""}`}
+      aria-current={selected ? "true" : undefined}
+      aria-label={`Approval: ${item.preview.title} by @${item.agent.handle}`}>
       <header className="flex flex-wrap items-center gap-2 text-xs">
         <span className={`rounded px-2 py-0.5 font-medium ${item.category === "tainted_egress" ? "bg-amber-100 text-amber-900" : "bg-indigo-50 text-indigo-700"}`}>
           {categoryLabels[item.category] ?? item.category}
@@ -112,7 +125,7 @@ export function ApprovalCard({ item, now, viewerId, canDecide, onDecided }: {
             {identical} identical requests
           </span>
         ) : null}
-        <span className={`ml-auto font-medium ${left === "expired" ? "text-rose-700" : "text-slate-700"}`} title={new Date(item.expiresAt).toLocaleString()}>
+        <span className={`ml-auto font-medium ${left === "expired" ? "text-rose-700" : "text-slate-700"}`} title={absoluteWhen(item.expiresAt)}>
           {left}
         </span>
       </header>
@@ -128,11 +141,11 @@ export function ApprovalCard({ item, now, viewerId, canDecide, onDecided }: {
       </details>
       <TaintList item={item} slug={slug} />
       {origin ? (
-        <Link className="inline-block text-sm text-indigo-700 hover:underline" href={origin}>
+        <Link className="inline-block text-sm text-indigo-700 hover:underline" href={origin} data-action="open">
           {item.originRoom ? `See the post in #${item.originRoom} that began this →` : "See the conversation that led to this →"}
         </Link>
       ) : item.runId ? (
-        <Link className="inline-block text-sm text-indigo-700 hover:underline" href={`/w/${slug}/runs/${item.runId}`}>
+        <Link className="inline-block text-sm text-indigo-700 hover:underline" href={`/w/${slug}/runs/${item.runId}`} data-action="open">
           See the run that led to this →
         </Link>
       ) : (
@@ -153,12 +166,12 @@ export function ApprovalCard({ item, now, viewerId, canDecide, onDecided }: {
               <label className="label" htmlFor={`reason-${item.id}`}>
                 Reason for rejecting (the agent is told)
               </label>
-              <textarea id={`reason-${item.id}`} className="input" rows={2} value={reason} onChange={(e) => setReason(e.target.value)} />
-              <div className="flex gap-2">
-                <button className="btn-danger" disabled={busy} onClick={() => void decide("reject", { reason: reason || undefined })}>
+              <textarea id={`reason-${item.id}`} autoFocus className="input" rows={2} value={reason} onChange={(e) => setReason(e.target.value)} />
+              <div className="grid grid-cols-2 gap-2 sm:flex">
+                <button className="btn-danger py-2.5 sm:py-1.5" disabled={busy} onClick={() => void decide("reject", { reason: reason || undefined })}>
                   Confirm rejection
                 </button>
-                <button className="btn-secondary" onClick={() => setMode("idle")}>
+                <button className="btn-secondary py-2.5 sm:py-1.5" onClick={() => setMode("idle")}>
                   Back
                 </button>
               </div>
@@ -168,25 +181,25 @@ export function ApprovalCard({ item, now, viewerId, canDecide, onDecided }: {
               <label className="label" htmlFor={`edit-${item.id}`}>
                 Input to run instead (JSON). The policy checks it again and the agent is told it was changed.
               </label>
-              <textarea id={`edit-${item.id}`} className="input font-mono text-xs" rows={6} value={edited} onChange={(e) => setEdited(e.target.value)} />
-              <div className="flex gap-2">
-                <button className="btn-primary" disabled={busy || ownRequest} onClick={approveEdited}>
+              <textarea id={`edit-${item.id}`} autoFocus className="input font-mono text-xs" rows={6} value={edited} onChange={(e) => setEdited(e.target.value)} />
+              <div className="grid grid-cols-2 gap-2 sm:flex">
+                <button className="btn-primary py-2.5 sm:py-1.5" disabled={busy || ownRequest} onClick={approveEdited}>
                   Approve edited input
                 </button>
-                <button className="btn-secondary" onClick={() => setMode("idle")}>
+                <button className="btn-secondary py-2.5 sm:py-1.5" onClick={() => setMode("idle")}>
                   Back
                 </button>
               </div>
             </div>
           ) : (
-            <div className="flex flex-wrap gap-2">
-              <button className="btn-primary" disabled={busy || ownRequest} onClick={() => void decide("approve")}>
+            <div className="grid grid-cols-2 gap-2 sm:flex sm:flex-wrap">
+              <button className="btn-primary py-2.5 sm:py-1.5" data-action="approve" disabled={busy || ownRequest} onClick={() => void decide("approve")}>
                 Approve
               </button>
-              <button className="btn-danger" disabled={busy} onClick={() => setMode("reject")}>
+              <button className="btn-danger py-2.5 sm:py-1.5" data-action="reject" disabled={busy} onClick={() => setMode("reject")}>
                 Reject…
               </button>
-              <button className="btn-secondary" disabled={busy || ownRequest} onClick={() => setMode("edit")}>
+              <button className="btn-secondary col-span-2 py-2.5 sm:py-1.5" data-action="edit" disabled={busy || ownRequest} onClick={() => setMode("edit")}>
                 Edit, then approve…
               </button>
             </div>
@@ -194,6 +207,7 @@ export function ApprovalCard({ item, now, viewerId, canDecide, onDecided }: {
           {error ? (
             <p role="alert" className="text-sm text-rose-700">
               {error}
+              {errorCode ? <span className="mt-0.5 block font-mono text-xs text-rose-600">{errorCode}</span> : null}
             </p>
           ) : null}
         </div>

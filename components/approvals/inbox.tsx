@@ -1,40 +1,29 @@
 "use client";
 
 import { keepPreviousData, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useMemo, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
 import { useApi, useWorkspace } from "../providers";
+import { Tabs, TabsContent, TabsList, TabsTrigger } from "../ui/tabs";
+import { Time, useNow } from "../ui/time";
 import { ApprovalCard, TaintList } from "./approval-card";
+import { InboxKeysHelp, useInboxKeys } from "./inbox-keys";
 import { useLiveApprovals } from "./live-approvals";
 import { categoryLabels, requestLine, type ApprovalItem } from "./types";
 
-function useNow(intervalMs = 30_000) {
-  const [now, setNow] = useState(() => Date.now());
-  useEffect(() => {
-    const t = setInterval(() => setNow(Date.now()), intervalMs);
-    return () => clearInterval(t);
-  }, [intervalMs]);
-  return now;
-}
-
 export function ApprovalsInbox({ viewerId, canDecide }: { viewerId: string; canDecide: boolean }) {
-  const [tab, setTab] = useState<"pending" | "history">("pending");
   return (
-    <div className="space-y-4">
-      <div role="tablist" aria-label="Approvals" className="flex gap-1 border-b border-slate-200">
-        {(["pending", "history"] as const).map((t) => (
-          <button
-            key={t}
-            role="tab"
-            aria-selected={tab === t}
-            className={`-mb-px border-b-2 px-3 py-2 text-sm font-medium ${tab === t ? "border-indigo-600 text-indigo-700" : "border-transparent text-slate-500 hover:text-slate-800"}`}
-            onClick={() => setTab(t)}
-          >
-            {t === "pending" ? "Pending" : "History"}
-          </button>
-        ))}
-      </div>
-      {tab === "pending" ? <Pending viewerId={viewerId} canDecide={canDecide} /> : <History />}
-    </div>
+    <Tabs defaultValue="pending" className="space-y-4">
+      <TabsList aria-label="Approvals">
+        <TabsTrigger value="pending">Pending</TabsTrigger>
+        <TabsTrigger value="history">History</TabsTrigger>
+      </TabsList>
+      <TabsContent value="pending">
+        <Pending viewerId={viewerId} canDecide={canDecide} />
+      </TabsContent>
+      <TabsContent value="history">
+        <History />
+      </TabsContent>
+    </Tabs>
   );
 }
 
@@ -54,6 +43,8 @@ function Pending({ viewerId, canDecide }: { viewerId: string; canDecide: boolean
   useEffect(() => {
     if (version > 0) void queryClient.invalidateQueries({ queryKey: ["approvals", slug] });
   }, [version, queryClient, slug]);
+  const list = useRef<HTMLUListElement>(null);
+  const keys = useInboxKeys(list, query.data?.approvals.length ?? 0);
 
   return (
     <section aria-label="Pending approvals" className="space-y-3">
@@ -62,10 +53,12 @@ function Pending({ viewerId, canDecide }: { viewerId: string; canDecide: boolean
           {streamError} New approvals may not appear until the page reconnects.
         </p>
       ) : null}
-      <div className="flex items-center justify-between">
+      <div className="flex flex-wrap items-center justify-between gap-2">
         <p className="text-sm text-slate-600" aria-live="polite">
           {query.data ? `${query.data.approvals.reduce((n, a) => n + (a.identical?.count ?? 1), 0)} waiting for a decision` : "Loading…"}
         </p>
+        <div className="flex items-center gap-2">
+        <InboxKeysHelp open={keys.help} onOpenChange={keys.setHelp} />
         <label className="flex items-center gap-2 text-sm text-slate-600">
           Sort
           <select className="input w-44 py-1" value={sort} onChange={(e) => setSort(e.target.value as typeof sort)}>
@@ -74,15 +67,17 @@ function Pending({ viewerId, canDecide }: { viewerId: string; canDecide: boolean
             <option value="oldest">Oldest first</option>
           </select>
         </label>
+        </div>
       </div>
       {query.isError ? <p className="text-sm text-rose-700">Could not load approvals.</p> : null}
       {query.data?.approvals.length === 0 ? (
         <p className="card p-6 text-sm text-slate-600">Nothing is waiting. Gated agent actions appear here as soon as they are asked for.</p>
       ) : null}
-      <ul className="space-y-3">
-        {query.data?.approvals.map((item) => (
-          <li key={item.id}>
+      <ul className="space-y-3" ref={list}>
+        {query.data?.approvals.map((item, i) => (
+          <li key={item.id} onFocusCapture={() => keys.select(i)}>
             <ApprovalCard
+              selected={i === keys.selected}
               item={item}
               now={now}
               viewerId={viewerId}
@@ -184,7 +179,7 @@ function History() {
               <span className="text-slate-500">{categoryLabels[item.category] ?? item.category}</span>
               <span className="ml-auto text-slate-500">
                 {item.status === "expired" ? "expired" : item.status === "withdrawn" ? "the run was stopped" : `by ${item.decidedBy ?? (item.judgeVerdict?.decided ? "the judge" : "?")}`} ·{" "}
-                {item.decidedAt ? new Date(item.decidedAt).toLocaleString() : ""}
+                {item.decidedAt ? <Time at={item.decidedAt} /> : ""}
               </span>
             </div>
             <div className="text-sm">

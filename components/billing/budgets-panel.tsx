@@ -1,6 +1,7 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { toast } from "../ui/toaster";
 import { useState } from "react";
 import type { BudgetLine, BudgetOverview, BudgetState } from "@/lib/billing/budgets";
 import { errorMessage } from "@/lib/errors";
@@ -35,7 +36,10 @@ function BudgetsEditor({ overview, canEdit }: { overview: BudgetOverview; canEdi
   const [invalid, setInvalid] = useState<string | null>(null);
   const save = useMutation({
     mutationFn: (body: unknown) => api<BudgetOverview>("/api/budgets", { method: "PUT", body }),
-    onSuccess: (data) => queryClient.setQueryData(budgetsKey(slug), data),
+    onSuccess: (data) => {
+      queryClient.setQueryData(budgetsKey(slug), data);
+      toast.success("Budgets saved. They apply from the next model call.");
+    },
   });
 
   const submit = () => {
@@ -134,11 +138,6 @@ function BudgetsEditor({ overview, canEdit }: { overview: BudgetOverview; canEdi
       {invalid || save.isError ? (
         <p role="alert" className="border-t border-rose-100 bg-rose-50 px-4 py-2 text-sm text-rose-700">
           {invalid ?? errorMessage(save.error, "Could not save the budgets.")}
-        </p>
-      ) : null}
-      {save.isSuccess ? (
-        <p role="status" className="border-t border-emerald-100 bg-emerald-50 px-4 py-2 text-sm text-emerald-700">
-          Budgets saved. They apply from the next model call.
         </p>
       ) : null}
     </form>

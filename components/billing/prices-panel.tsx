@@ -1,6 +1,7 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { toast } from "../ui/toaster";
 import { useState } from "react";
 import type { PriceList } from "@/lib/billing/price-book";
 import type { ModelPrice } from "@/lib/billing/prices";
@@ -42,7 +43,10 @@ function PricesEditor({ list, canEdit }: { list: PriceList; canEdit: boolean }) 
         body: { prices: rows.map((r) => ({ model: r.model.trim(), ...price(r) })), defaultPrice: ownDefault ? price(fallback) : null },
       });
     },
-    onSuccess: (data) => queryClient.setQueryData(["prices", slug], data),
+    onSuccess: (data) => {
+      queryClient.setQueryData(["prices", slug], data);
+      toast.success("Prices saved.");
+    },
   });
   const builtIn = list.prices.filter((p) => p.source === "built-in");
   const update = (i: number, field: keyof DraftPrice, value: string) => setRows((r) => r.map((row, j) => (j === i ? { ...row, [field]: value } : row)));
@@ -147,11 +151,7 @@ function PricesEditor({ list, canEdit }: { list: PriceList; canEdit: boolean }) 
             {errorMessage(save.error, "Could not save the prices.")}
           </p>
         ) : null}
-        {save.isSuccess ? (
-          <p role="status" className="border-t border-emerald-100 bg-emerald-50 px-4 py-2 text-sm text-emerald-700">
-            Prices saved.
-          </p>
-        ) : null}
+        
       </section>
 
       <section className="card overflow-x-auto" aria-label="Built-in prices">
@@ -169,7 +169,7 @@ function PricesEditor({ list, canEdit }: { list: PriceList; canEdit: boolean }) 
           </thead>
           <tbody className="divide-y divide-slate-100">
             {builtIn.map((p) => (
-              <tr key={p.model} className={p.overridden ? "text-slate-400" : ""}>
+              <tr key={p.model} className={p.overridden ? "text-slate-500" : ""}>
                 <td className="px-4 py-2">
                   <span className="font-mono text-xs">{p.model}…</span>
                   {p.nominal ? <span className="ml-2 rounded bg-slate-100 px-1.5 py-0.5 text-xs text-slate-600">nominal: nothing is really spent</span> : null}

@@ -4,6 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import type { ReconciliationView } from "@/lib/billing/reconcile";
 import { useApi, useWorkspace } from "../providers";
 import { formatCount, formatUsd } from "../usage/format";
+import { Time } from "../ui/time";
 
 /** What the periodic reconciliation of runs against the ledger found in this workspace. */
 export function ReconciliationPanel() {
@@ -19,7 +20,7 @@ export function ReconciliationPanel() {
           a ledger that holds more than the run is flagged here.
         </p>
         <span className="text-xs text-slate-500" data-testid="reconciliation-last-run">
-          {data ? (data.lastRunAt ? `Last checked ${new Date(data.lastRunAt).toLocaleString()}` : "Not run yet") : query.isError ? "Could not load." : "Loading…"}
+          {data ? (data.lastRunAt ? <>Last checked <Time at={data.lastRunAt} /></> : "Not run yet") : query.isError ? "Could not load." : "Loading…"}
         </span>
       </div>
       {data && data.findings.length === 0 ? (
@@ -40,7 +41,7 @@ export function ReconciliationPanel() {
           <tbody className="divide-y divide-slate-100">
             {data.findings.map((f) => (
               <tr key={f.id} data-testid="reconciliation-finding">
-                <td className="px-4 py-2 whitespace-nowrap text-slate-600">{new Date(f.createdAt).toLocaleString()}</td>
+                <td className="px-4 py-2 whitespace-nowrap text-slate-600"><Time at={f.createdAt} /></td>
                 <td className="px-4 py-2">
                   <div className="font-mono text-xs">{f.runId.slice(0, 8)}</div>
                   <div className="text-xs text-slate-500">

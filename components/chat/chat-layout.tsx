@@ -1,9 +1,18 @@
+import { cn } from "../ui/cn";
 import { SessionList } from "./session-list";
 
-/** Chats on the left, the open one (or the agent picker) on the right, filling the window below the page padding. */
+/**
+ * Chats on the left, the open one (or the agent picker) on the right, filling the window below the page padding.
+ * On a phone an open chat takes the whole screen; the picker page lists the chats under it.
+ */
 export function ChatLayout({ activeSessionId, children }: { activeSessionId: string | null; children: React.ReactNode }) {
   return (
-    <div className="-my-2 flex h-[calc(100vh-3rem)] min-h-[28rem] gap-4">
+    <div
+      className={cn(
+        "flex gap-4 lg:-my-2 lg:h-[calc(100vh-3rem)] lg:min-h-[28rem] lg:flex-row",
+        activeSessionId ? "h-[calc(100dvh-6rem)] min-h-[24rem]" : "flex-col-reverse",
+      )}
+    >
       <SessionList activeSessionId={activeSessionId} />
       <div className="flex min-w-0 flex-1 flex-col">{children}</div>
     </div>

@@ -21,7 +21,7 @@ export function Composer({ value, onChange, onSend, onStop, agentName, running, 
   return (
     <form
       aria-label="Send a message"
-      className="border-t border-slate-200 bg-white p-3"
+      className="border-t border-slate-200 bg-surface p-3"
       onSubmit={(e) => {
         e.preventDefault();
         if (canSend) onSend();
@@ -60,7 +60,7 @@ export function Composer({ value, onChange, onSend, onStop, agentName, running, 
           </button>
         )}
       </div>
-      <p className="mt-1.5 text-[11px] text-slate-400">
+      <p className="mt-1.5 text-[11px] text-slate-500">
         {running ? `${agentName} is answering; you can send once the reply is done.` : "Enter to send · Shift+Enter for a new line"}
       </p>
     </form>

@@ -1,6 +1,7 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { ChevronLeft } from "lucide-react";
 import Link from "next/link";
 import { useLayoutEffect, useRef, useState } from "react";
 import { errorMessage, isAppError } from "@/lib/errors";
@@ -139,7 +140,10 @@ export function Conversation({ sessionId, currentUserId }: { sessionId: string; 
 
   return (
     <div className="card flex h-full min-h-0 flex-col overflow-hidden">
-      <header className="flex items-center gap-3 border-b border-slate-200 px-5 py-3">
+      <header className="flex items-center gap-3 border-b border-slate-200 px-3 py-3 sm:px-5">
+        <Link href={`/w/${workspace.slug}/chat`} className="btn -ml-1 p-1.5 text-slate-600 hover:bg-slate-100 lg:hidden" aria-label="All chats">
+          <ChevronLeft aria-hidden className="size-5" />
+        </Link>
         {agent ? <Avatar name={agent.name} color={agent.color} /> : <span className="h-8 w-8 rounded-full bg-slate-200" />}
         <div className="min-w-0 flex-1">
           <h1 className="truncate text-base font-semibold tracking-tight">{session?.title ?? "Loading chat…"}</h1>
@@ -160,7 +164,7 @@ export function Conversation({ sessionId, currentUserId }: { sessionId: string; 
 
       <div
         ref={scroller}
-        className={`min-h-0 flex-1 overflow-y-auto px-5 py-4 ${anchoredStepClasses}`}
+        className={`min-h-0 flex-1 overflow-y-auto px-3 py-4 sm:px-5 ${anchoredStepClasses}`}
         onScroll={(e) => {
           const el = e.currentTarget;
           sticky.current = el.scrollHeight - el.scrollTop - el.clientHeight < STICKY_PX;

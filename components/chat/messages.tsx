@@ -105,7 +105,7 @@ export function AssistantReply({ agent, view, offline }: { agent: { name: string
             <TaintBadge key={source} source={source} />
           ))}
           {view.streaming && hasText && !view.waiting ? (
-            <span className="inline-flex items-center gap-1.5 text-xs text-slate-400">
+            <span className="inline-flex items-center gap-1.5 text-xs text-slate-500">
               <span aria-hidden className="h-1.5 w-1.5 animate-pulse rounded-full bg-indigo-400" />
               writing…
             </span>
@@ -150,7 +150,7 @@ export function AssistantReply({ agent, view, offline }: { agent: { name: string
           </p>
         ) : null}
 
-        <div className="mt-1.5 text-[11px] text-slate-400">
+        <div className="mt-1.5 text-[11px] text-slate-500">
           <UsageLine usage={view.usage} offline={offline} streaming={view.streaming} />
         </div>
       </div>

@@ -24,11 +24,11 @@ export function NewChat() {
 
   return (
     <div className="card flex h-full min-h-0 flex-col overflow-hidden">
-      <header className="border-b border-slate-200 px-5 py-3">
+      <header className="border-b border-slate-200 px-4 py-3 sm:px-5">
         <h1 className="text-base font-semibold tracking-tight">Start a chat</h1>
         <p className="text-xs text-slate-500">Pick an agent. Its replies stream in, with every tool it uses shown as a step.</p>
       </header>
-      <div className="min-h-0 flex-1 overflow-y-auto p-5">
+      <div className="min-h-0 flex-1 overflow-y-auto p-3 sm:p-5">
         {agents.isPending ? (
           <p role="status" className="text-sm text-slate-500">
             Loading agents…
@@ -71,10 +71,13 @@ export function NewChat() {
                       type="button"
                       className="btn-primary shrink-0 py-1 text-xs"
                       disabled={paused || start.isPending}
-                      aria-label={`Chat with ${agent.name} (@${agent.handle})`}
                       onClick={() => start.mutate(agent.id)}
                     >
                       {paused ? "Paused" : busy ? "Starting…" : "Start chat"}
+                      <span className="sr-only">
+                        {paused ? " — " : " with "}
+                        {agent.name} (@{agent.handle})
+                      </span>
                     </button>
                   </div>
                 </li>

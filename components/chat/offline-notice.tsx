@@ -39,10 +39,10 @@ export function OfflineNotice({ tools, expanded, onExample }: { tools: string[] 
           ) : (
             <ul aria-label="Offline commands" className="mt-2 grid gap-1.5 sm:grid-cols-2">
               {commands.map((g) => (
-                <li key={g.command} className="rounded-md bg-white/80 px-2.5 py-1.5 ring-1 ring-amber-200">
+                <li key={g.command} className="rounded-md bg-surface/80 px-2.5 py-1.5 ring-1 ring-amber-200">
                   <div className="flex items-baseline justify-between gap-2">
                     <code className="font-mono text-xs text-slate-800">{g.command}</code>
-                    <span className="font-mono text-[10px] text-slate-400">{g.tool}</span>
+                    <span className="font-mono text-[10px] text-slate-500">{g.tool}</span>
                   </div>
                   <button
                     type="button"

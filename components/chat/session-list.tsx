@@ -4,16 +4,8 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { errorMessage } from "@/lib/errors";
 import { useApi, useWorkspace } from "../providers";
+import { Time } from "../ui/time";
 import { chatKeys, type ChatSession } from "./types";
-
-function when(iso: string): string {
-  const date = new Date(iso);
-  const now = new Date();
-  const sameDay = date.toDateString() === now.toDateString();
-  return sameDay
-    ? date.toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit" })
-    : date.toLocaleDateString(undefined, { month: "short", day: "numeric", year: date.getFullYear() === now.getFullYear() ? undefined : "numeric" });
-}
 
 export function SessionList({ activeSessionId }: { activeSessionId: string | null }) {
   const api = useApi();
@@ -22,7 +14,7 @@ export function SessionList({ activeSessionId }: { activeSessionId: string | nul
   const base = `/w/${workspace.slug}/chat`;
 
   return (
-    <aside className="card hidden w-64 shrink-0 flex-col overflow-hidden lg:flex">
+    <aside aria-label="Your chats" className={`card shrink-0 flex-col overflow-hidden lg:flex lg:w-64 ${activeSessionId === null ? "flex" : "hidden"}`}>
       <div className="flex items-center justify-between border-b border-slate-200 px-4 py-3">
         <h2 className="text-sm font-semibold">Chats</h2>
         <Link href={base} className="btn-secondary px-2 py-1 text-xs" aria-current={activeSessionId === null ? "page" : undefined}>
@@ -52,8 +44,8 @@ export function SessionList({ activeSessionId }: { activeSessionId: string | nul
                     <span aria-hidden className="h-2.5 w-2.5 shrink-0 rounded-full" style={{ backgroundColor: s.agent.color }} />
                     <span className="min-w-0 flex-1">
                       <span className={`block truncate ${active ? "font-medium" : ""}`}>{s.title}</span>
-                      <span className="block truncate text-[11px] text-slate-400">
-                        @{s.agent.handle} · {when(s.updatedAt)}
+                      <span className="block truncate text-[11px] text-slate-600">
+                        @{s.agent.handle} · <Time at={s.updatedAt} />
                       </span>
                     </span>
                   </Link>

@@ -101,7 +101,7 @@ export function StepCard({ step }: { step: StepView }) {
   return (
     <section id={`step-${step.key}`} role="group" aria-label={`Tool step ${step.tool}`} className="my-2 rounded-md border border-slate-200 bg-slate-50/70 text-sm">
       <header className="flex flex-wrap items-center gap-2 px-3 py-2">
-        <span aria-hidden className="flex h-5 w-5 items-center justify-center rounded bg-white text-[11px] text-slate-500 ring-1 ring-slate-200">
+        <span aria-hidden className="flex h-5 w-5 items-center justify-center rounded bg-surface text-[11px] text-slate-500 ring-1 ring-slate-200">
           ⚙
         </span>
         <span className="font-mono text-xs font-semibold text-slate-800">{step.tool}</span>
@@ -109,7 +109,7 @@ export function StepCard({ step }: { step: StepView }) {
         {step.taint.map((source) => (
           <TaintBadge key={source} source={source} />
         ))}
-        {took ? <span className="ml-auto text-[11px] text-slate-400">{took}</span> : null}
+        {took ? <span className="ml-auto text-[11px] text-slate-500">{took}</span> : null}
       </header>
 
       {step.preview ? (
@@ -152,7 +152,7 @@ function JsonDetails({ label, value }: { label: string; value: unknown }) {
   return (
     <details className="group min-w-0 basis-full sm:basis-auto [&[open]]:basis-full">
       <summary className="cursor-pointer text-slate-500 select-none hover:text-slate-800">{label}</summary>
-      <pre className="mt-1 mb-1 max-h-72 overflow-auto rounded bg-white p-2 font-mono text-[11px] leading-snug text-slate-700 ring-1 ring-slate-200">
+      <pre className="mt-1 mb-1 max-h-72 overflow-auto rounded bg-surface p-2 font-mono text-[11px] leading-snug text-slate-700 ring-1 ring-slate-200">
         {json(value)}
       </pre>
     </details>

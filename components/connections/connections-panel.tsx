@@ -4,6 +4,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { errorMessage } from "@/lib/errors";
 import { useApi, useWorkspace } from "../providers";
+import { Time } from "../ui/time";
 
 interface ConnectionRow {
   id: string;
@@ -44,7 +45,7 @@ export function ConnectionsPanel() {
       {slack ? (
         <div className="flex items-center justify-between rounded-md bg-slate-50 px-3 py-2 text-sm">
           <span>
-            Token saved · sent only to {slack.baseUrl} · updated {new Date(slack.updatedAt).toLocaleString()}
+            Token saved · sent only to {slack.baseUrl} · updated <Time at={slack.updatedAt} />
           </span>
           <button className="btn-danger py-1 text-xs" disabled={remove.isPending} onClick={() => remove.mutate(slack.id)}>
             Disconnect

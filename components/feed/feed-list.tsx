@@ -86,7 +86,7 @@ export function FeedList({ items, status, slug, agents, rooms, sessions, activeT
           {items.length.toLocaleString("en")} {items.length === 1 ? "item" : "items"}
         </span>
         {older !== "none" && items.length > 0 ? (
-          <button type="button" className="text-xs font-medium text-indigo-700 hover:underline disabled:text-slate-400" disabled={older === "loading"} onClick={onLoadOlder}>
+          <button type="button" className="text-xs font-medium text-indigo-700 hover:underline disabled:text-slate-500" disabled={older === "loading"} onClick={onLoadOlder}>
             {older === "loading" ? "Loading older…" : "Load older"}
           </button>
         ) : null}

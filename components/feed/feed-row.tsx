@@ -3,6 +3,7 @@
 import Link from "next/link";
 import { memo } from "react";
 import { describeFeedItem, runHref, type FeedItem, type Tone } from "./types";
+import { Time } from "../ui/time";
 
 export interface AgentRef {
   id: string;
@@ -34,12 +35,6 @@ const kindBadges: Record<string, string> = {
   agent_paused: "paused",
 };
 
-function clock(iso: string): string {
-  const date = new Date(iso);
-  const today = date.toDateString() === new Date().toDateString();
-  const time = date.toLocaleTimeString("en-GB", { hour: "2-digit", minute: "2-digit", second: "2-digit" });
-  return today ? time : `${date.toLocaleDateString("en-GB", { day: "numeric", month: "short" })} ${time.slice(0, 5)}`;
-}
 
 export interface FeedRowProps {
   item: FeedItem;
@@ -70,9 +65,7 @@ export const FeedRow = memo(function FeedRow({ item, slug, agent, sessionId, roo
       data-kind={item.kind}
       className="group flex items-start gap-3 border-b border-slate-100 px-4 py-2.5 hover:bg-slate-50"
     >
-      <time dateTime={item.at} title={new Date(item.at).toLocaleString()} className="w-16 shrink-0 pt-0.5 font-mono text-[11px] text-slate-400 tabular-nums">
-        {clock(item.at)}
-      </time>
+      <Time at={item.at} className="w-20 shrink-0 pt-0.5 text-[11px] text-slate-500 tabular-nums" />
       <span
         aria-hidden
         className="mt-1.5 h-2.5 w-2.5 shrink-0 rounded-full ring-2 ring-white"

@@ -106,7 +106,7 @@ export function FeedView() {
                 type="button"
                 aria-pressed={on}
                 onClick={() => toggleKind(kind)}
-                className={`rounded-full px-2.5 py-1 text-xs font-medium ring-1 ring-inset ${on ? "bg-indigo-50 text-indigo-800 ring-indigo-200" : "bg-white text-slate-400 line-through ring-slate-200"}`}
+                className={`rounded-full px-2.5 py-1 text-xs font-medium ring-1 ring-inset ${on ? "bg-indigo-50 text-indigo-800 ring-indigo-200" : "bg-surface text-slate-500 line-through ring-slate-200"}`}
               >
                 {feedKindLabels[kind]}
               </button>

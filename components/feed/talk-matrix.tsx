@@ -72,7 +72,7 @@ export function TalkMatrix({
               key={r}
               type="button"
               aria-pressed={range === r}
-              className={`px-2.5 py-1 font-medium ${range === r ? "bg-indigo-600 text-white" : "bg-white text-slate-600 hover:bg-slate-100"} border-l border-slate-300 first:border-l-0`}
+              className={`px-2.5 py-1 font-medium ${range === r ? "bg-indigo-600 text-white" : "bg-surface text-slate-600 hover:bg-slate-100"} border-l border-slate-300 first:border-l-0`}
               onClick={() => onRange(r)}
             >
               {matrixRanges[r].label}
@@ -104,7 +104,7 @@ export function TalkMatrix({
           <table className="border-separate border-spacing-1 text-xs" aria-label={`Messages between agents, ${matrixRanges[range].text}`}>
             <thead>
               <tr>
-                <th scope="col" className="px-1 pb-1 text-left align-bottom text-[10px] font-medium text-slate-400">
+                <th scope="col" className="px-1 pb-1 text-left align-bottom text-[10px] font-medium text-slate-500">
                   from ↓ · to →
                 </th>
                 {rows.map((a) => (
@@ -134,7 +134,7 @@ export function TalkMatrix({
                         key={to.id}
                         data-testid={`matrix-${from.handle}-${to.handle}`}
                         title={self ? "Itself" : `@${from.handle} → @${to.handle}: ${n} ${n === 1 ? "message" : "messages"}`}
-                        className={`h-9 w-10 min-w-10 rounded text-center font-semibold tabular-nums ${self ? "bg-slate-50 text-slate-300" : n === 0 ? "bg-slate-50 text-slate-400" : strength > 0.5 ? "text-white" : "text-indigo-950"}`}
+                        className={`h-9 w-10 min-w-10 rounded text-center font-semibold tabular-nums ${self ? "bg-slate-50 text-slate-300" : n === 0 ? "bg-slate-50 text-slate-500" : strength > 0.5 ? "text-white" : "text-indigo-950"}`}
                         style={!self && n > 0 ? { backgroundColor: `rgba(79, 70, 229, ${0.15 + 0.85 * strength})` } : undefined}
                       >
                         {self ? "·" : n}

@@ -5,7 +5,9 @@ import { useState } from "react";
 import type { Role } from "@/lib/db/schema";
 import { errorMessage } from "@/lib/errors";
 import { roleDescriptions, roleLabels, roles } from "@/lib/workspaces/roles";
+import { ConfirmDialog } from "../ui/alert-dialog";
 import { useApi, useWorkspace } from "../providers";
+import { Time } from "../ui/time";
 
 interface MemberRow {
   userId: string;
@@ -50,13 +52,16 @@ export function MembersPanel({ currentUserId }: { currentUserId: string }) {
         ) : members.isError ? (
           <p className="p-4 text-sm text-rose-700">{errorText(members.error)}</p>
         ) : (
+          <div className="overflow-x-auto">
           <table className="w-full text-sm">
             <thead className="bg-slate-50 text-left text-xs uppercase tracking-wide text-slate-500">
               <tr>
-                <th className="px-4 py-2 font-medium">Name</th>
-                <th className="px-4 py-2 font-medium">Email</th>
-                <th className="px-4 py-2 font-medium">Role</th>
-                <th className="px-4 py-2" />
+                <th className="px-2 py-2 font-medium sm:px-4">Name</th>
+                <th className="hidden px-4 py-2 font-medium sm:table-cell">Email</th>
+                <th className="px-2 py-2 font-medium sm:px-4">Role</th>
+                <th className="px-2 py-2 sm:px-4">
+                  <span className="sr-only">Actions</span>
+                </th>
               </tr>
             </thead>
             <tbody className="divide-y divide-slate-100">
@@ -64,15 +69,16 @@ export function MembersPanel({ currentUserId }: { currentUserId: string }) {
                 const locked = m.role === "owner" && workspace.role !== "owner";
                 return (
                   <tr key={m.userId} data-testid={`member-${m.email}`}>
-                    <td className="px-4 py-2 font-medium">
+                    <td className="px-2 py-2 font-medium break-words sm:px-4">
                       {m.name}
-                      {m.userId === currentUserId ? <span className="ml-2 text-xs text-slate-400">(you)</span> : null}
+                      {m.userId === currentUserId ? <span className="ml-2 text-xs text-slate-500">(you)</span> : null}
+                      <span className="block text-xs font-normal break-all text-slate-600 sm:hidden">{m.email}</span>
                     </td>
-                    <td className="px-4 py-2 text-slate-600">{m.email}</td>
-                    <td className="px-4 py-2">
+                    <td className="hidden px-4 py-2 text-slate-600 sm:table-cell">{m.email}</td>
+                    <td className="px-2 py-2 sm:px-4">
                       <select
                         aria-label={`Role of ${m.email}`}
-                        className="input w-36 py-1"
+                        className="input w-28 py-1 sm:w-36"
                         value={m.role}
                         disabled={locked || changeRole.isPending}
                         onChange={(e) => changeRole.mutate({ userId: m.userId, role: e.target.value as Role })}
@@ -84,22 +90,25 @@ export function MembersPanel({ currentUserId }: { currentUserId: string }) {
                         ))}
                       </select>
                     </td>
-                    <td className="px-4 py-2 text-right">
-                      <button
-                        className="btn-danger py-1 text-xs"
-                        disabled={locked || remove.isPending}
-                        onClick={() => {
-                          if (window.confirm(`Remove ${m.name} (${m.email}) from ${workspace.name}?`)) remove.mutate(m.userId);
-                        }}
-                      >
-                        Remove
-                      </button>
+                    <td className="px-2 py-2 text-right sm:px-4">
+                      <ConfirmDialog
+                        trigger={
+                          <button className="btn-danger py-1 text-xs" disabled={locked || remove.isPending}>
+                            Remove
+                          </button>
+                        }
+                        title={`Remove ${m.name}?`}
+                        description={`${m.name} (${m.email}) loses access to ${workspace.name} at once. You can invite them again later.`}
+                        confirmLabel="Remove"
+                        onConfirm={() => remove.mutate(m.userId)}
+                      />
                     </td>
                   </tr>
                 );
               })}
             </tbody>
           </table>
+          </div>
         )}
         {rowError ? (
           <p role="alert" className="border-t border-rose-100 bg-rose-50 px-4 py-2 text-sm text-rose-700">
@@ -242,7 +251,7 @@ function PendingInvitations({ queryKey }: { queryKey: readonly unknown[] }) {
             <span className="flex-1">
               <span className="font-medium">{inv.email}</span>
               <span className="ml-2 text-slate-500">
-                {roleLabels[inv.role]} · expires {new Date(inv.expiresAt).toLocaleDateString()}
+                {roleLabels[inv.role]} · expires <Time at={inv.expiresAt} />
                 {inv.invitedBy ? ` · invited by ${inv.invitedBy}` : ""}
               </span>
             </span>

@@ -1,6 +1,7 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { toast } from "../ui/toaster";
 import { useState } from "react";
 import { errorMessage, isAppError } from "@/lib/errors";
 import { useApi, useWorkspace } from "../providers";
@@ -61,6 +62,7 @@ function PolicyEditor({ view, canEdit, onStale, onSaved }: { view: PolicyView; c
     mutationFn: () => api<{ policy: PolicyView }>("/api/policy", { method: "PUT", body: { ...draft, version: view.version } }),
     onSuccess: (data) => {
       onSaved();
+      toast.success("Policy saved. It applies to the next call.");
       queryClient.setQueryData(["policy", slug], data);
     },
     onError: (error) => {
@@ -196,7 +198,6 @@ function PolicyEditor({ view, canEdit, onStale, onSaved }: { view: PolicyView; c
         ) : (
           <p className="text-sm text-slate-500">Only owners and managers change the policy.</p>
         )}
-        {save.isSuccess ? <span role="status" className="text-sm text-emerald-700">Saved. It applies to the next call.</span> : null}
         {save.isError && !(isAppError(save.error) && save.error.code === "conflict:stale") ? (
           <span role="alert" className="text-sm text-rose-700">
             {errorMessage(save.error, "Not saved.")}

@@ -3,7 +3,8 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useLayoutEffect, useMemo, useRef, useState } from "react";
-import { errorText, shortWhen } from "../agents/types";
+import { errorText } from "../agents/types";
+import { Time } from "../ui/time";
 import { Markdown } from "../chat/markdown";
 import { Avatar } from "../chat/messages";
 import { useFeed } from "../feed/use-feed";
@@ -130,9 +131,7 @@ export function RoomView({ roomId }: { roomId: string }) {
                     <div className="flex items-baseline gap-2 text-xs">
                       <span className={`text-sm font-semibold ${m.fromAgent ? "font-mono text-slate-800" : "text-slate-900"}`}>{who}</span>
                       {m.fromUser ? <span className="rounded bg-slate-100 px-1.5 text-[10px] font-medium text-slate-600 uppercase">person</span> : null}
-                      <time className="text-slate-400" dateTime={m.createdAt}>
-                        {shortWhen(m.createdAt)}
-                      </time>
+                      <Time className="text-slate-500" at={m.createdAt} />
                       {m.runId ? (
                         <Link href={`/w/${slug}/runs/${m.runId}`} className="ml-auto text-indigo-700 hover:underline">
                           run
@@ -168,7 +167,7 @@ export function RoomView({ roomId }: { roomId: string }) {
         ) : null}
         <form
           aria-label="Post in the room"
-          className="border-t border-slate-200 bg-white p-3"
+          className="border-t border-slate-200 bg-surface p-3"
           onSubmit={(e) => {
             e.preventDefault();
             submit();
@@ -197,7 +196,7 @@ export function RoomView({ roomId }: { roomId: string }) {
               {post.isPending ? "Posting…" : "Post"}
             </button>
           </div>
-          <p className="mt-1.5 text-[11px] text-slate-400">
+          <p className="mt-1.5 text-[11px] text-slate-500">
             Every member agent gets a turn: {members.map((m) => `@${m.handle}`).join(", ")}. Enter to post · Shift+Enter for a new line
           </p>
         </form>

@@ -72,7 +72,7 @@ export function RoomsList({ canCreate }: { canCreate: boolean }) {
                 <Link href={`/w/${slug}/rooms/${room.id}`} className="font-mono text-base font-semibold text-slate-900 hover:text-indigo-700 hover:underline">
                   #{room.name}
                 </Link>
-                <p className="mt-1 flex-1 text-sm text-slate-600">{room.subject || <span className="text-slate-400">No subject</span>}</p>
+                <p className="mt-1 flex-1 text-sm text-slate-600">{room.subject || <span className="text-slate-500">No subject</span>}</p>
                 <div className="mt-3 flex items-center gap-2">
                   <div className="flex -space-x-1.5">
                     {room.members.map((m) => (

@@ -11,6 +11,7 @@ import { runTimelineQuery, useRunStream } from "../chat/use-run";
 import { triggerLabels } from "../feed/types";
 import { useApi, useWorkspace } from "../providers";
 import { anchoredStepClasses, useStepAnchor } from "./use-step-anchor";
+import { Time } from "../ui/time";
 
 export interface RunSummary {
   run: {
@@ -64,9 +65,6 @@ export function RunStateBadge({ state }: { state: string }) {
   );
 }
 
-function when(iso: string | null): string {
-  return iso ? new Date(iso).toLocaleString("en-GB", { dateStyle: "medium", timeStyle: "medium" }) : "—";
-}
 
 function duration(from: string, to: string | null): string | null {
   if (!to) return null;
@@ -181,9 +179,11 @@ export function RunView({ runId }: { runId: string }) {
               "—"
             )}
           </Fact>
-          <Fact label="Started">{when(run.createdAt)}</Fact>
+          <Fact label="Started">
+            <Time at={run.createdAt} />
+          </Fact>
           <Fact label="Finished">
-            {run.finishedAt ? when(run.finishedAt) : "not yet"}
+            {run.finishedAt ? <Time at={run.finishedAt} /> : "not yet"}
             {took ? <span className="text-slate-500"> · took {took}</span> : null}
           </Fact>
           <Fact label="Tokens">

@@ -32,12 +32,12 @@ export function WorkspaceSwitcher({ current, workspaces }: { current: WorkspaceI
 
   return (
     <div className="space-y-2">
-      <label htmlFor="workspace-switcher" className="block text-[11px] font-medium uppercase tracking-wide text-slate-500">
+      <label htmlFor="workspace-switcher" className="block text-[11px] font-medium uppercase tracking-wide text-sidebar-muted">
         Workspace
       </label>
       <select
         id="workspace-switcher"
-        className="w-full rounded-md border border-slate-700 bg-slate-800 px-2 py-1.5 text-sm text-white"
+        className="w-full rounded-md border border-sidebar-border bg-sidebar-accent px-2 py-2 text-sm text-white md:py-1.5"
         value={current.slug}
         onChange={(e) => {
           if (e.target.value === "__new") setCreating(true);
@@ -52,11 +52,11 @@ export function WorkspaceSwitcher({ current, workspaces }: { current: WorkspaceI
         <option value="__new">+ New workspace…</option>
       </select>
       {creating ? (
-        <form onSubmit={create} className="space-y-2 rounded-md bg-slate-800 p-2">
+        <form onSubmit={create} className="space-y-2 rounded-md bg-sidebar-accent p-2">
           <input
             autoFocus
             aria-label="New workspace name"
-            className="w-full rounded border border-slate-600 bg-slate-900 px-2 py-1 text-sm text-white"
+            className="w-full rounded border border-sidebar-border bg-sidebar px-2 py-1 text-sm text-white"
             placeholder="Workspace name"
             value={name}
             onChange={(e) => setName(e.target.value)}
@@ -68,7 +68,7 @@ export function WorkspaceSwitcher({ current, workspaces }: { current: WorkspaceI
             <button className="btn bg-indigo-600 px-2 py-1 text-xs text-white" disabled={busy}>
               Create
             </button>
-            <button type="button" className="btn px-2 py-1 text-xs text-slate-300" onClick={() => setCreating(false)}>
+            <button type="button" className="btn px-2 py-1 text-xs text-[#dbe3ee]" onClick={() => setCreating(false)}>
               Cancel
             </button>
           </div>

@@ -86,7 +86,7 @@ export function UsageReportView() {
               type="button"
               aria-pressed={preset === p.id}
               onClick={() => setPreset(p.id)}
-              className={`btn border ${preset === p.id ? "border-indigo-600 bg-indigo-600 text-white" : "border-slate-300 bg-white text-slate-700 hover:bg-slate-100"}`}
+              className={`btn border ${preset === p.id ? "border-indigo-600 bg-indigo-600 text-white" : "border-slate-300 bg-surface text-slate-700 hover:bg-slate-100"}`}
             >
               {p.label}
             </button>

@@ -104,7 +104,7 @@ export class BillingPage {
   async setAgentBudget(handle: string, usd: string) {
     await this.agentBudget(handle).fill(usd);
     await this.page.getByRole("button", { name: "Save budgets" }).click();
-    await expect(this.page.getByRole("status").filter({ hasText: "Budgets saved" })).toBeVisible();
+    await expect(this.page.getByRole("region", { name: /^Notifications/ }).getByText("Budgets saved")).toBeVisible();
   }
 
   budgetRow(handle: string): Locator {

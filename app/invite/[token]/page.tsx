@@ -24,7 +24,7 @@ export default async function InvitePage({ params }: { params: Promise<{ token: 
   }
   const user = invitation ? await currentUser() : null;
   return (
-    <main className="flex min-h-screen items-center justify-center bg-slate-900 p-6">
+    <main id="main" className="flex min-h-screen items-center justify-center bg-sidebar p-6">
       <div className="w-full max-w-sm">
         <div className="mb-6 text-center text-2xl font-semibold tracking-tight text-white">Clawdeck</div>
         <div className="card space-y-4 p-6">

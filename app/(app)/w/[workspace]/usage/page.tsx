@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
+import { forbidden } from "next/navigation";
 import { requireWorkspacePage } from "@/lib/http/page";
 import { canSeeSpend } from "@/lib/access/access";
-import { AccessDenied } from "@/components/shell/access-denied";
 import { BudgetBanner } from "@/components/usage/budget-banner";
 import { UsageReportView } from "@/components/usage/usage-report";
 
@@ -10,7 +10,7 @@ export const metadata: Metadata = { title: "Usage" };
 export default async function UsagePage({ params }: { params: Promise<{ workspace: string }> }) {
   const { workspace } = await requireWorkspacePage((await params).workspace);
   if (!canSeeSpend(workspace)) {
-    return <AccessDenied code="forbidden:usage" message="Spend is shown to reviewers, managers and owners of this workspace." />;
+    forbidden();
   }
   return (
     <div className="mx-auto max-w-6xl space-y-6">

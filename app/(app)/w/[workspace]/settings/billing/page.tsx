@@ -1,8 +1,8 @@
 import type { Metadata } from "next";
+import { forbidden } from "next/navigation";
 import { requireWorkspacePage } from "@/lib/http/page";
 import { canSeeSpend } from "@/lib/access/access";
 import { hasRole } from "@/lib/workspaces/roles";
-import { AccessDenied } from "@/components/shell/access-denied";
 import { BudgetsPanel } from "@/components/billing/budgets-panel";
 import { PricesPanel } from "@/components/billing/prices-panel";
 import { ReconciliationPanel } from "@/components/billing/reconciliation-panel";
@@ -12,7 +12,7 @@ export const metadata: Metadata = { title: "Billing" };
 export default async function BillingPage({ params }: { params: Promise<{ workspace: string }> }) {
   const { workspace } = await requireWorkspacePage((await params).workspace);
   if (!canSeeSpend(workspace)) {
-    return <AccessDenied code="forbidden:billing" message="Budgets and prices are shown to reviewers, managers and owners of this workspace." />;
+    forbidden();
   }
   const canEdit = hasRole(workspace.role, "manager");
   return (

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
+import { forbidden } from "next/navigation";
 import { requireWorkspacePage } from "@/lib/http/page";
 import { hasRole } from "@/lib/workspaces/roles";
-import { AccessDenied } from "@/components/shell/access-denied";
 import { ConnectionsPanel } from "@/components/connections/connections-panel";
 import { DoorTokensPanel } from "@/components/door/door-tokens";
 
@@ -10,7 +10,7 @@ export const metadata: Metadata = { title: "Connections" };
 export default async function ConnectionsPage({ params }: { params: Promise<{ workspace: string }> }) {
   const { workspace } = await requireWorkspacePage((await params).workspace);
   if (!hasRole(workspace.role, "manager")) {
-    return <AccessDenied code="forbidden:connections" message="Only owners and managers of this workspace manage its connections." />;
+    forbidden();
   }
   return (
     <div className="mx-auto max-w-3xl space-y-6">

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
+import { forbidden } from "next/navigation";
 import { requireWorkspacePage } from "@/lib/http/page";
 import { hasRole } from "@/lib/workspaces/roles";
-import { AccessDenied } from "@/components/shell/access-denied";
 import { MembersPanel } from "@/components/members/members-panel";
 
 export const metadata: Metadata = { title: "Members" };
@@ -9,7 +9,7 @@ export const metadata: Metadata = { title: "Members" };
 export default async function MembersPage({ params }: { params: Promise<{ workspace: string }> }) {
   const { workspace, user } = await requireWorkspacePage((await params).workspace);
   if (!hasRole(workspace.role, "manager")) {
-    return <AccessDenied code="forbidden:members" message="Only owners and managers of this workspace manage its members." />;
+    forbidden();
   }
   return (
     <div className="mx-auto max-w-4xl space-y-6">

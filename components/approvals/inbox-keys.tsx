@@ -1,0 +1,91 @@
+"use client";
+
+import { Keyboard } from "lucide-react";
+import { useEffect, useState } from "react";
+import { Dialog, DialogContent, DialogTrigger } from "../ui/dialog";
+
+export const inboxKeys = [
+  { key: "j", does: "next card" },
+  { key: "k", does: "previous card" },
+  { key: "a", does: "approve" },
+  { key: "r", does: "reject (asks for a reason)" },
+  { key: "e", does: "edit, then approve" },
+  { key: "o", does: "open the conversation" },
+  { key: "?", does: "show these keys" },
+] as const;
+
+/** The card actions a key presses: the same buttons a pointer would, so disabled stays disabled. */
+const actionOfKey: Record<string, string> = { a: "approve", r: "reject", e: "edit", o: "open" };
+
+function typingIn(target: EventTarget | null): boolean {
+  const el = target as HTMLElement | null;
+  return !!el && (el.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(el.tagName));
+}
+
+/**
+ * Keyboard triage over the cards in `list`: j/k move the selection, a/r/e/o
+ * press that card's button, ? opens the list of keys. Keys are ignored while
+ * typing (a reason, an edited input) and while a dialog is open.
+ */
+export function useInboxKeys(list: React.RefObject<HTMLElement | null>, count: number) {
+  const [selected, setSelected] = useState(0);
+  const [help, setHelp] = useState(false);
+  const index = count === 0 ? -1 : Math.min(selected, count - 1);
+
+  useEffect(() => {
+    function onKey(event: KeyboardEvent) {
+      if (event.metaKey || event.ctrlKey || event.altKey || typingIn(event.target)) return;
+      if (document.querySelector("[role=dialog],[role=alertdialog]")) return;
+      if (event.key === "?") {
+        event.preventDefault();
+        setHelp(true);
+        return;
+      }
+      const cards = [...(list.current?.querySelectorAll<HTMLElement>("article[data-approval]") ?? [])];
+      if (cards.length === 0) return;
+      const current = Math.min(selected, cards.length - 1);
+      if (event.key === "j" || event.key === "k") {
+        event.preventDefault();
+        const next = Math.max(0, Math.min(cards.length - 1, current + (event.key === "j" ? 1 : -1)));
+        setSelected(next);
+        cards[next]!.focus();
+        cards[next]!.scrollIntoView({ block: "nearest" });
+        return;
+      }
+      const action = actionOfKey[event.key];
+      if (!action) return;
+      const target = cards[current]!.querySelector<HTMLElement>(`[data-action="${action}"]`);
+      if (target && !(target as HTMLButtonElement).disabled) {
+        event.preventDefault();
+        target.click();
+      }
+    }
+    document.addEventListener("keydown", onKey);
+    return () => document.removeEventListener("keydown", onKey);
+  }, [list, selected]);
+
+  return { selected: index, select: setSelected, help, setHelp };
+}
+
+export function InboxKeysHelp({ open, onOpenChange }: { open: boolean; onOpenChange: (open: boolean) => void }) {
+  return (
+    <Dialog open={open} onOpenChange={onOpenChange}>
+      <DialogTrigger className="btn-secondary px-2 py-1 text-xs" aria-label="Keyboard shortcuts">
+        <Keyboard aria-hidden className="size-4" />
+        <span className="hidden sm:inline">Keys</span>
+      </DialogTrigger>
+      <DialogContent title="Keyboard shortcuts" description="In the pending list, when you are not typing.">
+        <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1.5 text-sm">
+          {inboxKeys.map(({ key, does }) => (
+            <div key={key} className="contents">
+              <dt>
+                <kbd className="rounded border border-slate-300 bg-slate-100 px-1.5 font-mono text-xs">{key}</kbd>
+              </dt>
+              <dd className="text-slate-700">{does}</dd>
+            </div>
+          ))}
+        </dl>
+      </DialogContent>
+    </Dialog>
+  );
+}

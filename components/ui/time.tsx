@@ -1,0 +1,26 @@
+"use client";
+
+import { useEffect, useState } from "react";
+import { absoluteWhen, relativeWhen } from "@/lib/client/when";
+
+/** Re-renders every `intervalMs`, so relative times stay true on a page left open. */
+export function useNow(intervalMs = 30_000): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const t = setInterval(() => setNow(Date.now()), intervalMs);
+    return () => clearInterval(t);
+  }, [intervalMs]);
+  return now;
+}
+
+/** A moment, written the one way the interface writes moments: relative when recent, the full moment on hover. */
+export function Time({ at, className }: { at: string | Date; className?: string }) {
+  const now = useNow();
+  const iso = typeof at === "string" ? at : at.toISOString();
+  return (
+    // The server and the browser may disagree by a few seconds or a time zone; the browser's answer wins.
+    <time dateTime={iso} title={absoluteWhen(iso)} className={className} suppressHydrationWarning>
+      {relativeWhen(iso, now)}
+    </time>
+  );
+}

@@ -1,0 +1,72 @@
+import AxeBuilder from "@axe-core/playwright";
+import { expect, test } from "@playwright/test";
+import { OWNER } from "./fixtures";
+import { mainPages, seedWorkspace, type Seeded } from "./pages/main-pages";
+import { SignInPage } from "./pages/sign-in-page";
+
+let seeded: Seeded;
+
+test.beforeAll(async ({ browser }) => {
+  const page = await browser.newPage();
+  await new SignInPage(page).signInAs(OWNER);
+  seeded = await seedWorkspace(page, { pendingApproval: true });
+  await page.close();
+});
+
+interface Finding {
+  page: string;
+  rule: string;
+  impact: string | null | undefined;
+  targets: string[];
+}
+
+for (const scheme of ["light", "dark"] as const) {
+  test(`no serious or critical axe violation on any page in ${scheme} mode`, async ({ page }) => {
+    test.setTimeout(180_000);
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.goto("/sign-in");
+    const findings: Finding[] = [];
+    const check = async (name: string) => {
+      await expect(page.locator("html")).toHaveClass(scheme === "dark" ? /\bdark\b/ : /\blight\b/);
+      const result = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]).analyze();
+      for (const v of result.violations) {
+        if (v.impact === "serious" || v.impact === "critical") {
+          findings.push({ page: name, rule: v.id, impact: v.impact, targets: v.nodes.slice(0, 3).map((n) => n.target.join(" ")) });
+        }
+      }
+    };
+    await check("sign-in");
+    await new SignInPage(page).signInAs(OWNER);
+    for (const { name, path } of mainPages(seeded)) {
+      await page.goto(path);
+      await expect(page.locator("main h1").first(), name).toBeVisible();
+      await page.waitForLoadState("networkidle");
+      await check(name);
+    }
+    // The phone's open drawer and an open menu are pages of their own for a screen reader.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto("/w/demo/approvals");
+    await expect(page.getByRole("article").first()).toBeVisible();
+    await check("approvals (phone)");
+    await page.getByTestId("menu-button").click();
+    await expect(page.getByRole("dialog", { name: "Navigation" })).toBeVisible();
+    await check("navigation drawer");
+    await page.keyboard.press("Escape");
+    await page.getByRole("banner").getByRole("button", { name: "Theme" }).click();
+    await expect(page.getByRole("menu")).toBeVisible();
+    await check("theme menu");
+    expect(findings).toEqual([]);
+  });
+}
+
+test("a skip link leads past the navigation to the page", async ({ page }) => {
+  await new SignInPage(page).signInAs(OWNER);
+  await page.goto("/w/demo/feed");
+  await page.keyboard.press("Tab");
+  const skip = page.getByRole("link", { name: "Skip to content" });
+  await expect(skip).toBeFocused();
+  await expect(skip).toBeVisible();
+  await skip.press("Enter");
+  await expect(page).toHaveURL(/#main$/);
+  await expect(page.locator("main#main")).toBeVisible();
+});

@@ -1,0 +1,80 @@
+import { expect, type Page } from "@playwright/test";
+import { APP_ORIGIN } from "../fixtures";
+
+const DEMO = { "x-clawdeck-workspace": "demo", origin: APP_ORIGIN };
+
+/** The pages a person reaches from the navigation, plus one of each detail page. */
+export interface Seeded {
+  agentId: string;
+  handle: string;
+  roomId: string;
+  sessionId: string;
+  runId: string;
+}
+
+export function mainPages(seeded: Seeded): { name: string; path: string }[] {
+  return [
+    { name: "overview", path: "/w/demo" },
+    { name: "chat", path: "/w/demo/chat" },
+    { name: "conversation", path: `/w/demo/chat/${seeded.sessionId}` },
+    { name: "approvals", path: "/w/demo/approvals" },
+    { name: "usage", path: "/w/demo/usage" },
+    { name: "outbox", path: "/w/demo/outbox" },
+    { name: "agents", path: "/w/demo/agents" },
+    { name: "agent", path: `/w/demo/agents/${seeded.agentId}` },
+    { name: "rooms", path: "/w/demo/rooms" },
+    { name: "room", path: `/w/demo/rooms/${seeded.roomId}` },
+    { name: "feed", path: "/w/demo/feed" },
+    { name: "run", path: `/w/demo/runs/${seeded.runId}` },
+    { name: "members", path: "/w/demo/settings/members" },
+    { name: "policy", path: "/w/demo/settings/policy" },
+    { name: "billing", path: "/w/demo/settings/billing" },
+    { name: "connections", path: "/w/demo/settings/connections" },
+    { name: "account", path: "/w/demo/settings/account" },
+  ];
+}
+
+/** An agent, a room, and a chat with a finished run (and, if asked, one waiting for approval): enough for every page to show real content. */
+export async function seedWorkspace(page: Page, options: { pendingApproval?: boolean } = {}): Promise<Seeded> {
+  const handle = `look${Date.now().toString(36)}`;
+  const created = await page.request.post("/api/agents", {
+    headers: DEMO,
+    data: { handle, name: "Lookout", model: "offline", tools: ["http.fetch", "slack.post"], description: "Reads pages and posts summaries" },
+  });
+  expect(created.status()).toBe(201);
+  const agentId = ((await created.json()) as { agent: { id: string } }).agent.id;
+  const room = await page.request.post("/api/rooms", { headers: DEMO, data: { name: `ops${Date.now().toString(36)}`, subject: "Daily checks", agentIds: [agentId] } });
+  expect(room.status()).toBe(201);
+  const roomId = ((await room.json()) as { room: { id: string } }).room.id;
+
+  await page.goto("/w/demo/chat");
+  await page.getByRole("button", { name: new RegExp(`\\(@${handle}\\)$`) }).click();
+  await expect(page).toHaveURL(/\/chat\/[0-9a-f-]{36}$/);
+  const sessionId = new URL(page.url()).pathname.split("/").pop()!;
+  await page.getByLabel("Message", { exact: true }).fill("hello there");
+  await page.getByLabel("Message", { exact: true }).press("Enter");
+  await expect(page.getByRole("button", { name: "Stop", exact: true })).toHaveCount(0, { timeout: 20_000 });
+  if (options.pendingApproval) {
+    // Reading a web page taints the run, so the post after it waits for a reviewer.
+    await page.getByLabel("Message", { exact: true }).fill(`fetch ${new URL(page.url()).origin}/sign-in\nslack #general waiting for review`);
+    await expect(page.getByRole("button", { name: "Send", exact: true })).toBeEnabled();
+    await page.getByRole("button", { name: "Send", exact: true }).click();
+    await expect(page.getByTestId("approval-pending")).toBeVisible({ timeout: 20_000 });
+  }
+  const runs = await page.request.get(`/api/sessions/${sessionId}`, { headers: DEMO });
+  expect(runs.status()).toBe(200);
+  const runId = findRunId(await runs.json());
+  return { agentId, handle, roomId, sessionId, runId };
+}
+
+function findRunId(body: unknown): string {
+  const { messages } = body as { messages: { run: { id: string } | null }[] };
+  const run = messages.find((m) => m.run)?.run;
+  if (!run) throw new Error("The session has no run");
+  return run.id;
+}
+
+/** How far the page scrolls sideways (0 when it fits the viewport). */
+export async function horizontalOverflow(page: Page): Promise<number> {
+  return page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+}

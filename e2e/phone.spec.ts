@@ -1,0 +1,150 @@
+import { expect, test, type Page } from "@playwright/test";
+import { OWNER } from "./fixtures";
+import { ApprovalsPage } from "./pages/approvals-page";
+import { ChatPage } from "./pages/chat-page";
+import { horizontalOverflow, mainPages, seedWorkspace, type Seeded } from "./pages/main-pages";
+import { SignInPage } from "./pages/sign-in-page";
+import { personWithRole } from "./people";
+
+const PHONE = { width: 390, height: 844 };
+const SMALL_PHONE = { width: 360, height: 740 };
+const DESKTOP = { width: 1440, height: 900 };
+
+let seeded: Seeded;
+
+test.beforeAll(async ({ browser }) => {
+  const page = await browser.newPage();
+  await new SignInPage(page).signInAs(OWNER);
+  seeded = await seedWorkspace(page);
+  await page.close();
+});
+
+async function signedIn(page: Page, viewport: { width: number; height: number }) {
+  await page.setViewportSize(viewport);
+  await new SignInPage(page).signInAs(OWNER);
+}
+
+for (const viewport of [SMALL_PHONE, PHONE, DESKTOP]) {
+  test(`at ${viewport.width}×${viewport.height} no page scrolls sideways`, async ({ page }) => {
+    await signedIn(page, viewport);
+    for (const { name, path } of mainPages(seeded)) {
+      await page.goto(path);
+      await expect(page.locator("main h1").first(), name).toBeVisible();
+      // Charts and lists settle after their data arrives.
+      await page.waitForLoadState("networkidle");
+      expect({ page: name, overflow: await horizontalOverflow(page) }).toEqual({ page: name, overflow: 0 });
+    }
+  });
+}
+
+test("on a phone the navigation is a drawer behind a menu button that counts pending approvals", async ({ page, browser, baseURL }) => {
+  await signedIn(page, PHONE);
+  const chat = new ChatPage(page);
+  await page.goto(`/w/demo/chat/${seeded.sessionId}`);
+  await chat.send(`fetch ${baseURL}/sign-in\nslack #general from the phone`);
+  await expect(chat.step(chat.lastReply(), "slack.post").getByTestId("approval-pending")).toBeVisible();
+
+  // Four eyes: someone other than the requester decides.
+  const reviewer = await personWithRole(browser, page, "reviewer");
+  try {
+    const phone = reviewer.page;
+    await phone.setViewportSize(PHONE);
+    await phone.goto("/w/demo");
+    await expect(phone.getByRole("navigation", { name: "Main" })).toBeHidden();
+    const menu = phone.getByTestId("menu-button");
+    await expect(menu).toHaveAccessibleName(/^Menu, [1-9]\d* approvals? pending$/);
+    await expect(phone.getByTestId("menu-pending-badge")).toHaveText(/^[1-9]\d*$/);
+
+    await menu.click();
+    const drawer = phone.getByRole("dialog", { name: "Navigation" });
+    await expect(drawer).toBeVisible();
+    await drawer.getByRole("navigation", { name: "Main" }).getByRole("link", { name: /^Approvals/ }).click();
+    await expect(phone).toHaveURL(/\/w\/demo\/approvals$/);
+    await expect(drawer).toBeHidden();
+
+    // The card reads at phone width and its decision buttons are big enough for a thumb.
+    const inbox = new ApprovalsPage(phone);
+    const card = inbox.card(seeded.handle).first();
+    await expect(card.getByTestId("approval-preview")).toContainText("from the phone");
+    const approve = card.getByRole("button", { name: "Approve", exact: true });
+    const reject = card.getByRole("button", { name: "Reject…" });
+    for (const button of [approve, reject]) {
+      const box = (await button.boundingBox())!;
+      expect(box.height).toBeGreaterThanOrEqual(40);
+      expect(box.width).toBeGreaterThanOrEqual(120);
+      expect(box.x + box.width).toBeLessThanOrEqual(PHONE.width);
+    }
+    expect(await horizontalOverflow(phone)).toBe(0);
+    const pendingBefore = Number(await phone.getByTestId("menu-pending-badge").textContent());
+    await approve.click();
+    await expect(phone.getByRole("region", { name: /^Notifications/ })).toContainText("Approved: Post to Slack");
+    await expect(inbox.card(seeded.handle)).toHaveCount(0);
+    // The count on the menu button goes down by one (other tests may leave approvals waiting).
+    const left = pendingBefore - 1;
+    await expect(menu).toHaveAccessibleName(left === 0 ? "Menu" : `Menu, ${left} approval${left === 1 ? "" : "s"} pending`);
+  } finally {
+    await reviewer.context.close();
+  }
+});
+
+test("on a phone the chat composer spans the width and sends", async ({ page }) => {
+  await signedIn(page, PHONE);
+  const chat = new ChatPage(page);
+  await page.goto(`/w/demo/chat/${seeded.sessionId}`);
+  const box = (await chat.input().boundingBox())!;
+  expect(box.width).toBeGreaterThanOrEqual(PHONE.width * 0.6);
+  await expect(chat.userMessages().first()).toContainText("hello there");
+  const before = await chat.userMessages().count();
+  await chat.send("sent from a phone");
+  await expect(chat.userMessages()).toHaveCount(before + 1);
+  await expect(chat.userMessages().last()).toContainText("sent from a phone");
+  await chat.waitUntilIdle();
+  expect(await horizontalOverflow(page)).toBe(0);
+});
+
+test("on a desktop the navigation is a column and the menu button is gone", async ({ page }) => {
+  await signedIn(page, DESKTOP);
+  await expect(page.getByRole("navigation", { name: "Main" })).toBeVisible();
+  await expect(page.getByTestId("menu-button")).toBeHidden();
+  await page.goto("/w/demo/usage");
+  await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
+});
+
+test("dark mode follows the device and the toggle overrides it", async ({ page }) => {
+  await page.emulateMedia({ colorScheme: "dark" });
+  await signedIn(page, DESKTOP);
+  const html = page.locator("html");
+  await expect(html).toHaveClass(/\bdark\b/);
+  const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  const dark = await background();
+
+  await page.getByRole("navigation", { name: "Main" }).waitFor();
+  await page.getByRole("button", { name: "Theme" }).click();
+  await page.getByRole("menuitemradio", { name: "Light" }).click();
+  await expect(html).not.toHaveClass(/\bdark\b/);
+  expect(await background()).not.toBe(dark);
+
+  // The choice is kept across a reload, and the theme script ran under the page's CSP.
+  const refused: string[] = [];
+  page.on("console", (m) => {
+    if (m.type() === "error" && /Content Security Policy/i.test(m.text())) refused.push(m.text());
+  });
+  await page.reload();
+  await expect(html).not.toHaveClass(/\bdark\b/);
+  await page.getByRole("button", { name: "Theme" }).click();
+  await page.getByRole("menuitemradio", { name: "Dark" }).click();
+  await expect(html).toHaveClass(/\bdark\b/);
+  await page.reload();
+  await expect(html).toHaveClass(/\bdark\b/);
+  expect(refused).toEqual([]);
+});
+
+test("the favicon, the app icons and the web manifest are served", async ({ request }) => {
+  for (const path of ["/favicon.ico", "/icon.svg", "/icon-192.png", "/icon-512.png", "/apple-touch-icon.png"]) {
+    const response = await request.get(path);
+    expect({ path, status: response.status() }).toEqual({ path, status: 200 });
+  }
+  const manifest = await request.get("/manifest.webmanifest");
+  expect(manifest.status()).toBe(200);
+  expect((await manifest.json()) as { name: string }).toMatchObject({ name: "Clawdeck", start_url: "/" });
+});

@@ -1,0 +1,79 @@
+import { expect, test } from "@playwright/test";
+import { APP_ORIGIN, OWNER } from "./fixtures";
+import { ApprovalsPage } from "./pages/approvals-page";
+import { SignInPage } from "./pages/sign-in-page";
+import { personWithRole } from "./people";
+
+const DEMO = { "x-clawdeck-workspace": "demo", origin: APP_ORIGIN };
+
+test("a reviewer triages three approvals with the keyboard only", async ({ page, browser, baseURL }) => {
+  await new SignInPage(page).signInAs(OWNER);
+  const handle = `keys${Date.now().toString(36)}`;
+  const agent = await page.request.post("/api/agents", {
+    headers: DEMO,
+    data: { handle, name: "Keys", model: "offline", tools: ["http.fetch", "slack.post"], description: "Posts what it reads" },
+  });
+  expect(agent.status()).toBe(201);
+  // Three chats, each stopped at a post that waits for a reviewer (reading a web page first taints the run).
+  for (const word of ["one", "two", "three"]) {
+    const session = await page.request.post("/api/sessions", { headers: DEMO, data: { agentHandle: handle } });
+    expect(session.status()).toBe(201);
+    const { id } = (await session.json()) as { id: string };
+    const sent = await page.request.post(`/api/sessions/${id}/messages`, { headers: DEMO, data: { text: `fetch ${baseURL}/sign-in\nslack #general post ${word}` } });
+    expect(sent.ok()).toBe(true);
+  }
+
+  const reviewer = await personWithRole(browser, page, "reviewer");
+  try {
+    const inbox = new ApprovalsPage(reviewer.page);
+    await inbox.goto("demo");
+    const cards = inbox.card(handle);
+    await expect(cards).toHaveCount(3, { timeout: 20_000 });
+    const keys = reviewer.page.keyboard;
+
+    // ? lists the keys.
+    await keys.press("?");
+    const help = reviewer.page.getByRole("dialog", { name: "Keyboard shortcuts" });
+    await expect(help).toContainText("approve");
+    await keys.press("Escape");
+    await expect(help).toBeHidden();
+
+    // j selects the first card; a approves it.
+    await keys.press("j");
+    await keys.press("k");
+    const first = cards.first();
+    await expect(first).toBeFocused();
+    const firstText = await first.getByTestId("approval-preview").innerText();
+    await keys.press("a");
+    await expect(cards).toHaveCount(2);
+    await expect(inbox.pending()).not.toContainText(firstText);
+
+    // r on the next card asks for a reason; typing it is not taken for shortcuts.
+    await reviewer.page.getByRole("article").first().focus();
+    await keys.press("r");
+    const reason = cards.first().getByLabel(/Reason for rejecting/);
+    await expect(reason).toBeFocused();
+    await keys.type("already posted, thanks");
+    await expect(cards).toHaveCount(2);
+    await cards.first().getByRole("button", { name: "Confirm rejection" }).click();
+    await expect(cards).toHaveCount(1);
+
+    // e opens the editor on the last card; Escape out of the field, then o opens its conversation.
+    await reviewer.page.getByRole("article").first().focus();
+    await keys.press("e");
+    await expect(cards.first().getByLabel(/Input to run instead/)).toBeFocused();
+    await cards.first().getByRole("button", { name: "Back" }).click();
+    await reviewer.page.getByRole("article").first().focus();
+    await keys.press("o");
+    await expect(reviewer.page).toHaveURL(/\/(chat|runs)\//);
+
+    const history = await (async () => {
+      await inbox.goto("demo");
+      return inbox.openHistory();
+    })();
+    await expect(history.getByRole("listitem", { name: /^approved: / }).first()).toBeVisible();
+    await expect(history.getByRole("listitem", { name: /^rejected: / }).first()).toContainText("already posted, thanks");
+  } finally {
+    await reviewer.context.close();
+  }
+});
