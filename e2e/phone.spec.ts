@@ -94,6 +94,8 @@ test("on a phone the chat composer spans the width and sends", async ({ page }) 
   const box = (await chat.input().boundingBox())!;
   expect(box.width).toBeGreaterThanOrEqual(PHONE.width * 0.6);
   await expect(chat.userMessages().first()).toContainText("hello there");
+  // The previous test's reply (resumed after its approval) may still be finishing in this chat.
+  await chat.waitUntilIdle();
   const before = await chat.userMessages().count();
   await chat.send("sent from a phone");
   await expect(chat.userMessages()).toHaveCount(before + 1);

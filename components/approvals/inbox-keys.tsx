@@ -70,7 +70,7 @@ export function useInboxKeys(list: React.RefObject<HTMLElement | null>, count: n
 export function InboxKeysHelp({ open, onOpenChange }: { open: boolean; onOpenChange: (open: boolean) => void }) {
   return (
     <Dialog open={open} onOpenChange={onOpenChange}>
-      <DialogTrigger className="btn-secondary px-2 py-1 text-xs" aria-label="Keyboard shortcuts">
+      <DialogTrigger className="btn-secondary px-2 py-1 text-xs" aria-label="Keys: keyboard shortcuts">
         <Keyboard aria-hidden className="size-4" />
         <span className="hidden sm:inline">Keys</span>
       </DialogTrigger>
