@@ -27,6 +27,16 @@ export async function getReadableRun(db: Db, workspaceId: string, runId: string,
   return run;
 }
 
+/** `getReadableRun` for callers that only need the answer (an event stream): reads the run's access facts, not the whole row. */
+export async function assertReadableRun(db: Db, workspaceId: string, runId: string, viewer: Viewer): Promise<void> {
+  const [run] = await db
+    .select({ userId: agentRuns.userId, trigger: agentRuns.trigger, sessionId: agentRuns.sessionId, onBehalfOfUserId: agentRuns.onBehalfOfUserId })
+    .from(agentRuns)
+    .where(and(eq(agentRuns.id, runId), eq(agentRuns.workspaceId, workspaceId)));
+  if (!run) throw new AppError("not_found:run");
+  assertCanReadRun(viewer, run);
+}
+
 /**
  * Approvals as this viewer may see them: every member sees the gated action,
  * but the run, step and chat behind it only if they may open that run.

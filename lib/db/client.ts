@@ -4,6 +4,7 @@ import type { ExtractTablesWithRelations } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from "drizzle-orm/pg-core";
 import * as schema from "./schema";
 import { lockDataFolder } from "./folder-lock";
+import { queryRecorder } from "./query-count";
 import { ensurePrivateFolder, makeTreePrivate, withPrivateUmask } from "../private-files";
 
 export type Schema = typeof schema;
@@ -63,7 +64,7 @@ async function openPglite(dataDir: string): Promise<DatabaseHandle> {
     const { migrate } = await import("drizzle-orm/pglite/migrator");
     const client = await withPrivateUmask(() => PGlite.create(dataDir));
     makeTreePrivate(parent);
-    const db = drizzle({ client, schema, casing: "snake_case" });
+    const db = drizzle({ client, schema, casing: "snake_case", logger: queryRecorder });
     return {
       db: db as unknown as Database,
       driver: "pglite",
@@ -88,7 +89,7 @@ async function openPostgres(url: string, max = 10): Promise<DatabaseHandle> {
   const { drizzle } = await import("drizzle-orm/postgres-js");
   const { migrate } = await import("drizzle-orm/postgres-js/migrator");
   const client = postgres(url, { max, onnotice: () => {} });
-  const db = drizzle({ client, schema, casing: "snake_case" });
+  const db = drizzle({ client, schema, casing: "snake_case", logger: queryRecorder });
   return {
     db: db as unknown as Database,
     driver: "postgres",

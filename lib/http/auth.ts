@@ -125,6 +125,12 @@ export async function userFromRequest(req: Request): Promise<PublicUser | null> 
   return userOfSession(server.db, token.sid, token.sub);
 }
 
+/** The session and user ids a request's cookie claims (still to be checked against the live session). */
+export async function sessionClaimOfRequest(req: Request): Promise<{ sessionId: unknown; userId: unknown } | null> {
+  const token = await tokenFromRequest(req);
+  return token?.sub ? { sessionId: token.sid, userId: token.sub } : null;
+}
+
 /** The session id of a request's cookie (to keep the current session when ending the others). */
 export async function sessionIdFromRequest(req: Request): Promise<string | undefined> {
   const token = await tokenFromRequest(req);

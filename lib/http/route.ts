@@ -8,7 +8,8 @@ import { hasRole } from "../workspaces/roles";
 import type { PublicUser } from "../workspaces/users";
 import { defaultWorkspaceForUser, getWorkspaceMembership, markWorkspaceOpened, type WorkspaceMembership } from "../workspaces/workspaces";
 import { getEnv, parseEnv } from "../env";
-import { userFromRequest } from "./auth";
+import { sessionWithWorkspace, type SessionWithWorkspace } from "../auth/sessions";
+import { sessionClaimOfRequest, userFromRequest } from "./auth";
 import { errorResponse } from "./errors";
 import { originPolicyFromEnv, refusedOrigin } from "./origin";
 
@@ -142,8 +143,7 @@ function assertSameOrigin(req: Request) {
  * silently replaced; a named one becomes the user's last opened.
  */
 export async function resolveWorkspace(db: Database, req: Request, userId: string): Promise<WorkspaceMembership> {
-  const named =
-    req.headers.get(WORKSPACE_HEADER) ?? new URL(req.url).searchParams.get("workspace") ?? readCookie(req, WORKSPACE_COOKIE);
+  const named = namedWorkspace(req);
   if (named) {
     const membership = await getWorkspaceMembership(db, userId, { slug: named });
     if (!membership) throw new AppError("forbidden:workspace", "You are not a member of that workspace.");
@@ -155,14 +155,45 @@ export async function resolveWorkspace(db: Database, req: Request, userId: strin
   return last;
 }
 
+/** The workspace a request names (header, `workspace` query parameter, cookie), if any. */
+function namedWorkspace(req: Request): string | null {
+  return req.headers.get(WORKSPACE_HEADER) ?? new URL(req.url).searchParams.get("workspace") ?? readCookie(req, WORKSPACE_COOKIE) ?? null;
+}
+
+/** The live session of a request with the person's membership in the named (else last opened) workspace: one query. */
+async function sessionAndWorkspace(
+  db: Database,
+  req: Request,
+  named: { slug: string } | { id: string } | null,
+): Promise<SessionWithWorkspace | null> {
+  const claim = await sessionClaimOfRequest(req);
+  return claim ? sessionWithWorkspace(db, claim.sessionId, claim.userId, named) : null;
+}
+
+/**
+ * `resolveWorkspace` for a membership already read with the session: the
+ * same refusals, and the same record of the workspace opened, written only
+ * when it is not already the person's last opened.
+ */
+async function workspaceOfSession(db: Database, req: Request, found: SessionWithWorkspace, named: string | null): Promise<WorkspaceMembership> {
+  if (named) {
+    if (!found.workspace) throw new AppError("forbidden:workspace", "You are not a member of that workspace.");
+    if (!found.openedLast) await markWorkspaceOpened(db, found.user.id, found.workspace.id);
+    return found.workspace;
+  }
+  if (!found.workspace) throw new AppError("forbidden:workspace", "You are not a member of any workspace.");
+  return found.workspace;
+}
+
 async function prepareRequest<P extends Schema, Q extends Schema, B extends Schema>(
   options: RouteOptions<P, Q, B>,
   req: Request,
   nextContext: NextContext | undefined,
+  findUser: (db: Database) => Promise<PublicUser | null> = () => userFromRequest(req),
 ) {
   assertSameOrigin(req);
   const server = await getServer();
-  const user = await userFromRequest(req);
+  const user = await findUser(server.db);
   const rawParams = (await nextContext?.params) ?? {};
   const params = (options.params ? parseOrThrow(options.params, rawParams, "params") : undefined) as Out<P>;
   const query = (
@@ -176,8 +207,9 @@ async function prepare<P extends Schema, Q extends Schema, B extends Schema>(
   options: RouteOptions<P, Q, B>,
   req: Request,
   nextContext: NextContext | undefined,
+  findUser?: (db: Database) => Promise<PublicUser | null>,
 ) {
-  const ctx = await prepareRequest(options, req, nextContext);
+  const ctx = await prepareRequest(options, req, nextContext, findUser);
   if (!ctx.user) throw new AppError("unauthorized:session", "Sign in to continue.");
   return { ...ctx, user: ctx.user };
 }
@@ -194,16 +226,22 @@ export function route<P extends Schema = undefined, Q extends Schema = undefined
 ) {
   return async (req: Request, nextContext?: NextContext): Promise<Response> => {
     try {
-      const ctx = await prepare(options, req, nextContext);
-      const workspace = await resolveWorkspace(ctx.db, req, ctx.user.id);
+      // The session and the membership are read together; the refusals keep their order
+      // (no session, then bad params/query/body, then the workspace, then the role).
+      const named = namedWorkspace(req);
+      let found: SessionWithWorkspace | null = null;
+      const ctx = await prepare(options, req, nextContext, async (db) => {
+        found = await sessionAndWorkspace(db, req, named ? { slug: named } : null);
+        return found?.user ?? null;
+      });
+      const workspace = await workspaceOfSession(ctx.db, req, found!, named);
       if (options.role && !hasRole(workspace.role, options.role)) {
         throw new AppError(`forbidden:role`, `This needs the ${options.role} role or higher in ${workspace.name}.`);
       }
       const stillAllowed = async () => {
-        const user = await userFromRequest(req);
-        if (user?.id !== ctx.user.id) return false;
-        const membership = await getWorkspaceMembership(ctx.db, user.id, { id: workspace.id });
-        return !!membership && (!options.role || hasRole(membership.role, options.role));
+        const again = await sessionAndWorkspace(ctx.db, req, { id: workspace.id });
+        if (again?.user.id !== ctx.user.id || !again.workspace) return false;
+        return !options.role || hasRole(again.workspace.role, options.role);
       };
       return toResponse(await handler({ ...ctx, workspace, stillAllowed }));
     } catch (error) {

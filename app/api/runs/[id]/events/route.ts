@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { getReadableRun } from "@/lib/access/reads";
+import { assertReadableRun } from "@/lib/access/reads";
 import { route } from "@/lib/http/route";
 import { sseResponse } from "@/lib/http/sse";
 import { streamRunEvents } from "@/lib/runtime/stream";
@@ -10,7 +10,7 @@ export const GET = route(
   { params: z.object({ id: z.uuid() }), query: z.object({ after: z.coerce.number().int().min(0).optional(), workspace: z.string().optional() }) },
   async ({ req, server, workspace, user, params, query, stillAllowed }) => {
     const viewer = { userId: user.id, role: workspace.role };
-    await getReadableRun(server.db, workspace.id, params.id, viewer);
+    await assertReadableRun(server.db, workspace.id, params.id, viewer);
     // The browser's automatic reconnect sends Last-Event-ID; a fresh page load passes ?after=.
     const lastEventId = Number(req.headers.get("last-event-id"));
     const afterSeq = Number.isInteger(lastEventId) && lastEventId > 0 ? lastEventId : (query.after ?? 0);

@@ -1,0 +1,57 @@
+import { describe, expect, it } from "vitest";
+import { GET as eventsRoute } from "../../app/api/runs/[id]/events/route";
+import { POST as postMessageRoute } from "../../app/api/sessions/[id]/messages/route";
+import { POST as createSessionRoute } from "../../app/api/sessions/route";
+import { recordQueries } from "../../lib/db/query-count";
+import { demoOwner } from "../support/fixtures";
+import { waitForRun } from "../support/runtime";
+import { jsonRequest, params, sessionCookie, useTestServer } from "../support/server";
+import { readFrames } from "../support/sse";
+
+/** Statements sent before the response is handed back (later work of the run is not part of the answer). */
+async function queriesOf(fn: () => Promise<Response>) {
+  const { result, queries } = await recordQueries(fn);
+  return { res: result, queries };
+}
+
+describe("queries on the start path of a chat", () => {
+  const server = useTestServer();
+
+  it("counts the statements of a chat message and of opening its run's event stream", async () => {
+    const s = server();
+    const owner = await demoOwner(s.db);
+    const cookie = await sessionCookie(s, owner);
+    const created = await createSessionRoute(jsonRequest("/api/sessions", { method: "POST", cookie, body: { agentHandle: "scout" } }));
+    const sessionId = (await created.json()).id as string;
+
+    const post = () =>
+      queriesOf(() =>
+        postMessageRoute(
+          jsonRequest(`/api/sessions/${sessionId}/messages`, { method: "POST", cookie, workspace: "demo", body: { text: "hello" } }),
+          params({ id: sessionId }),
+        ),
+      );
+    // The first request naming the workspace records it as the one opened last; later ones only read.
+    const first = await post();
+    expect(first.res.status).toBe(202);
+    expect(first.queries.filter((q) => /update "memberships"/.test(q))).toHaveLength(1);
+    await waitForRun(s.db, (await first.res.json()).runId);
+
+    const posted = await post();
+    expect(posted.res.status).toBe(202);
+    const { runId } = await posted.res.json();
+    await waitForRun(s.db, runId);
+    // Session, user and membership: one statement, and no write when the workspace is already the last opened.
+    expect(posted.queries.filter((q) => /auth_sessions|memberships/.test(q))).toHaveLength(1);
+
+    const opened = await queriesOf(() => eventsRoute(jsonRequest(`/api/runs/${runId}/events?workspace=demo`, { cookie }), params({ id: runId })));
+    expect(opened.res.status).toBe(200);
+    const frames = await readFrames(opened.res);
+    expect(frames.at(-1)?.event).toBe("run_completed");
+    // Session with membership, the run's access facts, the journal.
+    expect(opened.queries).toHaveLength(3);
+
+    console.log(`POST messages: ${posted.queries.length}\n${posted.queries.join("\n")}`);
+    console.log(`GET events: ${opened.queries.length}\n${opened.queries.join("\n")}`);
+  });
+});
