@@ -1,5 +1,5 @@
-import { and, asc, eq, inArray, isNull } from "drizzle-orm";
-import { agentRuns, approvals, type Agent, type AgentRun, type Approval, type DoorToken } from "../db/schema";
+import { and, asc, eq, inArray, isNull, lt, sql } from "drizzle-orm";
+import { agentRuns, approvals, doorSessions, executionGrants, type Agent, type AgentRun, type Approval, type DoorToken } from "../db/schema";
 import { AppError } from "../errors";
 import { recordFeed, recordRunFinished } from "../feed/feed";
 import { approvalsTopic } from "../safety/approvals";
@@ -9,7 +9,7 @@ import type { ProposedCall } from "../safety/dispatch";
 import type { AnyTool } from "../tools/registry";
 import { RunJournal } from "./run-journal";
 import { getRunWithAgent } from "./runs";
-import { claimResume, createWakeRuns, finishRun, pausedMessage, recordTaint, renewLease } from "./run-state";
+import { claimResume, createWakeRuns, endRunFromOutside, finishRun, pausedMessage, recordTaint, renewLease } from "./run-state";
 import { dispatchCall, resumeCall, suspendRun } from "./tool-call";
 import { parseCheckpoint } from "./checkpoint";
 import type { CallContext, LoopState, RuntimeDeps, ToolResultBlock } from "./types";
@@ -96,12 +96,17 @@ export async function settleDoorRun(deps: RuntimeDeps, runId: string): Promise<T
   return result;
 }
 
-/** The latest undecided-or-unused approval of a door run of this agent for exactly this call. */
-async function findOpenDoorApproval(deps: RuntimeDeps, agentId: string, fingerprint: string): Promise<Approval | null> {
+/**
+ * The latest undecided-or-unused approval of a door run of this agent for
+ * exactly this call, asked through this token: another token of the same
+ * agent never uses it.
+ */
+async function findOpenDoorApproval(deps: RuntimeDeps, agentId: string, tokenId: string, fingerprint: string): Promise<Approval | null> {
   const [row] = await deps.db
     .select({ approval: approvals })
     .from(approvals)
     .innerJoin(agentRuns, eq(agentRuns.id, approvals.runId))
+    .innerJoin(doorSessions, and(eq(doorSessions.runId, agentRuns.id), eq(doorSessions.tokenId, tokenId)))
     .where(
       and(
         eq(approvals.agentId, agentId),
@@ -176,7 +181,7 @@ export async function callThroughDoor(deps: RuntimeDeps, caller: DoorCaller, cal
   const tool = agent.tools.includes(call.name) ? deps.tools.get(call.name) : undefined;
   const parsed = tool?.input.safeParse(call.input);
   if (tool && parsed?.success) {
-    const open = await findOpenDoorApproval(deps, agent.id, callFingerprint(tool.name, parsed.data));
+    const open = await findOpenDoorApproval(deps, agent.id, token.id, callFingerprint(tool.name, parsed.data));
     if (open) return awaitDoorApproval(deps, open, options);
   }
 
@@ -195,6 +200,7 @@ export async function callThroughDoor(deps: RuntimeDeps, caller: DoorCaller, cal
   if (paused.length > 0 || !runIds[0]) throw new AppError("conflict:agent_paused", `${pausedMessage(agent.handle)} Nothing was run; ask a manager to resume it.`);
   const { run } = await getRunWithAgent(deps.db, runIds[0]);
   if (!run) throw new AppError("internal:run", "The door run vanished.");
+  await deps.db.insert(doorSessions).values({ workspaceId: run.workspaceId, tokenId: token.id, runId: run.id });
   const proposed: ProposedCall = { id: `door_${run.id}`, name: call.name, input: call.input };
   const taint = [{ source: doorTaint(token.name), stepId: null }];
   const state: LoopState = { version: 2, system: "", conversation: [], fullText: "", position: 0, modelCalls: 0, taint, batch: [proposed], pending: [proposed], results: [] };
@@ -214,6 +220,24 @@ export async function callThroughDoor(deps: RuntimeDeps, caller: DoorCaller, cal
   // The governor may decide it at once; the wait below then sees the decision.
   await governApproval(deps, approvalId);
   return awaitDoorApproval(deps, { id: approvalId, workspaceId: run.workspaceId, runId: run.id }, options);
+}
+
+export const LAPSED_GRANT_MESSAGE = "The call was approved, but nobody repeated it through the door before its grant lapsed; nothing was done.";
+
+/**
+ * Ends an approved door run whose caller never came back for the grant, once
+ * the grant has lapsed: the run fails with `door:grant_lapsed` and says why.
+ * False while the grant can still be used (or the run is no longer waiting).
+ */
+export async function endLapsedDoorRun(deps: RuntimeDeps, runId: string): Promise<boolean> {
+  const [lapsed] = await deps.db
+    .select({ id: executionGrants.id })
+    .from(executionGrants)
+    .innerJoin(approvals, eq(approvals.id, executionGrants.approvalId))
+    .where(and(eq(approvals.runId, runId), eq(approvals.status, "approved"), isNull(approvals.resumedAt), isNull(executionGrants.consumedAt), lt(executionGrants.expiresAt, sql`now()`)))
+    .limit(1);
+  if (!lapsed) return false;
+  return endRunFromOutside(deps.db, deps.bus, runId, { from: ["suspended"], to: "failed", code: "door:grant_lapsed", message: LAPSED_GRANT_MESSAGE });
 }
 
 /** For a door run: whether its open decision is an approval (left to the caller) or a refusal; null for other runs. */

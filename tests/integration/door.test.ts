@@ -4,11 +4,12 @@ import { DELETE as revokeRoute } from "../../app/api/agents/[id]/door-tokens/[to
 import { GET as listRoute, POST as createRoute } from "../../app/api/agents/[id]/door-tokens/route";
 import { POST as decisionRoute } from "../../app/api/approvals/[id]/decision/route";
 import { POST as mcpPost } from "../../app/api/mcp/route";
-import { agentRuns, agents, approvals, doorTokens, feedItems, outboxMessages, steps } from "../../lib/db/schema";
+import { agentRuns, agents, approvals, doorTokens, executionGrants, feedItems, outboxMessages, runEvents, steps } from "../../lib/db/schema";
+import { LAPSED_GRANT_MESSAGE } from "../../lib/runtime/door-call";
 import { getUsageSummary } from "../../lib/billing/summary";
 import { hashDoorToken } from "../../lib/door/tokens";
 import { demoOwner, makeUser, makeWorkspace } from "../support/fixtures";
-import { connectDoor as connect, resultText } from "../support/door";
+import { connectDoor as connect, doorTokenFor, resultText } from "../support/door";
 import { makeAgent } from "../support/runtime";
 import { APP_ORIGIN, jsonRequest, params, sessionCookie, useTestServer } from "../support/server";
 
@@ -146,6 +147,51 @@ describe("the door", () => {
     expect(await outboxOf(agent.id, "repeat hello")).toHaveLength(1);
     const [used] = await s.db.select().from(approvals).where(eq(approvals.id, approval.id));
     expect(used!.resumedAt).not.toBeNull();
+    await client.close();
+  });
+
+  it("never lets another token of the same agent use a grant asked through a different token", async () => {
+    const { s, owner, agent, token, reviewerCookie } = await setup();
+    const args = { channel: "#general", text: "whose grant" };
+    const laptop = await connect(token);
+    expect((await laptop.callTool({ name: "slack.post", arguments: args })).isError).toBe(true);
+    const approval = await pendingApproval(agent.id);
+    await decide(approval.id, reviewerCookie, "approve");
+    const other = await connect(await doorTokenFor(s.db, agent, owner.id, "desktop"));
+    const stranger = await other.callTool({ name: "slack.post", arguments: args });
+    expect(stranger.isError).toBe(true);
+    expect(resultText(stranger)).not.toContain(approval.id);
+    expect(await outboxOf(agent.id, "whose grant")).toHaveLength(0);
+    const [unused] = await s.db.select().from(approvals).where(eq(approvals.id, approval.id));
+    expect(unused!.resumedAt).toBeNull();
+    const asked = await s.db.select().from(approvals).where(eq(approvals.agentId, agent.id));
+    expect(asked).toHaveLength(2);
+    const owned = await laptop.callTool({ name: "slack.post", arguments: args });
+    expect(owned.isError).toBeFalsy();
+    expect(await outboxOf(agent.id, "whose grant")).toHaveLength(1);
+    await Promise.all([laptop.close(), other.close()]);
+  });
+
+  it("ends an approved call nobody repeated once its grant lapses, saying why; a later repeat asks again", async () => {
+    const { s, agent, token, reviewerCookie } = await setup();
+    const client = await connect(token);
+    const args = { channel: "#general", text: "forgotten" };
+    expect((await client.callTool({ name: "slack.post", arguments: args })).isError).toBe(true);
+    const approval = await pendingApproval(agent.id);
+    await decide(approval.id, reviewerCookie, "approve");
+    await s.runtime.sweep();
+    expect((await s.db.select().from(agentRuns).where(eq(agentRuns.id, approval.runId)))[0]!.state).toBe("suspended");
+    await s.db.update(executionGrants).set({ expiresAt: new Date(Date.now() - 1_000) }).where(eq(executionGrants.approvalId, approval.id));
+    await s.runtime.sweep();
+    const [run] = await s.db.select().from(agentRuns).where(eq(agentRuns.id, approval.runId));
+    expect(run).toMatchObject({ state: "failed", errorCode: "door:grant_lapsed", error: LAPSED_GRANT_MESSAGE });
+    const ended = await s.db.select().from(runEvents).where(and(eq(runEvents.runId, run!.id), eq(runEvents.type, "run_failed")));
+    expect(ended).toHaveLength(1);
+    expect(ended[0]!.payload).toMatchObject({ code: "door:grant_lapsed" });
+    const again = await client.callTool({ name: "slack.post", arguments: args });
+    expect(again.isError).toBe(true);
+    expect(resultText(again)).not.toContain(approval.id);
+    expect(await outboxOf(agent.id, "forgotten")).toHaveLength(0);
     await client.close();
   });
 
