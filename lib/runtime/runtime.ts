@@ -5,6 +5,7 @@ import { CircuitBreakers } from "../safety/dispatch";
 import { expireOverdueApprovals } from "../safety/approvals";
 import { controlTopic, driveRun } from "./runner";
 import { doorRunDecision, endLapsedDoorRun, settleDoorRun } from "./door-call";
+import { expireIdleDoorSessions } from "./door-session";
 import { governApproval, unjudgedApprovalOf } from "../safety/governor";
 import { getRun, listOrphanedRuns } from "./runs";
 import {
@@ -139,6 +140,7 @@ export function createRuntime(input: Omit<RuntimeDeps, "breakers"> & { breakers?
         if (ended) reaped += 1;
       }
       const expired = (await expireOverdueApprovals(deps.db, deps.bus)).length;
+      await expireIdleDoorSessions(deps);
       let resumed = 0;
       for (const runId of await listResumableRuns(deps.db)) {
         if (await this.resumeRun(runId)) resumed += 1;

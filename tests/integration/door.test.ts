@@ -9,7 +9,7 @@ import { LAPSED_GRANT_MESSAGE } from "../../lib/runtime/door-call";
 import { getUsageSummary } from "../../lib/billing/summary";
 import { hashDoorToken } from "../../lib/door/tokens";
 import { demoOwner, makeUser, makeWorkspace } from "../support/fixtures";
-import { connectDoor as connect, doorTokenFor, resultText } from "../support/door";
+import { connectDoor as connect, doorTokenFor, endSession, resultText } from "../support/door";
 import { makeAgent } from "../support/runtime";
 import { APP_ORIGIN, jsonRequest, params, sessionCookie, useTestServer } from "../support/server";
 
@@ -84,6 +84,7 @@ describe("the door", () => {
     const client = await connect(token);
     const result = await client.callTool({ name: "memory.remember", arguments: { text: "the door works" } });
     expect(result.isError).toBeFalsy();
+    await endSession(client);
     const [run] = await s.db.select().from(agentRuns).where(eq(agentRuns.agentId, agent.id));
     expect(run).toMatchObject({ trigger: "door", state: "succeeded", onBehalfOfUserId: owner.id, via: ["door:laptop"] });
     expect(run!.taint).toEqual([{ source: "door:laptop", stepId: null }]);
@@ -174,7 +175,7 @@ describe("the door", () => {
 
   it("ends an approved call nobody repeated once its grant lapses, saying why; a later repeat asks again", async () => {
     const { s, agent, token, reviewerCookie } = await setup();
-    const client = await connect(token);
+    let client = await connect(token);
     const args = { channel: "#general", text: "forgotten" };
     expect((await client.callTool({ name: "slack.post", arguments: args })).isError).toBe(true);
     const approval = await pendingApproval(agent.id);
@@ -188,6 +189,10 @@ describe("the door", () => {
     const ended = await s.db.select().from(runEvents).where(and(eq(runEvents.runId, run!.id), eq(runEvents.type, "run_failed")));
     expect(ended).toHaveLength(1);
     expect(ended[0]!.payload).toMatchObject({ code: "door:grant_lapsed" });
+    // Its session ended with its run: the client starts a new one.
+    await expect(client.callTool({ name: "slack.post", arguments: args })).rejects.toThrow(/Session not found/);
+    await client.close();
+    client = await connect(token);
     const again = await client.callTool({ name: "slack.post", arguments: args });
     expect(again.isError).toBe(true);
     expect(resultText(again)).not.toContain(approval.id);
@@ -229,7 +234,10 @@ describe("the door", () => {
     const { s, agent, token } = await setup();
     const client = await connect(token);
     await expect(client.callTool({ name: "memory.remember", arguments: { text: "a\u0000b" } })).rejects.toThrow(/NUL character/);
-    expect(await s.db.select().from(agentRuns).where(eq(agentRuns.agentId, agent.id))).toHaveLength(0);
+    // The session's run exists from `initialize`; no step was taken.
+    const runs = await s.db.select().from(agentRuns).where(eq(agentRuns.agentId, agent.id));
+    expect(runs).toHaveLength(1);
+    expect(await s.db.select().from(steps).where(eq(steps.runId, runs[0]!.id))).toHaveLength(0);
     await client.close();
   });
 
@@ -242,12 +250,14 @@ describe("the door", () => {
     await client.close();
   });
 
-  it("limits the runs a token starts like a person's (30 per minute by default): the next call is refused and does not run", async () => {
+  it("limits a token like a person's runs (30 per minute by default; opening a session counts as one): the next call is refused and does not run", async () => {
     const { s, agent, token } = await setup();
     const client = await connect(token);
-    for (let i = 0; i < 30; i++) expect((await client.callTool({ name: "memory.recall", arguments: { query: `q${i}` } })).isError).toBeFalsy();
+    for (let i = 0; i < 29; i++) expect((await client.callTool({ name: "memory.recall", arguments: { query: `q${i}` } })).isError).toBeFalsy();
     await expect(client.callTool({ name: "memory.recall", arguments: { query: "one too many" } })).rejects.toThrow(/runs in 60 s/);
-    expect(await s.db.select().from(agentRuns).where(eq(agentRuns.agentId, agent.id))).toHaveLength(30);
+    const runs = await s.db.select().from(agentRuns).where(eq(agentRuns.agentId, agent.id));
+    expect(runs).toHaveLength(1);
+    expect(await s.db.select().from(steps).where(eq(steps.runId, runs[0]!.id))).toHaveLength(29);
     await client.close();
   });
 });

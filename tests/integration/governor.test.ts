@@ -153,11 +153,14 @@ describe("the governor", () => {
 
   it("makes the door wait as long as the workspace says, else as long as the server's default", async () => {
     const { s, agent, owner } = await setup({});
-    const client = await connectDoor(await doorTokenFor(s.db, agent, owner.id));
+    const token = await doorTokenFor(s.db, agent, owner.id);
     const totals = async (text: string) => {
       const seen: number[] = [];
+      // A new session each time: a session whose call waits on a reviewer takes no other call meanwhile.
+      const client = await connectDoor(token);
       const result = await client.callTool({ name: "slack.post", arguments: { channel: "#general", text } }, undefined, { onprogress: (p) => void seen.push(p.total ?? -1) });
       expect(result.isError).toBe(true);
+      await client.close();
       return seen;
     };
     // Unset: the server's default (CLAWDECK_DOOR_WAIT_SECONDS, 5 in this file).
@@ -167,6 +170,5 @@ describe("the governor", () => {
     expect(second.length).toBeGreaterThan(0);
     expect(new Set(second)).toEqual(new Set([1_000]));
     expect(await outbox(agent.id)).toHaveLength(0);
-    await client.close();
   });
 });
