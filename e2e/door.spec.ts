@@ -61,8 +61,10 @@ test.describe("the door", () => {
       const result = await call;
       expect(result.isError).toBeFalsy();
       expect(JSON.stringify(result.content)).toContain("outbox");
+      // The client ends its session: the session's run finishes.
+      await (client.transport as StreamableHTTPClientTransport).terminateSession();
 
-      // The run page shows the door call and its step.
+      // The run page shows the door session's run and its step.
       const detail = await reviewer.page.request.get(`/api/agents/${agent.id}`, { headers: { "x-clawdeck-workspace": "demo" } });
       const runs = ((await detail.json()) as { runs: { id: string; trigger: string }[] }).runs;
       expect(runs.map((r) => r.trigger)).toEqual(["door"]);
@@ -87,12 +89,14 @@ test.describe("the door", () => {
     await expect(panel.getByRole("alert")).toHaveCount(0);
     await panel.getByLabel(/Fail open/).check();
     await expect(panel.getByRole("alert")).toContainText("lets gated actions run with nobody deciding");
+    await panel.getByLabel(/Door wait/).fill("45");
     await panel.getByRole("button", { name: "Save governor" }).click();
     await expect(panel.getByRole("button", { name: "Save governor" })).toBeEnabled();
     await page.reload();
     await expect(page.getByTestId("governor-panel").getByLabel("Spends money")).toHaveValue("judge");
     await expect(page.getByTestId("governor-panel").getByLabel(/Fail open/)).toBeChecked();
+    await expect(page.getByTestId("governor-panel").getByLabel(/Door wait/)).toHaveValue("45");
     const saved = await page.request.get("/api/governor", { headers: { "x-clawdeck-workspace": "demo" } });
-    expect(((await saved.json()) as { governor: { modes: Record<string, string>; failOpen: boolean } }).governor).toMatchObject({ modes: { spend: "judge" }, failOpen: true });
+    expect(((await saved.json()) as { governor: { modes: Record<string, string>; failOpen: boolean } }).governor).toMatchObject({ modes: { spend: "judge" }, failOpen: true, doorWaitSeconds: 45 });
   });
 });

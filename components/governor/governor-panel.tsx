@@ -11,6 +11,7 @@ interface Governor {
   judgeModel: string | null;
   judgeTimeoutSeconds: number;
   failOpen: boolean;
+  doorWaitSeconds: number | null;
 }
 
 const categories: { key: string; label: string }[] = [
@@ -28,7 +29,7 @@ export function GovernorPanel({ canEdit }: { canEdit: boolean }) {
   const { slug } = useWorkspace();
   const queryClient = useQueryClient();
   const key = ["governor", slug];
-  const current = useQuery({ queryKey: key, queryFn: () => api<{ governor: Governor }>("/api/governor") });
+  const current = useQuery({ queryKey: key, queryFn: () => api<{ governor: Governor; defaults: { doorWaitSeconds: number } }>("/api/governor") });
   // Unsaved edits; null shows what is saved.
   const [edits, setEdits] = useState<Governor | null>(null);
   const save = useMutation({
@@ -70,6 +71,19 @@ export function GovernorPanel({ canEdit }: { canEdit: boolean }) {
         <label className="flex min-w-0 flex-col text-sm">
           Judge model (empty: the strongest configured)
           <input className="input min-w-0" disabled={!canEdit} value={draft.judgeModel ?? ""} onChange={(e) => set({ judgeModel: e.target.value.trim() || null })} />
+        </label>
+        <label className="flex min-w-0 flex-col text-sm">
+          Door wait for a decision, seconds (empty: {current.data?.defaults.doorWaitSeconds ?? 120})
+          <input
+            className="input min-w-0"
+            type="number"
+            inputMode="numeric"
+            min={1}
+            max={600}
+            disabled={!canEdit}
+            value={draft.doorWaitSeconds ?? ""}
+            onChange={(e) => set({ doorWaitSeconds: e.target.value === "" ? null : Math.trunc(Number(e.target.value)) })}
+          />
         </label>
       </div>
       <label className="flex items-start gap-2 text-sm">

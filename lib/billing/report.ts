@@ -2,6 +2,7 @@ import { and, eq, gte, lt, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "../db/client";
 import { agents, usageRollupsHourly } from "../db/schema";
+import { countDoorCalls, doorActivityRow } from "./door-activity";
 import { isNominal } from "./prices";
 import { DAY_MS, rangeFields, resolveRange, timeZoneSchema, toHourRange } from "./range";
 
@@ -59,7 +60,8 @@ function groupKey(group: UsageGroup): SQL<string> {
 /**
  * The usage page and its CSV: totals per agent, model or source over a range
  * of whole hours, and a time series (hourly up to three days, else daily in
- * the viewer's time zone). Read from the hourly rollups only.
+ * the viewer's time zone). Read from the hourly rollups, plus the door's
+ * tool calls (no spend) when grouped by source.
  */
 export async function getUsageReport(db: Db, workspaceId: string, query: ReportQuery): Promise<UsageReport> {
   const range = toHourRange(query.from, query.to);
@@ -123,6 +125,13 @@ export async function getUsageReport(db: Db, workspaceId: string, query: ReportQ
     }),
     { calls: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, credits: 0, unpricedCalls: 0 },
   );
+  // Grouped by source, door activity has its row too: tool calls without spend, outside the ledger's totals.
+  if (query.group === "source") {
+    const doorCalls = await countDoorCalls(db, workspaceId, range);
+    const charged = rows.find((r) => r.key === "door");
+    if (charged) charged.calls += doorCalls;
+    else if (doorCalls > 0) rows.push(doorActivityRow(doorCalls));
+  }
   return { range: { from: range.from.toISOString(), to: range.to.toISOString() }, group: query.group, granularity, rows, totals, series };
 }
 

@@ -35,7 +35,7 @@ export interface UsageSummary {
     toolCalls: number;
     modelCalls: number;
     chatMessages: number;
-    /** Tool calls that came through the door (MCP), one run each. */
+    /** Tool calls that came through the door (MCP): the steps of door runs. */
     doorCalls: number;
     agentMessages: number;
     approvalsPending: number;
@@ -185,7 +185,7 @@ async function runStats(db: Db, workspaceId: string, range: HourRange) {
       runs: sql<number>`count(*)::int`.mapWith(Number),
       toolCalls: sql<number>`coalesce(sum(${agentRuns.stepCount}), 0)::int`.mapWith(Number),
       chatMessages: sql<number>`count(*) filter (where ${agentRuns.trigger} = 'chat')::int`.mapWith(Number),
-      doorCalls: sql<number>`count(*) filter (where ${agentRuns.trigger} = 'door')::int`.mapWith(Number),
+      doorCalls: sql<number>`coalesce(sum(${agentRuns.stepCount}) filter (where ${agentRuns.trigger} = 'door'), 0)::int`.mapWith(Number),
       activeAgents: sql<number>`count(distinct ${agentRuns.agentId})::int`.mapWith(Number),
       failedRuns: sql<number>`count(*) filter (where ${agentRuns.state} = 'failed')::int`.mapWith(Number),
       budgetStops: sql<number>`count(*) filter (where ${agentRuns.errorCode} = 'unprocessable:budget_exceeded')::int`.mapWith(Number),

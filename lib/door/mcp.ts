@@ -9,6 +9,7 @@ import { callThroughDoor, type DoorCaller } from "../runtime/door-call";
 import type { RuntimeDeps } from "../runtime/types";
 import { toolSpec, type AnyTool } from "../tools/registry";
 import type { ToolEffect } from "../tools/types";
+import { endDoorSession, openDoorSession, touchDoorSession } from "../runtime/door-session";
 import { recordDoorTokenUse } from "./tokens";
 
 const READ_ONLY: readonly ToolEffect[] = ["reads_workspace", "reads_external"];
@@ -31,11 +32,21 @@ export function doorToolOf(tool: AnyTool): Tool {
   };
 }
 
+/** Counts one run start for the token; past the limit, an MCP error that names it. */
+async function limited(options: DoorOptions): Promise<void> {
+  try {
+    await options.limit?.();
+  } catch (error) {
+    if (isAppError(error) && error.kind === "rate_limited") throw new McpError(ErrorCode.InvalidRequest, error.message, { code: error.code, details: error.details });
+    throw error;
+  }
+}
+
 function textResult(text: string, isError: boolean): CallToolResult {
   return { content: [{ type: "text", text }], isError };
 }
 
-/** A fresh MCP server for one request of one caller (the endpoint is stateless: any instance can answer). */
+/** A fresh MCP server for one request of one caller (any instance can answer: sessions live in the database). */
 export interface DoorOptions {
   waitMs: number;
   progressEveryMs?: number;
@@ -54,12 +65,7 @@ export function createDoorServer(deps: RuntimeDeps, caller: DoorCaller, options:
     const [agent] = await deps.db.select().from(agents).where(eq(agents.id, caller.agent.id));
     if (!agent) throw new McpError(ErrorCode.InvalidRequest, "The agent of this door token no longer exists.");
     if (agent.status === "paused") throw new McpError(ErrorCode.InvalidRequest, `@${agent.handle} is paused: nothing was run. Ask a manager of the workspace to resume it.`);
-    try {
-      await options.limit?.();
-    } catch (error) {
-      if (isAppError(error) && error.kind === "rate_limited") throw new McpError(ErrorCode.InvalidRequest, error.message, { code: error.code, details: error.details });
-      throw error;
-    }
+    await limited(options);
     await recordDoorTokenUse(deps.db, caller.token.id);
     // PostgreSQL stores no NUL character: refuse such input before a run exists, as every route does.
     const nulAt = findNul(request.params.arguments ?? {}, "arguments");
@@ -94,17 +100,73 @@ export function createDoorServer(deps: RuntimeDeps, caller: DoorCaller, options:
           return textResult(`Approval ${outcome.approvalId} was already used by another call with the same input; nothing was done by this one.`, true);
       }
     } catch (error) {
-      if (isAppError(error) && error.code === "conflict:agent_paused") throw new McpError(ErrorCode.InvalidRequest, error.message);
+      if (isAppError(error) && (error.code === "conflict:agent_paused" || error.code === "conflict:door_session")) throw new McpError(ErrorCode.InvalidRequest, error.message);
       throw error;
     }
   });
   return server;
 }
 
-/** Answers one HTTP request of the MCP endpoint for an authenticated caller. */
+const sessionNotFound = () =>
+  Response.json({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found: start a new session (initialize)." }, id: null }, { status: 404 });
+
+/** Whether a JSON-RPC body (one message or a batch) holds an `initialize` request. */
+function isInitialize(text: string): boolean {
+  try {
+    const body: unknown = JSON.parse(text);
+    return (Array.isArray(body) ? body : [body]).some((m) => (m as { method?: unknown } | null)?.method === "initialize");
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Answers one HTTP request of the MCP endpoint for an authenticated caller.
+ * The SDK's transport answers each request on its own (any instance can);
+ * sessions are ours, in the database: `initialize` opens one and returns its
+ * `Mcp-Session-Id`; a request carrying an unknown, ended or other token's
+ * session gets 404 (the client then starts a new one); `DELETE` ends it. A
+ * client that sends no session id still works: each of its calls is a run.
+ */
 export async function handleDoorRequest(req: Request, deps: RuntimeDeps, caller: DoorCaller, options: DoorOptions & { maxBodyBytes: number }): Promise<Response> {
-  const server = createDoorServer(deps, caller, options);
+  const sessionHeader = req.headers.get("mcp-session-id");
+  let session: { id: string; runId: string } | null = null;
+  if (sessionHeader) {
+    session = await touchDoorSession(deps.db, caller.token.id, sessionHeader);
+    if (!session) return sessionNotFound();
+    if (req.method === "DELETE") {
+      await endDoorSession(deps, session.id, "The client ended the door session before the call was repeated.");
+      return new Response(null, { status: 200 });
+    }
+  }
+  let request = req;
+  let opened: string | null = null;
+  if (req.method === "POST" && !session) {
+    const text = await req.text();
+    request = new Request(req.url, { method: "POST", headers: req.headers, body: text });
+    if (text.length <= options.maxBodyBytes && isInitialize(text)) {
+      try {
+        await options.limit?.();
+        opened = await openDoorSession(deps, caller);
+      } catch (error) {
+        if (isAppError(error) && error.kind === "rate_limited") {
+          return Response.json({ jsonrpc: "2.0", error: { code: -32000, message: error.message, data: { code: error.code } }, id: null }, { status: 429 });
+        }
+        // A paused agent: no session; its calls then get the clear error a paused agent's token gets.
+        if (!isAppError(error) || error.code !== "conflict:agent_paused") throw error;
+      }
+    }
+  }
+  const server = createDoorServer(deps, session ? { ...caller, session } : caller, opened ? { ...options, limit: undefined } : options);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, maxRequestBodySize: options.maxBodyBytes });
   await server.connect(transport);
-  return transport.handleRequest(req);
+  const response = await transport.handleRequest(request);
+  if (!opened) return response;
+  if (!response.ok) {
+    await endDoorSession(deps, opened, "The door session could not be opened.");
+    return response;
+  }
+  const headers = new Headers(response.headers);
+  headers.set("mcp-session-id", opened);
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
 }

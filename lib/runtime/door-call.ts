@@ -1,5 +1,6 @@
-import { and, asc, eq, inArray, isNull } from "drizzle-orm";
-import { agentRuns, approvals, type Agent, type AgentRun, type Approval, type DoorToken } from "../db/schema";
+import crypto from "node:crypto";
+import { and, asc, eq, inArray, isNull, lt, sql } from "drizzle-orm";
+import { agentRuns, approvals, doorSessions, executionGrants, type Agent, type AgentRun, type Approval, type DoorToken } from "../db/schema";
 import { AppError } from "../errors";
 import { recordFeed, recordRunFinished } from "../feed/feed";
 import { approvalsTopic } from "../safety/approvals";
@@ -9,7 +10,7 @@ import type { ProposedCall } from "../safety/dispatch";
 import type { AnyTool } from "../tools/registry";
 import { RunJournal } from "./run-journal";
 import { getRunWithAgent } from "./runs";
-import { claimResume, createWakeRuns, finishRun, pausedMessage, recordTaint, renewLease } from "./run-state";
+import { claimParkedRun, claimResume, createWakeRuns, endRunFromOutside, finishRun, parkRun, pausedMessage, recordTaint, renewLease } from "./run-state";
 import { dispatchCall, resumeCall, suspendRun } from "./tool-call";
 import { parseCheckpoint } from "./checkpoint";
 import type { CallContext, LoopState, RuntimeDeps, ToolResultBlock } from "./types";
@@ -30,6 +31,8 @@ import type { CallContext, LoopState, RuntimeDeps, ToolResultBlock } from "./typ
 export interface DoorCaller {
   token: Pick<DoorToken, "id" | "name" | "createdByUserId">;
   agent: Agent;
+  /** The caller's door session, when it keeps one: its calls are steps of one run. */
+  session?: { id: string; runId: string };
 }
 
 export type DoorOutcome =
@@ -64,6 +67,19 @@ async function withLease<T>(deps: RuntimeDeps, runId: string, work: () => Promis
   }
 }
 
+/** Whether the run belongs to an open door session (then it waits for the session's next call). */
+async function inOpenSession(deps: RuntimeDeps, runId: string): Promise<boolean> {
+  const [row] = await deps.db.select({ id: doorSessions.id }).from(doorSessions).where(and(eq(doorSessions.runId, runId), isNull(doorSessions.endedAt)));
+  return !!row;
+}
+
+/** After a call: the run of an open session is parked for its next call; any other door run ends. */
+async function finishDoorCall(ctx: CallContext): Promise<void> {
+  await ctx.journal.flush();
+  if ((await inOpenSession(ctx.deps, ctx.run.id)) && (await parkRun(ctx.deps.db, ctx.run.id, ctx.deps.instanceId))) return;
+  await finishDoorRun(ctx);
+}
+
 async function finishDoorRun(ctx: CallContext): Promise<void> {
   await ctx.journal.flush();
   const done = await finishRun(ctx.deps.db, ctx.deps.bus, {
@@ -92,16 +108,21 @@ export async function settleDoorRun(deps: RuntimeDeps, runId: string): Promise<T
   if (!head || head.id !== approval.callId) throw new AppError("internal:checkpoint", "The door call's saved state does not match its approval.");
   const ctx = contextFor(deps, run, agent, state);
   const result = await withLease(deps, runId, () => resumeCall(ctx, head, approval));
-  await finishDoorRun(ctx);
+  await finishDoorCall(ctx);
   return result;
 }
 
-/** The latest undecided-or-unused approval of a door run of this agent for exactly this call. */
-async function findOpenDoorApproval(deps: RuntimeDeps, agentId: string, fingerprint: string): Promise<Approval | null> {
+/**
+ * The latest undecided-or-unused approval of a door run of this agent for
+ * exactly this call, asked through this token: another token of the same
+ * agent never uses it.
+ */
+async function findOpenDoorApproval(deps: RuntimeDeps, agentId: string, tokenId: string, fingerprint: string): Promise<Approval | null> {
   const [row] = await deps.db
     .select({ approval: approvals })
     .from(approvals)
     .innerJoin(agentRuns, eq(agentRuns.id, approvals.runId))
+    .innerJoin(doorSessions, and(eq(doorSessions.runId, agentRuns.id), eq(doorSessions.tokenId, tokenId)))
     .where(
       and(
         eq(approvals.agentId, agentId),
@@ -176,10 +197,34 @@ export async function callThroughDoor(deps: RuntimeDeps, caller: DoorCaller, cal
   const tool = agent.tools.includes(call.name) ? deps.tools.get(call.name) : undefined;
   const parsed = tool?.input.safeParse(call.input);
   if (tool && parsed?.success) {
-    const open = await findOpenDoorApproval(deps, agent.id, callFingerprint(tool.name, parsed.data));
+    const open = await findOpenDoorApproval(deps, agent.id, token.id, callFingerprint(tool.name, parsed.data));
     if (open) return awaitDoorApproval(deps, open, options);
   }
 
+  const run = caller.session ? await claimSessionRun(deps, caller.session.runId, options) : await startDoorRun(deps, caller, call.name, null);
+  const position = run.stepCount;
+  const proposed: ProposedCall = { id: `door_${crypto.randomUUID()}`, name: call.name, input: call.input };
+  const state: LoopState = { version: 2, system: "", conversation: [], fullText: "", position, modelCalls: 0, taint: run.taint, batch: [proposed], pending: [proposed], results: [] };
+  const ctx = contextFor(deps, run, agent, state);
+  const outcome = await withLease(deps, run.id, () => dispatchCall(ctx, proposed));
+  if (outcome.kind === "result") {
+    await finishDoorCall(ctx);
+    return { kind: "result", result: outcome.result, runId: run.id };
+  }
+  const approvalId = await suspendRun(ctx, outcome.approval);
+  // The governor may decide it at once; the wait below then sees the decision.
+  await governApproval(deps, approvalId);
+  return awaitDoorApproval(deps, { id: approvalId, workspaceId: run.workspaceId, runId: run.id }, options);
+}
+
+/**
+ * Starts a door run of the agent, tainted by the token, on behalf of the
+ * token's maker, with its door session: `sessionId` for a session the client
+ * keeps (the run is parked for its calls), null for a single call (the
+ * session is over with it). Returns the run, claimed by us and running.
+ */
+export async function startDoorRun(deps: RuntimeDeps, caller: DoorCaller, tool: string | null, sessionId: string | null): Promise<AgentRun> {
+  const { agent, token } = caller;
   const { runIds, paused } = await createWakeRuns(deps.db, {
     workspaceId: agent.workspaceId,
     agentIds: [agent.id],
@@ -187,33 +232,58 @@ export async function callThroughDoor(deps: RuntimeDeps, caller: DoorCaller, cal
     threadId: null,
     roomId: null,
     sourceMessageId: null,
-    inputText: `\`${call.name}\` called through the door with the token “${token.name}”.`,
+    inputText: tool ? `\`${tool}\` called through the door with the token “${token.name}”.` : `A session through the door with the token “${token.name}”.`,
     hop: 0,
     chain: { onBehalfOfUserId: token.createdByUserId, via: [doorVia(token.name)], originSessionId: null, originRoomId: null },
     owner: deps.instanceId,
   });
   if (paused.length > 0 || !runIds[0]) throw new AppError("conflict:agent_paused", `${pausedMessage(agent.handle)} Nothing was run; ask a manager to resume it.`);
-  const { run } = await getRunWithAgent(deps.db, runIds[0]);
-  if (!run) throw new AppError("internal:run", "The door run vanished.");
-  const proposed: ProposedCall = { id: `door_${run.id}`, name: call.name, input: call.input };
+  const runId = runIds[0];
+  await deps.db.insert(doorSessions).values({ ...(sessionId ? { id: sessionId } : {}), workspaceId: agent.workspaceId, tokenId: token.id, runId, endedAt: sessionId ? null : new Date() });
   const taint = [{ source: doorTaint(token.name), stepId: null }];
-  const state: LoopState = { version: 2, system: "", conversation: [], fullText: "", position: 0, modelCalls: 0, taint, batch: [proposed], pending: [proposed], results: [] };
-  const ctx = contextFor(deps, run, agent, state);
+  await recordTaint(deps.db, runId, taint);
+  const { run } = await getRunWithAgent(deps.db, runId);
+  if (!run) throw new AppError("internal:run", "The door run vanished.");
   await recordFeed(deps.db, deps.bus, [
-    { workspaceId: run.workspaceId, kind: "run_started", agentId: agent.id, runId: run.id, payload: { agent: agent.handle, trigger: "door", door: token.name, tool: call.name, sessionId: null, hop: 0 } },
+    { workspaceId: run.workspaceId, kind: "run_started", agentId: agent.id, runId, payload: { agent: agent.handle, trigger: "door", door: token.name, tool, sessionId: null, hop: 0 } },
   ]);
-  await ctx.journal.emit({ type: "run_started", payload: { runId: run.id, agentId: agent.id, agentHandle: agent.handle, model: agent.model, offline: true, replyMessageId: "" } });
-  await recordTaint(deps.db, run.id, taint);
+  const journal = new RunJournal(deps.db, deps.bus, runId, deps.instanceId, 0);
+  await journal.emit({ type: "run_started", payload: { runId, agentId: agent.id, agentHandle: agent.handle, model: agent.model, offline: true, replyMessageId: "" } });
+  await journal.flush();
+  return run;
+}
 
-  const outcome = await withLease(deps, run.id, () => dispatchCall(ctx, proposed));
-  if (outcome.kind === "result") {
-    await finishDoorRun(ctx);
-    return { kind: "result", result: outcome.result, runId: run.id };
+/** Claims the parked run of a door session for one call, waiting (bounded) while another call of the session holds it. */
+async function claimSessionRun(deps: RuntimeDeps, runId: string, options: DoorCallOptions): Promise<AgentRun> {
+  const deadline = Date.now() + Math.max(options.waitMs, 1_000);
+  for (;;) {
+    if (await claimParkedRun(deps.db, runId, deps.instanceId)) {
+      const { run } = await getRunWithAgent(deps.db, runId);
+      if (run) return run;
+    }
+    const { run } = await getRunWithAgent(deps.db, runId);
+    if (!run || !["running", "suspended"].includes(run.state)) throw new AppError("conflict:door_session", "This door session's run has ended; start a new session.");
+    if (Date.now() >= deadline) throw new AppError("conflict:door_session", "This door session is still busy with another call (or waits on an approval): repeat that call, or start a new session.");
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  const approvalId = await suspendRun(ctx, outcome.approval);
-  // The governor may decide it at once; the wait below then sees the decision.
-  await governApproval(deps, approvalId);
-  return awaitDoorApproval(deps, { id: approvalId, workspaceId: run.workspaceId, runId: run.id }, options);
+}
+
+export const LAPSED_GRANT_MESSAGE = "The call was approved, but nobody repeated it through the door before its grant lapsed; nothing was done.";
+
+/**
+ * Ends an approved door run whose caller never came back for the grant, once
+ * the grant has lapsed: the run fails with `door:grant_lapsed` and says why.
+ * False while the grant can still be used (or the run is no longer waiting).
+ */
+export async function endLapsedDoorRun(deps: RuntimeDeps, runId: string): Promise<boolean> {
+  const [lapsed] = await deps.db
+    .select({ id: executionGrants.id })
+    .from(executionGrants)
+    .innerJoin(approvals, eq(approvals.id, executionGrants.approvalId))
+    .where(and(eq(approvals.runId, runId), eq(approvals.status, "approved"), isNull(approvals.resumedAt), isNull(executionGrants.consumedAt), lt(executionGrants.expiresAt, sql`now()`)))
+    .limit(1);
+  if (!lapsed) return false;
+  return endRunFromOutside(deps.db, deps.bus, runId, { from: ["suspended"], to: "failed", code: "door:grant_lapsed", message: LAPSED_GRANT_MESSAGE });
 }
 
 /** For a door run: whether its open decision is an approval (left to the caller) or a refusal; null for other runs. */

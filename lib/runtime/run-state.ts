@@ -616,3 +616,41 @@ export async function listResumableRuns(db: Db, limit = 50): Promise<string[]> {
     .limit(limit);
   return rows.map((r) => r.runId);
 }
+
+/**
+ * Parks a run we drive between two calls of a door session: suspended, with
+ * no approval and no checkpoint, until the session's next call claims it
+ * (`claimParkedRun`) or the session ends. False when it was no longer ours.
+ */
+export async function parkRun(db: Db, runId: string, owner: string): Promise<boolean> {
+  const [row] = await withDbRetry(() =>
+    db
+      .update(agentRuns)
+      .set({ state: "suspended", checkpoint: null, claimedBy: null, leaseExpiresAt: null })
+      .where(and(eq(agentRuns.id, runId), eq(agentRuns.claimedBy, owner), eq(agentRuns.state, "running")))
+      .returning({ id: agentRuns.id }),
+  );
+  return !!row;
+}
+
+/**
+ * Claims a parked run for `owner`: suspended with no approval still to be
+ * decided or used, and its agent not paused. Of racing claimers one wins.
+ */
+export async function claimParkedRun(db: Db, runId: string, owner: string): Promise<boolean> {
+  const [row] = await withDbRetry(() =>
+    db
+      .update(agentRuns)
+      .set({ state: "running", claimedBy: owner, leaseExpiresAt: lease() })
+      .where(
+        and(
+          eq(agentRuns.id, runId),
+          eq(agentRuns.state, "suspended"),
+          sql`not exists (select 1 from ${approvals} where ${approvals.runId} = ${agentRuns.id} and ${approvals.resumedAt} is null and ${approvals.status} <> 'withdrawn')`,
+          sql`exists (select 1 from ${agents} where ${agents.id} = ${agentRuns.agentId} and ${agents.status} = 'active')`,
+        ),
+      )
+      .returning({ id: agentRuns.id }),
+  );
+  return !!row;
+}

@@ -4,7 +4,8 @@ import { assertCanCancelRun } from "../access/access";
 import { CircuitBreakers } from "../safety/dispatch";
 import { expireOverdueApprovals } from "../safety/approvals";
 import { controlTopic, driveRun } from "./runner";
-import { doorRunDecision, settleDoorRun } from "./door-call";
+import { doorRunDecision, endLapsedDoorRun, settleDoorRun } from "./door-call";
+import { expireIdleDoorSessions } from "./door-session";
 import { governApproval, unjudgedApprovalOf } from "../safety/governor";
 import { getRun, listOrphanedRuns } from "./runs";
 import {
@@ -141,9 +142,11 @@ export function createRuntime(input: Omit<RuntimeDeps, "breakers"> & { breakers?
 
     async resumeRun(runId) {
       if (active.has(runId)) return false;
-      // A door call's approval is used by its caller (waiting, or repeating the call); a refusal is recorded here.
+      // A door call's approval is used by its caller (waiting, or repeating the call); a refusal is recorded here,
+      // and so is an approval whose grant lapsed with nobody repeating the call.
       const door = await doorRunDecision(deps.db, runId);
-      if (door) return door === "approved" ? false : (await settleDoorRun(deps, runId)) !== null;
+      if (door === "approved") return (await endLapsedDoorRun(deps, runId)) && false;
+      if (door) return (await settleDoorRun(deps, runId)) !== null;
       // A paused agent's run is not claimed: it stays suspended until the agent is resumed.
       const approval = await claimResume(deps.db, deps.bus, runId, deps.instanceId);
       if (!approval) return false;
@@ -175,6 +178,7 @@ export function createRuntime(input: Omit<RuntimeDeps, "breakers"> & { breakers?
         if (ended) reaped += 1;
       }
       const expired = (await expireOverdueApprovals(deps.db, deps.bus)).length;
+      await expireIdleDoorSessions(deps);
       let resumed = 0;
       for (const runId of await listResumableRuns(deps.db)) {
         if (await this.resumeRun(runId)) resumed += 1;

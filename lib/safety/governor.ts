@@ -33,6 +33,8 @@ export const governorSettingsSchema = z.object({
   judgeModel: z.string().trim().min(1).max(200).nullable().default(null),
   judgeTimeoutSeconds: z.number().int().min(1).max(300).default(30),
   failOpen: z.boolean().default(false),
+  /** How long a gated call through the door waits for a decision; null: `CLAWDECK_DOOR_WAIT_SECONDS` (default 120). */
+  doorWaitSeconds: z.number().int().min(1).max(600).nullable().default(null),
 });
 export type GovernorSettings = z.infer<typeof governorSettingsSchema>;
 
@@ -46,6 +48,9 @@ export async function getGovernor(db: Db, workspaceId: string): Promise<Governor
   if (!ws) throw new AppError("not_found:workspace");
   return workspaceGovernor(ws.settings);
 }
+
+/** The door's wait for a decision, in seconds: the workspace's setting wins over the server's default. */
+export const doorWaitSecondsOf = (settings: GovernorSettings, serverDefault: number) => settings.doorWaitSeconds ?? serverDefault;
 
 /** Replaces the governor's settings; applies to requests asked from now on. */
 export async function updateGovernor(db: Db, workspaceId: string, userId: string, input: GovernorSettings, checkModel: (spec: string) => string | null): Promise<GovernorSettings> {

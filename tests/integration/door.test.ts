@@ -4,11 +4,12 @@ import { DELETE as revokeRoute } from "../../app/api/agents/[id]/door-tokens/[to
 import { GET as listRoute, POST as createRoute } from "../../app/api/agents/[id]/door-tokens/route";
 import { POST as decisionRoute } from "../../app/api/approvals/[id]/decision/route";
 import { POST as mcpPost } from "../../app/api/mcp/route";
-import { agentRuns, agents, approvals, doorTokens, feedItems, outboxMessages, steps } from "../../lib/db/schema";
+import { agentRuns, agents, approvals, doorTokens, executionGrants, feedItems, outboxMessages, runEvents, steps } from "../../lib/db/schema";
+import { LAPSED_GRANT_MESSAGE } from "../../lib/runtime/door-call";
 import { getUsageSummary } from "../../lib/billing/summary";
 import { hashDoorToken } from "../../lib/door/tokens";
 import { demoOwner, makeUser, makeWorkspace } from "../support/fixtures";
-import { connectDoor as connect, resultText } from "../support/door";
+import { connectDoor as connect, doorTokenFor, endSession, resultText } from "../support/door";
 import { makeAgent } from "../support/runtime";
 import { APP_ORIGIN, jsonRequest, params, sessionCookie, useTestServer } from "../support/server";
 
@@ -83,6 +84,7 @@ describe("the door", () => {
     const client = await connect(token);
     const result = await client.callTool({ name: "memory.remember", arguments: { text: "the door works" } });
     expect(result.isError).toBeFalsy();
+    await endSession(client);
     const [run] = await s.db.select().from(agentRuns).where(eq(agentRuns.agentId, agent.id));
     expect(run).toMatchObject({ trigger: "door", state: "succeeded", onBehalfOfUserId: owner.id, via: ["door:laptop"] });
     expect(run!.taint).toEqual([{ source: "door:laptop", stepId: null }]);
@@ -149,6 +151,55 @@ describe("the door", () => {
     await client.close();
   });
 
+  it("never lets another token of the same agent use a grant asked through a different token", async () => {
+    const { s, owner, agent, token, reviewerCookie } = await setup();
+    const args = { channel: "#general", text: "whose grant" };
+    const laptop = await connect(token);
+    expect((await laptop.callTool({ name: "slack.post", arguments: args })).isError).toBe(true);
+    const approval = await pendingApproval(agent.id);
+    await decide(approval.id, reviewerCookie, "approve");
+    const other = await connect(await doorTokenFor(s.db, agent, owner.id, "desktop"));
+    const stranger = await other.callTool({ name: "slack.post", arguments: args });
+    expect(stranger.isError).toBe(true);
+    expect(resultText(stranger)).not.toContain(approval.id);
+    expect(await outboxOf(agent.id, "whose grant")).toHaveLength(0);
+    const [unused] = await s.db.select().from(approvals).where(eq(approvals.id, approval.id));
+    expect(unused!.resumedAt).toBeNull();
+    const asked = await s.db.select().from(approvals).where(eq(approvals.agentId, agent.id));
+    expect(asked).toHaveLength(2);
+    const owned = await laptop.callTool({ name: "slack.post", arguments: args });
+    expect(owned.isError).toBeFalsy();
+    expect(await outboxOf(agent.id, "whose grant")).toHaveLength(1);
+    await Promise.all([laptop.close(), other.close()]);
+  });
+
+  it("ends an approved call nobody repeated once its grant lapses, saying why; a later repeat asks again", async () => {
+    const { s, agent, token, reviewerCookie } = await setup();
+    let client = await connect(token);
+    const args = { channel: "#general", text: "forgotten" };
+    expect((await client.callTool({ name: "slack.post", arguments: args })).isError).toBe(true);
+    const approval = await pendingApproval(agent.id);
+    await decide(approval.id, reviewerCookie, "approve");
+    await s.runtime.sweep();
+    expect((await s.db.select().from(agentRuns).where(eq(agentRuns.id, approval.runId)))[0]!.state).toBe("suspended");
+    await s.db.update(executionGrants).set({ expiresAt: new Date(Date.now() - 1_000) }).where(eq(executionGrants.approvalId, approval.id));
+    await s.runtime.sweep();
+    const [run] = await s.db.select().from(agentRuns).where(eq(agentRuns.id, approval.runId));
+    expect(run).toMatchObject({ state: "failed", errorCode: "door:grant_lapsed", error: LAPSED_GRANT_MESSAGE });
+    const ended = await s.db.select().from(runEvents).where(and(eq(runEvents.runId, run!.id), eq(runEvents.type, "run_failed")));
+    expect(ended).toHaveLength(1);
+    expect(ended[0]!.payload).toMatchObject({ code: "door:grant_lapsed" });
+    // Its session ended with its run: the client starts a new one.
+    await expect(client.callTool({ name: "slack.post", arguments: args })).rejects.toThrow(/Session not found/);
+    await client.close();
+    client = await connect(token);
+    const again = await client.callTool({ name: "slack.post", arguments: args });
+    expect(again.isError).toBe(true);
+    expect(resultText(again)).not.toContain(approval.id);
+    expect(await outboxOf(agent.id, "forgotten")).toHaveLength(0);
+    await client.close();
+  });
+
   it("refuses revoked, expired, malformed, unknown and other-workspace tokens with 401 and runs nothing", async () => {
     const { s, agent, cookie, token, tokenId } = await setup();
     const post = (bearer: string) =>
@@ -183,7 +234,10 @@ describe("the door", () => {
     const { s, agent, token } = await setup();
     const client = await connect(token);
     await expect(client.callTool({ name: "memory.remember", arguments: { text: "a\u0000b" } })).rejects.toThrow(/NUL character/);
-    expect(await s.db.select().from(agentRuns).where(eq(agentRuns.agentId, agent.id))).toHaveLength(0);
+    // The session's run exists from `initialize`; no step was taken.
+    const runs = await s.db.select().from(agentRuns).where(eq(agentRuns.agentId, agent.id));
+    expect(runs).toHaveLength(1);
+    expect(await s.db.select().from(steps).where(eq(steps.runId, runs[0]!.id))).toHaveLength(0);
     await client.close();
   });
 
@@ -196,12 +250,14 @@ describe("the door", () => {
     await client.close();
   });
 
-  it("limits the runs a token starts like a person's (30 per minute by default): the next call is refused and does not run", async () => {
+  it("limits a token like a person's runs (30 per minute by default; opening a session counts as one): the next call is refused and does not run", async () => {
     const { s, agent, token } = await setup();
     const client = await connect(token);
-    for (let i = 0; i < 30; i++) expect((await client.callTool({ name: "memory.recall", arguments: { query: `q${i}` } })).isError).toBeFalsy();
+    for (let i = 0; i < 29; i++) expect((await client.callTool({ name: "memory.recall", arguments: { query: `q${i}` } })).isError).toBeFalsy();
     await expect(client.callTool({ name: "memory.recall", arguments: { query: "one too many" } })).rejects.toThrow(/runs in 60 s/);
-    expect(await s.db.select().from(agentRuns).where(eq(agentRuns.agentId, agent.id))).toHaveLength(30);
+    const runs = await s.db.select().from(agentRuns).where(eq(agentRuns.agentId, agent.id));
+    expect(runs).toHaveLength(1);
+    expect(await s.db.select().from(steps).where(eq(steps.runId, runs[0]!.id))).toHaveLength(29);
     await client.close();
   });
 });

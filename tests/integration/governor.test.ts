@@ -37,7 +37,7 @@ describe("the governor", () => {
   async function setup(governor: Partial<GovernorSettings>) {
     const s = server();
     const owner = await demoOwner(s.db);
-    await updateGovernor(s.db, owner.workspaceId, owner.id, { modes: {}, judgeModel: null, judgeTimeoutSeconds: 30, failOpen: false, ...governor }, () => null);
+    await updateGovernor(s.db, owner.workspaceId, owner.id, { modes: {}, judgeModel: null, judgeTimeoutSeconds: 30, failOpen: false, doorWaitSeconds: null, ...governor }, () => null);
     const agent = await makeAgent(s.db, owner.workspaceId, { tools: ["slack.post", "memory.recall"] });
     return { s, owner, agent };
   }
@@ -136,13 +136,39 @@ describe("the governor", () => {
     const member = await makeUser(s.db, owner.workspaceId, "member");
     const memberCookie = await sessionCookie(s, member);
     const ownerCookie = await sessionCookie(s, owner);
-    const body = { modes: { spend: "judge_then_people" }, judgeModel: "offline", judgeTimeoutSeconds: 20, failOpen: false };
+    const body = { modes: { spend: "judge_then_people" }, judgeModel: "offline", judgeTimeoutSeconds: 20, failOpen: false, doorWaitSeconds: 45 };
     expect((await getRoute(jsonRequest("/api/governor", { cookie: memberCookie }))).status).toBe(200);
     expect((await putRoute(jsonRequest("/api/governor", { method: "PUT", cookie: memberCookie, body }))).status).toBe(403);
     expect((await putRoute(jsonRequest("/api/governor", { method: "PUT", cookie: ownerCookie, body: { ...body, modes: { spend: "coin_flip" } } }))).status).toBe(400);
+    for (const doorWaitSeconds of [0, 601, 2.5, "60"]) {
+      expect((await putRoute(jsonRequest("/api/governor", { method: "PUT", cookie: ownerCookie, body: { ...body, doorWaitSeconds } }))).status).toBe(400);
+    }
+    const unset = (await (await getRoute(jsonRequest("/api/governor", { cookie: memberCookie }))).json()) as { governor: GovernorSettings; defaults: { doorWaitSeconds: number } };
+    expect(unset).toMatchObject({ governor: { doorWaitSeconds: null }, defaults: { doorWaitSeconds: 5 } });
     const saved = await putRoute(jsonRequest("/api/governor", { method: "PUT", cookie: ownerCookie, body }));
     expect(saved.status).toBe(200);
     const read = (await (await getRoute(jsonRequest("/api/governor", { cookie: memberCookie }))).json()) as { governor: GovernorSettings };
     expect(read.governor).toEqual(body);
+  });
+
+  it("makes the door wait as long as the workspace says, else as long as the server's default", async () => {
+    const { s, agent, owner } = await setup({});
+    const token = await doorTokenFor(s.db, agent, owner.id);
+    const totals = async (text: string) => {
+      const seen: number[] = [];
+      // A new session each time: a session whose call waits on a reviewer takes no other call meanwhile.
+      const client = await connectDoor(token);
+      const result = await client.callTool({ name: "slack.post", arguments: { channel: "#general", text } }, undefined, { onprogress: (p) => void seen.push(p.total ?? -1) });
+      expect(result.isError).toBe(true);
+      await client.close();
+      return seen;
+    };
+    // Unset: the server's default (CLAWDECK_DOOR_WAIT_SECONDS, 5 in this file).
+    expect((await totals("first"))[0]).toBe(5_000);
+    await updateGovernor(s.db, owner.workspaceId, owner.id, { modes: {}, judgeModel: null, judgeTimeoutSeconds: 30, failOpen: false, doorWaitSeconds: 1 }, () => null);
+    const second = await totals("second");
+    expect(second.length).toBeGreaterThan(0);
+    expect(new Set(second)).toEqual(new Set([1_000]));
+    expect(await outbox(agent.id)).toHaveLength(0);
   });
 });

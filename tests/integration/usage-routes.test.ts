@@ -8,7 +8,7 @@ import { GET as reportRoute } from "../../app/api/usage/route";
 import { GET as summaryRoute } from "../../app/api/usage/summary/route";
 import { chargeUsage } from "../../lib/billing/ledger";
 import { rowsOf } from "../../lib/db/client";
-import { usageEvents } from "../../lib/db/schema";
+import { steps, usageEvents } from "../../lib/db/schema";
 import type { UsageReport } from "../../lib/billing/report";
 import type { UsageSummary } from "../../lib/billing/summary";
 import { makeUser, makeWorkspace } from "../support/fixtures";
@@ -157,6 +157,31 @@ describe("usage routes", () => {
     const day = await reportRoute(jsonRequest(`/api/usage?from=${ago(DAY).toISOString()}&to=${T0.toISOString()}`, { cookie, workspace: workspace.slug }));
     const dayReport = (await day.json()) as UsageReport;
     expect(dayReport).toMatchObject({ granularity: "hour", totals: { credits: 15_750 } });
+  });
+
+  it("grouped by source, lists door activity: its tool calls in the range, no tokens, no credits, the ledger's totals unchanged", async () => {
+    const { workspace, a, cookie } = await seeded("Door activity");
+    const s = server();
+    const door = await insertRun(s.db, { workspaceId: workspace.id, agentId: a.id, trigger: "door" });
+    const chat = await insertRun(s.db, { workspaceId: workspace.id, agentId: a.id, trigger: "chat" });
+    const step = (runId: string, n: number, at: Date) =>
+      s.db.insert(steps).values({ workspaceId: workspace.id, runId, position: n, callId: `c${n}`, tool: "memory.recall", input: {}, createdAt: at });
+    await step(door.id, 0, ago(30 * 60_000));
+    await step(door.id, 1, ago(2 * DAY));
+    await step(door.id, 2, ago(70 * DAY)); // before the range
+    await step(chat.id, 0, ago(HOUR)); // not a door call
+    const query = `from=${ago(60 * DAY).toISOString()}&to=${T0.toISOString()}`;
+    const bySource = (await (await reportRoute(jsonRequest(`/api/usage?${query}&group=source`, { cookie, workspace: workspace.slug }))).json()) as UsageReport;
+    const byAgent = (await (await reportRoute(jsonRequest(`/api/usage?${query}&group=agent`, { cookie, workspace: workspace.slug }))).json()) as UsageReport;
+    expect(bySource.rows.map((r) => [r.key, r.calls, r.inputTokens + r.outputTokens, r.credits])).toEqual([
+      ["run", 5, 54_500, 54_000],
+      ["judge", 1, 3_000, 21_000],
+      ["door", 2, 0, 0],
+    ]);
+    expect(bySource.totals).toEqual(byAgent.totals);
+    expect(bySource.totals.credits).toBe(75_000);
+    const csv = parseCsv(await (await exportRoute(jsonRequest(`/api/usage/export.csv?${query}&group=source`, { cookie, workspace: workspace.slug }))).text());
+    expect(csv.find((l) => l[1] === "door")?.slice(3, 4).concat(csv.find((l) => l[1] === "door")!.slice(9, 10))).toEqual(["2", "0"]);
   });
 
   it("validates the range: at most 400 days, `to` after `from`, a real time zone", async () => {

@@ -27,3 +27,10 @@ export async function doorTokenFor(db: Db, agent: { id: string; workspaceId: str
 }
 
 export const resultText = (result: unknown) => ((result as CallToolResult).content[0] as { text: string }).text;
+
+/** Ends the client's door session the way MCP clients do: `DELETE` with its `Mcp-Session-Id`. */
+export async function endSession(client: Client): Promise<void> {
+  await (client.transport as StreamableHTTPClientTransport).terminateSession();
+}
+
+export const sessionIdOf = (client: Client) => (client.transport as StreamableHTTPClientTransport).sessionId;

@@ -60,7 +60,7 @@ describe("judge and governor", () => {
   });
 
   it("defaults every category to people, fail closed", () => {
-    expect(workspaceGovernor({})).toEqual({ modes: {}, judgeModel: null, judgeTimeoutSeconds: 30, failOpen: false });
+    expect(workspaceGovernor({})).toEqual({ modes: {}, judgeModel: null, judgeTimeoutSeconds: 30, failOpen: false, doorWaitSeconds: null });
     expect(workspaceGovernor({ governor: { modes: { spend: "nonsense" } } }).modes).toEqual({});
   });
 });

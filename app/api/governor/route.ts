@@ -2,7 +2,11 @@ import { route } from "@/lib/http/route";
 import { checkModelSpec } from "@/lib/models/registry";
 import { getGovernor, governorSettingsSchema, updateGovernor } from "@/lib/safety/governor";
 
-export const GET = route({}, async ({ db, workspace }) => ({ governor: await getGovernor(db, workspace.id) }));
+// `defaults` says what an unset setting means on this server (the door's wait comes from the environment).
+export const GET = route({}, async ({ db, server, workspace }) => ({
+  governor: await getGovernor(db, workspace.id),
+  defaults: { doorWaitSeconds: server.env.CLAWDECK_DOOR_WAIT_SECONDS },
+}));
 
 export const PUT = route({ role: "manager", body: governorSettingsSchema }, async ({ server, workspace, user, body }) => ({
   governor: await updateGovernor(server.db, workspace.id, user.id, body, (spec) => checkModelSpec(spec, server.models)),

@@ -3,6 +3,7 @@ import { handleDoorRequest } from "@/lib/door/mcp";
 import { isAppError } from "@/lib/errors";
 import { errorResponse } from "@/lib/http/errors";
 import { limitRunStart } from "@/lib/runtime/run-limit";
+import { doorWaitSecondsOf, getGovernor } from "@/lib/safety/governor";
 import { getServer } from "@/lib/server";
 
 /**
@@ -14,8 +15,9 @@ async function handle(req: Request): Promise<Response> {
   try {
     const server = await getServer();
     const caller = await authenticateDoorToken(server.db, req.headers.get("authorization"));
+    const governor = await getGovernor(server.db, caller.token.workspaceId);
     return await handleDoorRequest(req, server.runtime.deps, caller, {
-      waitMs: server.env.CLAWDECK_DOOR_WAIT_SECONDS * 1000,
+      waitMs: doorWaitSecondsOf(governor, server.env.CLAWDECK_DOOR_WAIT_SECONDS) * 1000,
       maxBodyBytes: server.env.CLAWDECK_MAX_BODY_BYTES,
       // Each call starts a run: the same run-start limit as a person's messages, per token.
       limit: () => limitRunStart(server, `door:${caller.token.id}`),

@@ -1,5 +1,7 @@
+import { sql } from "drizzle-orm";
 import { index, integer, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { agents } from "./agents";
+import { agentRuns } from "./runs";
 import { at, createdAt, id } from "./common";
 import { users, workspaces } from "./workspaces";
 
@@ -33,3 +35,31 @@ export const doorTokens = pgTable(
 );
 
 export type DoorToken = typeof doorTokens.$inferSelect;
+
+/**
+ * A door session: one run of the agent for everything an outside client does
+ * through one MCP session. The id is the `Mcp-Session-Id` the server issues at
+ * `initialize`; it lives here, not in a process, so any instance can answer
+ * the session's next request. A client without a session gets a session of
+ * one call. `runId` is set by the session's first tool call; `endedAt` when
+ * the client ends it, it is idle too long, or its run ends.
+ */
+export const doorSessions = pgTable(
+  "door_sessions",
+  {
+    id: id(),
+    workspaceId: uuid()
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    tokenId: uuid()
+      .notNull()
+      .references(() => doorTokens.id, { onDelete: "cascade" }),
+    runId: uuid().references(() => agentRuns.id, { onDelete: "cascade" }),
+    lastSeenAt: at().notNull().defaultNow(),
+    endedAt: at(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("door_sessions_run_key").on(t.runId), index("door_sessions_open_idx").on(t.lastSeenAt).where(sql`${t.endedAt} is null`)],
+);
+
+export type DoorSession = typeof doorSessions.$inferSelect;
