@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { OWNER } from "./fixtures";
+import { APP_ORIGIN, OWNER } from "./fixtures";
 import { MissionsPage } from "./pages/missions-page";
 import { SignInPage } from "./pages/sign-in-page";
 
@@ -56,5 +56,37 @@ test.describe("missions", () => {
     await missions.start("Research and announce", "Check the demo crew");
     await expect(missions.state()).toHaveText("Succeeded", { timeout: 30_000 });
     await expect(missions.result()).toContainText("From @scout (Researcher)");
+  });
+
+  test("compare two crews on one goal and read the judge's scores", async ({ page }) => {
+    await new SignInPage(page).signInAs(OWNER);
+    const name = `Solo ${Date.now().toString(36)}`;
+    const crew = await page.request.post("/api/crews", {
+      headers: { "x-clawdeck-workspace": "demo", origin: APP_ORIGIN },
+      data: { name, nodes: [{ id: "writer", role: "Writer", agentHandle: "herald" }], edges: [] },
+    });
+    expect(crew.status()).toBe(201);
+    const missions = new MissionsPage(page);
+    await missions.goto("demo");
+    const form = page.getByRole("form", { name: "Compare two crews" });
+    await form.getByLabel("First crew").selectOption({ label: "Research and announce" });
+    await form.getByLabel("Second crew").selectOption({ label: name });
+    await form.getByLabel("Goal for both").fill("Announce the new office");
+    await form.getByRole("button", { name: "Compare" }).click();
+    await expect(page).toHaveURL(/\/missions\/compare\/[0-9a-f-]{36}$/);
+    await expect(page.getByRole("status").filter({ hasText: "Judged by offline" })).toBeVisible({ timeout: 30_000 });
+    for (const crewName of ["Research and announce", name]) {
+      const side = page.getByRole("article", { name: `Crew ${crewName}` });
+      const scores = side.getByRole("list", { name: `Scores for ${crewName}` }).getByRole("listitem");
+      await expect(scores).toHaveCount(3);
+      await expect(scores.nth(0)).toContainText("Correctness: 8/10");
+      await expect(scores.nth(1)).toContainText(/Completeness: \d+\/10/);
+      await expect(scores.nth(2)).toContainText(/Clarity: \d+\/10/);
+      await expect(side.getByLabel(/^Total score \d+ of 30$/)).toBeVisible();
+      await expect(side.getByText("Approvals needed")).toBeVisible();
+      await expect(side.getByText("Cost")).toBeVisible();
+      await expect(side.getByRole("region", { name: `Result of ${crewName}` })).not.toBeEmpty();
+    }
+    await expect(page.getByRole("article", { name: "Crew Research and announce" }).getByRole("region")).toContainText("From @scout (Researcher)");
   });
 });
