@@ -1,6 +1,8 @@
 import { expect, test } from "@playwright/test";
 import { APP_ORIGIN, OWNER } from "./fixtures";
+import { ApprovalsPage } from "./pages/approvals-page";
 import { MissionsPage } from "./pages/missions-page";
+import { personWithRole } from "./people";
 import { SignInPage } from "./pages/sign-in-page";
 
 test.describe("missions", () => {
@@ -88,5 +90,61 @@ test.describe("missions", () => {
       await expect(side.getByRole("region", { name: `Result of ${crewName}` })).not.toBeEmpty();
     }
     await expect(page.getByRole("article", { name: "Crew Research and announce" }).getByRole("region")).toContainText("From @scout (Researcher)");
+  });
+
+  test("a gated node is approved from the inbox, which links to its mission, and the mission finishes; a node opens its run at the step", async ({ page, browser }) => {
+    await new SignInPage(page).signInAs(OWNER);
+    const headers = { "x-clawdeck-workspace": "demo", origin: APP_ORIGIN };
+    const handle = `crier${Date.now().toString(36)}`;
+    const agent = await page.request.post("/api/agents", { headers, data: { handle, name: "Crier", model: "offline", tools: ["slack.post"] } });
+    expect(agent.status()).toBe(201);
+    const name = `Gated ${handle}`;
+    const crew = await page.request.post("/api/crews", {
+      headers,
+      data: {
+        name,
+        nodes: [
+          { id: "announce", role: "Announcer", agentHandle: handle, instructions: "slack #general the mission is under way" },
+          { id: "wrap", role: "Wrapper", agentHandle: "atlas" },
+        ],
+        edges: [{ from: "announce", to: "wrap" }],
+      },
+    });
+    expect(crew.status()).toBe(201);
+    const missions = new MissionsPage(page);
+    await missions.goto("demo");
+    await missions.start(name, "Tell the team");
+    const missionUrl = page.url();
+    await expect(missions.node("announce")).toHaveAttribute("data-state", "awaiting_approval", { timeout: 30_000 });
+    await expect(missions.node("wrap")).toHaveAttribute("data-state", "waiting");
+
+    // The node's run opens at the step that waits.
+    await missions.node("announce").getByRole("link", { name: "Open run" }).click();
+    await expect(page).toHaveURL(/\/runs\/[0-9a-f-]{36}#step-[0-9a-f-]{36}$/);
+    const stepId = new URL(page.url()).hash.slice(1);
+    await expect(page.locator(`[id="${stepId}"]`)).toBeInViewport();
+    await expect(page.locator(`[id="${stepId}"]`)).toContainText("slack.post");
+
+    // A reviewer finds it in the inbox, follows it to the mission and back, and approves it.
+    const reviewer = await personWithRole(browser, page, "reviewer");
+    try {
+      const inbox = new ApprovalsPage(reviewer.page);
+      await inbox.goto("demo");
+      const card = inbox.card(handle);
+      await card.getByRole("link", { name: "See the mission this step belongs to →" }).click();
+      await expect(reviewer.page).toHaveURL(missionUrl);
+      await expect(reviewer.page.getByTestId("mission-state")).toHaveText("Running");
+      await inbox.goto("demo");
+      await inbox.approve(inbox.card(handle));
+      await expect(inbox.card(handle)).toHaveCount(0);
+    } finally {
+      await reviewer.context.close();
+    }
+
+    await page.goto(missionUrl);
+    await expect(missions.state()).toHaveText("Succeeded", { timeout: 30_000 });
+    await expect(missions.node("announce")).toHaveAttribute("data-state", "done");
+    await expect(missions.node("wrap")).toHaveAttribute("data-state", "done");
+    await expect(missions.result()).toContainText("From @" + handle + " (Announcer)");
   });
 });

@@ -24,6 +24,7 @@ export interface MissionNodeItem extends CrewNodeItem {
   state: NodeState;
   round: number;
   runIds: string[];
+  stepId: string | null;
   inputTokens: number;
   outputTokens: number;
   credits: number | null;
