@@ -1,6 +1,8 @@
 import { expect, test } from "@playwright/test";
-import { OWNER } from "./fixtures";
+import { APP_ORIGIN, OWNER } from "./fixtures";
+import { ApprovalsPage } from "./pages/approvals-page";
 import { MissionsPage } from "./pages/missions-page";
+import { personWithRole } from "./people";
 import { SignInPage } from "./pages/sign-in-page";
 
 test.describe("missions", () => {
@@ -56,5 +58,93 @@ test.describe("missions", () => {
     await missions.start("Research and announce", "Check the demo crew");
     await expect(missions.state()).toHaveText("Succeeded", { timeout: 30_000 });
     await expect(missions.result()).toContainText("From @scout (Researcher)");
+  });
+
+  test("compare two crews on one goal and read the judge's scores", async ({ page }) => {
+    await new SignInPage(page).signInAs(OWNER);
+    const name = `Solo ${Date.now().toString(36)}`;
+    const crew = await page.request.post("/api/crews", {
+      headers: { "x-clawdeck-workspace": "demo", origin: APP_ORIGIN },
+      data: { name, nodes: [{ id: "writer", role: "Writer", agentHandle: "herald" }], edges: [] },
+    });
+    expect(crew.status()).toBe(201);
+    const missions = new MissionsPage(page);
+    await missions.goto("demo");
+    const form = page.getByRole("form", { name: "Compare two crews" });
+    await form.getByLabel("First crew").selectOption({ label: "Research and announce" });
+    await form.getByLabel("Second crew").selectOption({ label: name });
+    await form.getByLabel("Goal for both").fill("Announce the new office");
+    await form.getByRole("button", { name: "Compare" }).click();
+    await expect(page).toHaveURL(/\/missions\/compare\/[0-9a-f-]{36}$/);
+    await expect(page.getByRole("status").filter({ hasText: "Judged by offline" })).toBeVisible({ timeout: 30_000 });
+    for (const crewName of ["Research and announce", name]) {
+      const side = page.getByRole("article", { name: `Crew ${crewName}` });
+      const scores = side.getByRole("list", { name: `Scores for ${crewName}` }).getByRole("listitem");
+      await expect(scores).toHaveCount(3);
+      await expect(scores.nth(0)).toContainText("Correctness: 8/10");
+      await expect(scores.nth(1)).toContainText(/Completeness: \d+\/10/);
+      await expect(scores.nth(2)).toContainText(/Clarity: \d+\/10/);
+      await expect(side.getByLabel(/^Total score \d+ of 30$/)).toBeVisible();
+      await expect(side.getByText("Approvals needed")).toBeVisible();
+      await expect(side.getByText("Cost")).toBeVisible();
+      await expect(side.getByRole("region", { name: `Result of ${crewName}` })).not.toBeEmpty();
+    }
+    await expect(page.getByRole("article", { name: "Crew Research and announce" }).getByRole("region")).toContainText("From @scout (Researcher)");
+  });
+
+  test("a gated node is approved from the inbox, which links to its mission, and the mission finishes; a node opens its run at the step", async ({ page, browser }) => {
+    await new SignInPage(page).signInAs(OWNER);
+    const headers = { "x-clawdeck-workspace": "demo", origin: APP_ORIGIN };
+    const handle = `crier${Date.now().toString(36)}`;
+    const agent = await page.request.post("/api/agents", { headers, data: { handle, name: "Crier", model: "offline", tools: ["slack.post"] } });
+    expect(agent.status()).toBe(201);
+    const name = `Gated ${handle}`;
+    const crew = await page.request.post("/api/crews", {
+      headers,
+      data: {
+        name,
+        nodes: [
+          { id: "announce", role: "Announcer", agentHandle: handle, instructions: "slack #general the mission is under way" },
+          { id: "wrap", role: "Wrapper", agentHandle: "atlas" },
+        ],
+        edges: [{ from: "announce", to: "wrap" }],
+      },
+    });
+    expect(crew.status()).toBe(201);
+    const missions = new MissionsPage(page);
+    await missions.goto("demo");
+    await missions.start(name, "Tell the team");
+    const missionUrl = page.url();
+    await expect(missions.node("announce")).toHaveAttribute("data-state", "awaiting_approval", { timeout: 30_000 });
+    await expect(missions.node("wrap")).toHaveAttribute("data-state", "waiting");
+
+    // The node's run opens at the step that waits.
+    await missions.node("announce").getByRole("link", { name: "Open run" }).click();
+    await expect(page).toHaveURL(/\/runs\/[0-9a-f-]{36}#step-[0-9a-f-]{36}$/);
+    const stepId = new URL(page.url()).hash.slice(1);
+    await expect(page.locator(`[id="${stepId}"]`)).toBeInViewport();
+    await expect(page.locator(`[id="${stepId}"]`)).toContainText("slack.post");
+
+    // A reviewer finds it in the inbox, follows it to the mission and back, and approves it.
+    const reviewer = await personWithRole(browser, page, "reviewer");
+    try {
+      const inbox = new ApprovalsPage(reviewer.page);
+      await inbox.goto("demo");
+      const card = inbox.card(handle);
+      await card.getByRole("link", { name: "See the mission this step belongs to →" }).click();
+      await expect(reviewer.page).toHaveURL(missionUrl);
+      await expect(reviewer.page.getByTestId("mission-state")).toHaveText("Running");
+      await inbox.goto("demo");
+      await inbox.approve(inbox.card(handle));
+      await expect(inbox.card(handle)).toHaveCount(0);
+    } finally {
+      await reviewer.context.close();
+    }
+
+    await page.goto(missionUrl);
+    await expect(missions.state()).toHaveText("Succeeded", { timeout: 30_000 });
+    await expect(missions.node("announce")).toHaveAttribute("data-state", "done");
+    await expect(missions.node("wrap")).toHaveAttribute("data-state", "done");
+    await expect(missions.result()).toContainText("From @" + handle + " (Announcer)");
   });
 });

@@ -11,6 +11,7 @@ import { rememberSecret } from "./safety/redact";
 import { createToolRegistry } from "./tools/registry";
 import { checkBudget } from "./billing/budgets";
 import { createMissionScheduler, type MissionScheduler } from "./missions/scheduler";
+import { judgeComparisons } from "./missions/compare";
 
 /**
  * Everything a server process shares: one database handle (PGlite is a
@@ -86,7 +87,9 @@ async function startServer(): Promise<Server> {
     heartbeatMs: 10_000,
     checkBudget: (input) => checkBudget(handle.db, input),
   });
-  return { env, db: handle.db, handle, secrets, bus, runtime, missions: createMissionScheduler(runtime), models };
+  const missions = createMissionScheduler(runtime);
+  judgeComparisons(runtime.deps, missions, (work) => runtime.onSweep(work));
+  return { env, db: handle.db, handle, secrets, bus, runtime, missions, models };
 }
 
 function printWelcome(env: Env, email: string, password: string | undefined) {

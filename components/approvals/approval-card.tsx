@@ -140,6 +140,11 @@ export function ApprovalCard({ item, now, viewerId, canDecide, onDecided, select
         <pre className="mt-1 overflow-x-auto rounded bg-slate-900 p-2 text-slate-100">{JSON.stringify(item.input, null, 2)}</pre>
       </details>
       <TaintList item={item} slug={slug} />
+      {item.missionId ? (
+        <Link className="inline-block text-sm text-indigo-700 hover:underline" href={`/w/${slug}/missions/${item.missionId}`}>
+          See the mission this step belongs to →
+        </Link>
+      ) : null}
       {origin ? (
         <Link className="inline-block text-sm text-indigo-700 hover:underline" href={origin} data-action="open">
           {item.originRoom ? `See the post in #${item.originRoom} that began this →` : "See the conversation that led to this →"}

@@ -34,6 +34,8 @@ export interface ApprovalItem {
   /** Pending only: identical requests (same agent, tool and input) shown as this one. */
   identical?: { count: number; ids: string[] };
   canOpenRun: boolean;
+  /** The mission this request's run is a node of. */
+  missionId?: string | null;
   agent: { id: string; handle: string; name: string; color: string };
 }
 

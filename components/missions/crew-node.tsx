@@ -17,7 +17,7 @@ export type CrewFlowNode = Node<CrewNodeData, "crew">;
 
 /** One role of a crew on the canvas: role, agent, and (in a mission) its state and usage. */
 export const CrewNodeCard = memo(function CrewNodeCard({ data, selected }: NodeProps<CrewFlowNode>) {
-  const tone = data.faulty ? "border-rose-600 bg-rose-50 ring-2 ring-rose-300" : data.state ? nodeStateClasses[data.state] : "border-slate-300 bg-white";
+  const tone = data.faulty ? "border-rose-600 bg-rose-50 ring-2 ring-rose-300" : data.state ? nodeStateClasses[data.state] : "border-slate-300 bg-surface";
   return (
     <div
       data-state={data.state ?? "edit"}

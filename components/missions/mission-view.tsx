@@ -145,8 +145,9 @@ export function MissionView({ missionId }: { missionId: string }) {
           nodesDraggable={false}
           nodesConnectable={false}
           onNodeClick={(_, node) => {
-            const runId = mission.nodes.find((n) => n.id === node.id)?.runIds.at(-1);
-            if (runId) router.push(`/w/${slug}/runs/${runId}`);
+            const clicked = mission.nodes.find((n) => n.id === node.id);
+            const runId = clicked?.runIds.at(-1);
+            if (runId) router.push(runHref(slug, runId, clicked!.stepId));
           }}
           proOptions={{ hideAttribution: true }}
         >
@@ -185,7 +186,7 @@ export function MissionView({ missionId }: { missionId: string }) {
               <span className="font-mono text-xs text-slate-600">@{n.agentHandle}</span>
               <span className="text-xs text-slate-700">{state.replace("_", " ")}</span>
               {runId ? (
-                <Link className="ml-auto text-xs font-medium text-indigo-700 hover:underline" href={`/w/${slug}/runs/${runId}`}>
+                <Link className="ml-auto text-xs font-medium text-indigo-700 hover:underline" href={runHref(slug, runId, n.stepId)}>
                   Open run
                 </Link>
               ) : null}
@@ -259,4 +260,9 @@ function Stat({ label, value }: { label: string; value: string }) {
       <dd className="text-lg font-semibold">{value}</dd>
     </div>
   );
+}
+
+/** A node's run, at its latest step when it has one. */
+function runHref(slug: string, runId: string, stepId: string | null): string {
+  return `/w/${slug}/runs/${runId}${stepId ? `#step-${stepId}` : ""}`;
 }

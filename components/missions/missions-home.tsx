@@ -7,6 +7,7 @@ import { useId, useState } from "react";
 import { errorText } from "../agents/types";
 import { useApi, useWorkspace } from "../providers";
 import { formatDuration, formatUsd } from "../usage/format";
+import { CompareForm } from "./compare-form";
 import { useNow } from "./use-now";
 import { missionKeys, missionStateLabels, type CrewItem, type MissionItem } from "./types";
 
@@ -53,6 +54,14 @@ export function MissionsHome({ canEdit }: { canEdit: boolean }) {
           </ul>
         )}
       </section>
+
+      {crews.data && crews.data.crews.length > 0 ? (
+        <section aria-labelledby="compare-heading" className="space-y-3">
+          <h2 id="compare-heading" className="text-lg font-semibold">Compare two crews</h2>
+          <p className="text-sm text-slate-600">One goal runs on both crews side by side; when both end, the workspace&apos;s judge scores each result.</p>
+          <CompareForm crews={crews.data.crews} />
+        </section>
+      ) : null}
 
       <section aria-labelledby="runs-heading" className="space-y-3">
         <h2 id="runs-heading" className="text-lg font-semibold">Recent missions</h2>

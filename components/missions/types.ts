@@ -24,6 +24,7 @@ export interface MissionNodeItem extends CrewNodeItem {
   state: NodeState;
   round: number;
   runIds: string[];
+  stepId: string | null;
   inputTokens: number;
   outputTokens: number;
   credits: number | null;
@@ -75,7 +76,7 @@ export const nodeStateLabels: Record<NodeState, string> = {
 
 /** Border and background of a node in each state (light theme, text stays readable). */
 export const nodeStateClasses: Record<NodeState, string> = {
-  waiting: "border-slate-300 bg-white",
+  waiting: "border-slate-300 bg-surface",
   paused: "border-amber-400 bg-amber-50",
   running: "border-indigo-500 bg-indigo-50 ring-2 ring-indigo-200",
   awaiting_approval: "border-amber-500 bg-amber-50 ring-2 ring-amber-200",

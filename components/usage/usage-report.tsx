@@ -23,6 +23,7 @@ const groups: { id: UsageGroup; label: string }[] = [
   { id: "agent", label: "Agent" },
   { id: "model", label: "Model" },
   { id: "source", label: "Source" },
+  { id: "mission", label: "Mission" },
 ];
 const palette = ["#6366f1", "#0ea5e9", "#10b981", "#f59e0b", "#ec4899", "#8b5cf6", "#94a3b8"];
 const OTHER = "__other";

@@ -10,6 +10,9 @@ export interface Seeded {
   roomId: string;
   sessionId: string;
   runId: string;
+  crewId: string;
+  missionId: string;
+  comparisonId: string;
 }
 
 export function mainPages(seeded: Seeded): { name: string; path: string }[] {
@@ -26,6 +29,10 @@ export function mainPages(seeded: Seeded): { name: string; path: string }[] {
     { name: "room", path: `/w/demo/rooms/${seeded.roomId}` },
     { name: "feed", path: "/w/demo/feed" },
     { name: "run", path: `/w/demo/runs/${seeded.runId}` },
+    { name: "missions", path: "/w/demo/missions" },
+    { name: "mission", path: `/w/demo/missions/${seeded.missionId}` },
+    { name: "crew editor", path: `/w/demo/missions/crews/${seeded.crewId}` },
+    { name: "comparison", path: `/w/demo/missions/compare/${seeded.comparisonId}` },
     { name: "members", path: "/w/demo/settings/members" },
     { name: "policy", path: "/w/demo/settings/policy" },
     { name: "billing", path: "/w/demo/settings/billing" },
@@ -64,7 +71,34 @@ export async function seedWorkspace(page: Page, options: { pendingApproval?: boo
   const runs = await page.request.get(`/api/sessions/${sessionId}`, { headers: DEMO });
   expect(runs.status()).toBe(200);
   const runId = findRunId(await runs.json());
-  return { agentId, handle, roomId, sessionId, runId };
+  return { agentId, handle, roomId, sessionId, runId, ...(await seedMissions(page, handle)) };
+}
+
+/** A crew of the seeded agent, compared with the demo crew on one goal, judged. */
+async function seedMissions(page: Page, handle: string): Promise<{ crewId: string; missionId: string; comparisonId: string }> {
+  const crew = await page.request.post("/api/crews", {
+    headers: DEMO,
+    data: { name: `Solo ${handle}`, nodes: [{ id: "writer", role: "Writer", agentHandle: handle, instructions: "Write it up." }], edges: [] },
+  });
+  expect(crew.status()).toBe(201);
+  const crewId = ((await crew.json()) as { id: string }).id;
+  const crews = (await (await page.request.get("/api/crews", { headers: DEMO })).json()) as { crews: { id: string; name: string }[] };
+  const demo = crews.crews.find((c) => c.name === "Research and announce")!;
+  const started = await page.request.post("/api/comparisons", { headers: DEMO, data: { goal: "Summarise the week", crewIds: [demo.id, crewId] } });
+  expect(started.status()).toBe(202);
+  const comparisonId = ((await started.json()) as { id: string }).id;
+  let missionId = "";
+  await expect
+    .poll(
+      async () => {
+        const body = (await (await page.request.get(`/api/comparisons/${comparisonId}`, { headers: DEMO })).json()) as { comparison: { state: string; sides: { mission: { id: string } }[] } };
+        missionId = body.comparison.sides[0]!.mission.id;
+        return body.comparison.state;
+      },
+      { timeout: 30_000 },
+    )
+    .toBe("judged");
+  return { crewId, missionId, comparisonId };
 }
 
 function findRunId(body: unknown): string {

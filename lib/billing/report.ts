@@ -1,12 +1,13 @@
-import { and, eq, gte, lt, sql, type SQL } from "drizzle-orm";
+import { and, eq, gte, lt, ne, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "../db/client";
 import { agents, usageRollupsHourly } from "../db/schema";
 import { countDoorCalls, doorActivityRow } from "./door-activity";
+import { missionLabels, missionUsage } from "./mission-usage";
 import { isNominal } from "./prices";
 import { DAY_MS, rangeFields, resolveRange, timeZoneSchema, toHourRange } from "./range";
 
-export const usageGroups = ["agent", "model", "source"] as const;
+export const usageGroups = ["agent", "model", "source", "mission"] as const;
 export type UsageGroup = (typeof usageGroups)[number];
 
 export const reportQuerySchema = z
@@ -54,6 +55,8 @@ const sourceLabels: Record<string, string> = {
 function groupKey(group: UsageGroup): SQL<string> {
   if (group === "agent") return sql<string>`coalesce(${usageRollupsHourly.agentId}::text, '')`;
   if (group === "model") return sql<string>`${usageRollupsHourly.model}`;
+  // Rollups do not carry the mission: they give the spend outside missions; missions' own come from the ledger.
+  if (group === "mission") return sql<string>`''`;
   return sql<string>`${usageRollupsHourly.sourceKind}::text`;
 }
 
@@ -61,19 +64,28 @@ function groupKey(group: UsageGroup): SQL<string> {
  * The usage page and its CSV: totals per agent, model or source over a range
  * of whole hours, and a time series (hourly up to three days, else daily in
  * the viewer's time zone). Read from the hourly rollups, plus the door's
- * tool calls (no spend) when grouped by source.
+ * tool calls (no spend) when grouped by source. By mission: rollups do not
+ * carry the mission, so mission turns are read from the ledger's rows (source
+ * `mission_run`, whose source id is the mission) over the same whole hours,
+ * and everything else from the rollups; the totals are the same as under any
+ * other grouping.
  */
 export async function getUsageReport(db: Db, workspaceId: string, query: ReportQuery): Promise<UsageReport> {
   const range = toHourRange(query.from, query.to);
   const granularity = range.to.getTime() - range.from.getTime() <= 3 * DAY_MS ? "hour" : "day";
   const key = groupKey(query.group);
-  const where = and(eq(usageRollupsHourly.workspaceId, workspaceId), gte(usageRollupsHourly.bucket, range.from), lt(usageRollupsHourly.bucket, range.to));
+  const where = and(
+    eq(usageRollupsHourly.workspaceId, workspaceId),
+    gte(usageRollupsHourly.bucket, range.from),
+    lt(usageRollupsHourly.bucket, range.to),
+    query.group === "mission" ? ne(usageRollupsHourly.sourceKind, "mission_run") : undefined,
+  );
   const at =
     granularity === "hour"
       ? sql<string>`${usageRollupsHourly.bucket}`
       : sql<string>`date_trunc('day', ${usageRollupsHourly.bucket}, ${query.tz})`;
 
-  const [grouped, series, names] = await Promise.all([
+  const [rollupGroups, rollupSeries, names, missions] = await Promise.all([
     db
       .select({
         key,
@@ -102,12 +114,17 @@ export async function getUsageReport(db: Db, workspaceId: string, query: ReportQ
     query.group === "agent"
       ? db.select({ id: agents.id, handle: agents.handle, name: agents.name }).from(agents).where(eq(agents.workspaceId, workspaceId))
       : Promise.resolve([]),
+    query.group === "mission" ? missionUsage(db, workspaceId, range, granularity, query.tz) : Promise.resolve(null),
   ]);
+  const grouped = [...rollupGroups.filter((g) => !missions || g.calls > 0), ...(missions?.grouped ?? [])];
+  const series = missions ? [...rollupSeries, ...missions.series].sort((a, b) => a.at.localeCompare(b.at)) : rollupSeries;
+  const missionNames = missions ? await missionLabels(db, workspaceId, missions.grouped.map((g) => g.key)) : new Map<string, string>();
 
   const agentLabels = new Map(names.map((a) => [a.id, `${a.name} (@${a.handle})`]));
   const label = (k: string) => {
     if (query.group === "agent") return k ? (agentLabels.get(k) ?? "Deleted agent") : "No agent";
     if (query.group === "source") return sourceLabels[k] ?? k;
+    if (query.group === "mission") return k ? (missionNames.get(k) ?? "Deleted mission") : "Outside missions";
     return isNominal(k) ? `${k} (nominal price)` : k;
   };
   const rows = grouped

@@ -7,9 +7,10 @@ import { estimateTokens } from "../models/offline";
 import type { Usage } from "../models/types";
 
 /**
- * A judge: one model call that answers allow or deny with a reason, for any
- * feature that needs a model's verdict (the governor of gated calls is one).
- * The answer is parsed with a zod schema; anything else (an error, a
+ * A judge: one model call that answers allow or deny with a reason (or, given
+ * its own schema and answer format, any verdict: a comparison's rubric), for
+ * any feature that needs a model's verdict (the governor of gated calls is
+ * one, comparisons of missions another). The answer is parsed with a zod schema; anything else (an error, a
  * timeout, prose, a malformed verdict) is a failure the caller must treat as
  * "no verdict", never as an allow. Every call is charged to the ledger with
  * the caller's source. The offline model judges by the caller's rule.
@@ -21,7 +22,7 @@ export const verdictSchema = z.object({
 });
 export type Verdict = z.infer<typeof verdictSchema>;
 
-export interface JudgeRequest {
+export interface JudgeRequest<T = Verdict> {
   workspaceId: string;
   agentId: string | null;
   /** Model spec, as on an agent (`offline`, `claude-opus-4-8`, `<provider>:<model>`). */
@@ -34,27 +35,34 @@ export interface JudgeRequest {
   idempotencyKey: string;
   timeoutMs: number;
   /** The verdict of the offline model: a deterministic rule of the caller's. */
-  offlineRule: () => Verdict;
+  offlineRule: () => T;
+  /** The verdict's shape and how the model is told to write it (default: allow or deny with a reason). */
+  answer?: { schema: z.ZodType<T>; format: string; maxTokens?: number };
 }
 
-export type JudgeAnswer = { ok: true; verdict: Verdict; model: string } | { ok: false; model: string; error: string };
+export type JudgeAnswer<T = Verdict> = { ok: true; verdict: T; model: string } | { ok: false; model: string; error: string };
 
 const ANSWER_FORMAT = 'Answer with one JSON object and nothing else: {"decision": "allow" | "deny", "reason": "<one or two sentences>"}.';
 
 /** The verdict in a model's text: the first JSON object in it, checked against the schema. */
 export function parseVerdict(text: string): Verdict | null {
+  return parseAnswer(text, verdictSchema);
+}
+
+/** The first JSON object in a model's text, checked against a schema. */
+export function parseAnswer<T>(text: string, schema: z.ZodType<T>): T | null {
   const start = text.indexOf("{");
   const end = text.lastIndexOf("}");
   if (start < 0 || end <= start) return null;
   try {
-    const parsed = verdictSchema.safeParse(JSON.parse(text.slice(start, end + 1)));
+    const parsed = schema.safeParse(JSON.parse(text.slice(start, end + 1)));
     return parsed.success ? parsed.data : null;
   } catch {
     return null;
   }
 }
 
-async function charge(db: Db, request: JudgeRequest, usage: Usage): Promise<void> {
+async function charge(db: Db, request: JudgeRequest<unknown>, usage: Usage): Promise<void> {
   try {
     await chargeUsage(db, { workspaceId: request.workspaceId, agentId: request.agentId, source: request.source, model: request.model, usage, idempotencyKey: request.idempotencyKey });
   } catch (error) {
@@ -64,7 +72,7 @@ async function charge(db: Db, request: JudgeRequest, usage: Usage): Promise<void
 
 const tokens = (input: string, output: string): Usage => ({ inputTokens: estimateTokens(input), outputTokens: estimateTokens(output), cacheReadTokens: 0, cacheWriteTokens: 0 });
 
-export async function askJudge(deps: { db: Db; models: ModelResolver }, request: JudgeRequest): Promise<JudgeAnswer> {
+export async function askJudge<T = Verdict>(deps: { db: Db; models: ModelResolver }, request: JudgeRequest<T>): Promise<JudgeAnswer<T>> {
   let resolved: ResolvedModel;
   try {
     resolved = deps.models(request.model);
@@ -82,10 +90,10 @@ export async function askJudge(deps: { db: Db; models: ModelResolver }, request:
   try {
     const stream = resolved.provider.stream({
       model: resolved.model,
-      system: `${request.system}\n\n${ANSWER_FORMAT}`,
+      system: `${request.system}\n\n${request.answer?.format ?? ANSWER_FORMAT}`,
       messages: [{ role: "user", content: [{ type: "text", text: request.prompt }] }],
       tools: [],
-      maxTokens: 512,
+      maxTokens: request.answer?.maxTokens ?? 512,
       signal: AbortSignal.timeout(request.timeoutMs),
     });
     const timeout = new Promise<never>((_, reject) => {
@@ -107,7 +115,7 @@ export async function askJudge(deps: { db: Db; models: ModelResolver }, request:
     return { ok: false, model: request.model, error: `The judge could not answer: ${(error as Error).message}` };
   }
   await charge(deps.db, request, sawUsage ? usage : tokens(request.system + request.prompt, text));
-  const verdict = parseVerdict(text);
+  const verdict = parseAnswer(text, (request.answer?.schema ?? verdictSchema) as z.ZodType<T>);
   if (!verdict) return { ok: false, model: request.model, error: "The judge's answer was not a verdict." };
   return { ok: true, verdict, model: request.model };
 }

@@ -2,7 +2,7 @@ import { and, desc, eq, inArray } from "drizzle-orm";
 import type { Viewer } from "../access/access";
 import { creditsForViewer } from "../access/redact";
 import type { Db } from "../db/client";
-import { agentRuns, agents, missionNodes, missionRuns, missions, type MissionRun } from "../db/schema";
+import { agentRuns, agents, missionNodes, missionRuns, missions, steps, type MissionRun } from "../db/schema";
 import { AppError } from "../errors";
 import { DEFAULT_CONCURRENCY } from "./topology";
 
@@ -20,6 +20,8 @@ export interface MissionNodeView {
   state: NodeState;
   round: number;
   runIds: string[];
+  /** The latest step of the node's latest run (the one awaiting approval, while it waits): where "open the run" lands. */
+  stepId: string | null;
   inputTokens: number;
   outputTokens: number;
   credits: number | null;
@@ -77,6 +79,15 @@ async function views(db: Db, workspaceId: string, rows: MissionRun[], viewer: Vi
     db.select({ id: agents.id, handle: agents.handle }).from(agents).where(eq(agents.workspaceId, workspaceId)),
   ]);
   const runById = new Map(runs.map((r) => [r.id, r]));
+  const lastStep = new Map<string, string>();
+  if (runs.length > 0) {
+    const stepRows = await db
+      .select({ id: steps.id, runId: steps.runId })
+      .from(steps)
+      .where(and(eq(steps.workspaceId, workspaceId), inArray(steps.runId, runs.map((r) => r.id))))
+      .orderBy(steps.position);
+    for (const step of stepRows) lastStep.set(step.runId, step.id);
+  }
   const handleOf = new Map(handles.map((a) => [a.id, a.handle]));
   const crewName = new Map(crews.map((c) => [c.id, c.name]));
   return rows.map((mr) => {
@@ -103,6 +114,7 @@ async function views(db: Db, workspaceId: string, rows: MissionRun[], viewer: Vi
         state,
         round: last?.round ?? 0,
         runIds: nodeRuns.map((r) => r.id),
+        stepId: nodeRuns.length ? (lastStep.get(nodeRuns[nodeRuns.length - 1]!.id) ?? null) : null,
         inputTokens: nodeRuns.reduce((s, r) => s + r.inputTokens, 0),
         outputTokens: nodeRuns.reduce((s, r) => s + r.outputTokens, 0),
         credits: creditsForViewer(viewer, nodeRuns.reduce((s, r) => s + r.credits, 0)),

@@ -28,6 +28,8 @@ export interface MissionScheduler {
   start(input: { workspaceId: string; crewId: string; goal: string; userId: string }): Promise<{ missionId: string }>;
   advance(missionRunId: string): Promise<void>;
   cancel(workspaceId: string, missionRunId: string, by: Viewer): Promise<void>;
+  /** Called (in this process) after a mission ends, once per mission. */
+  onFinish(listener: (missionRunId: string) => Promise<void>): void;
   /** Advances every running mission (the sweeper); returns how many. */
   sweep(): Promise<number>;
   /** Waits until no mission is being advanced by this process (tests, benchmarks, shutdown). */
@@ -39,6 +41,7 @@ const preview = (text: string) => truncate(text.replace(/\s+/g, " ").trim(), 200
 export function createMissionScheduler(runtime: Runtime): MissionScheduler {
   const { db, bus } = runtime.deps;
   const inFlight = new Map<string, { done: Promise<void>; again: boolean }>();
+  const finishListeners: ((missionRunId: string) => Promise<void>)[] = [];
 
   async function handlesOf(workspaceId: string): Promise<Map<string, string>> {
     const rows = await db.select({ id: agents.id, handle: agents.handle }).from(agents).where(eq(agents.workspaceId, workspaceId));
@@ -255,6 +258,9 @@ export function createMissionScheduler(runtime: Runtime): MissionScheduler {
     });
     if (!won) return false;
     if (end.state !== "succeeded") await stopTurns(mr);
+    for (const listener of finishListeners) {
+      listener(mr.id).catch((error) => logError(`After mission ${mr.id} finished`, error));
+    }
     return true;
   }
 
@@ -349,6 +355,10 @@ export function createMissionScheduler(runtime: Runtime): MissionScheduler {
     },
 
     advance,
+
+    onFinish(listener) {
+      finishListeners.push(listener);
+    },
 
     async cancel(workspaceId, missionRunId, by) {
       const [mr] = await db

@@ -291,6 +291,8 @@ async function listApprovalsWhere(db: Db, where: SQL, limit: number, order: SQL[
       requestedBy,
       requestedByUserId: approvals.requestedByUserId,
       sessionId: agentRuns.sessionId,
+      /** The mission the asking run is a node of (missions are open to every member). */
+      missionId: agentRuns.missionRunId,
       agent: { id: agents.id, handle: agents.handle, name: agents.name, color: agents.color },
     })
     .from(approvals)

@@ -100,8 +100,11 @@ export interface GovernorDeps {
   models: ModelResolver;
 }
 
-/** The judge's spec: the setting, else the strongest configured model, else offline. */
-function judgeModelOf(deps: GovernorDeps, settings: GovernorSettings): string {
+/**
+ * The workspace's judge (one setting for the governor and for comparisons):
+ * the setting, else the strongest configured model, else offline.
+ */
+export function judgeModelOf(deps: { models: ModelResolver }, settings: GovernorSettings): string {
   if (settings.judgeModel) return settings.judgeModel;
   try {
     deps.models(STRONGEST_MODEL);

@@ -6,6 +6,7 @@ import { GET as listCrewsRoute, POST as createCrewRoute } from "../../app/api/cr
 import { POST as cancelRoute } from "../../app/api/missions/[id]/cancel/route";
 import { GET as eventsRoute } from "../../app/api/missions/[id]/events/route";
 import { GET as getMissionRoute } from "../../app/api/missions/[id]/route";
+import { GET as listApprovalsRoute } from "../../app/api/approvals/route";
 import { agentRuns, agents, approvals, missionNodes, usageEvents, type Agent } from "../../lib/db/schema";
 import { rowsOf } from "../../lib/db/client";
 import { readFeed } from "../../lib/feed/feed";
@@ -244,6 +245,10 @@ describe("missions: crews of agents run as ordinary governed runs", () => {
     // The feed says which node waits, once the scheduler has seen the run suspend.
     const workspaceId = (await demoOwner(s.db)).workspaceId;
     await settle(async () => (await readFeed(s.db, workspaceId, 0, {}, 1000)).some((f) => f.kind === "mission_node_waiting" && f.approvalId === pending!.id));
+    // The inbox links the request to its mission; the node opens its run at the step that waits.
+    const inbox = (await (await listApprovalsRoute(jsonRequest("/api/approvals?status=pending", { cookie }))).json()) as { approvals: { id: string; missionId: string | null }[] };
+    expect(inbox.approvals.find((x) => x.id === pending!.id)!.missionId).toBe(id);
+    expect(waiting.nodes.find((n) => n.id === "a")!.stepId).toBe(pending!.stepId);
 
     const res = await cancelRoute(jsonRequest(`/api/missions/${id}/cancel`, { method: "POST", cookie }), params({ id }));
     expect(res.status).toBe(200);
@@ -413,5 +418,5 @@ interface MissionJson {
   credits: number | null;
   finishedAt: string | null;
   failedNodeId: string | null;
-  nodes: { id: string; state: string; credits: number | null; runIds: string[] }[];
+  nodes: { id: string; state: string; credits: number | null; runIds: string[]; stepId: string | null }[];
 }

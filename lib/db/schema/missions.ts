@@ -131,3 +131,33 @@ export type Mission = typeof missions.$inferSelect;
 export type MissionRun = typeof missionRuns.$inferSelect;
 export type MissionNode = typeof missionNodes.$inferSelect;
 export type MissionEvent = typeof missionEvents.$inferSelect;
+
+/** The judge's score of one mission's result, per criterion of the rubric. */
+export interface ComparisonScore {
+  missionRunId: string;
+  criteria: { criterion: "correctness" | "completeness" | "clarity"; score: number; reason: string }[];
+  /** When the judge gave no verdict for this side. */
+  error?: string;
+}
+
+/** One goal run on two crews side by side, scored by the workspace's judge once both missions end. */
+export const comparisons = pgTable(
+  "comparisons",
+  {
+    id: id(),
+    workspaceId: uuid()
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    goal: text().notNull(),
+    missionRunIds: jsonb().$type<[string, string]>().notNull(),
+    /** Set once, when the judge has scored both sides (or failed to). */
+    judgeModel: text(),
+    scores: jsonb().$type<ComparisonScore[]>(),
+    startedByUserId: uuid().references(() => users.id, { onDelete: "set null" }),
+    createdAt: createdAt(),
+    judgedAt: at(),
+  },
+  (t) => [index("comparisons_workspace_idx").on(t.workspaceId, t.createdAt)],
+);
+
+export type Comparison = typeof comparisons.$inferSelect;

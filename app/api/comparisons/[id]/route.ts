@@ -1,0 +1,7 @@
+import { z } from "zod";
+import { route } from "@/lib/http/route";
+import { getComparison } from "@/lib/missions/compare";
+
+export const GET = route({ params: z.object({ id: z.uuid() }) }, async ({ db, workspace, user, params }) => ({
+  comparison: await getComparison(db, workspace.id, params.id, { userId: user.id, role: workspace.role }),
+}));
