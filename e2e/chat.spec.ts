@@ -96,8 +96,8 @@ test.describe("chat", () => {
       await expect(chat.replies().nth(1).getByTestId("reply-text").last()).toContainText("the demo is on Tuesday");
       await expect(chat.replies().nth(0).getByTestId("reply-text").first()).toHaveText("Noting that down.");
 
-      // The chat is listed on the left.
-      await expect(memberPage.getByRole("navigation", { name: "Chats" }).getByRole("link", { name: /Chat with Scout/ })).toHaveCount(1);
+      // The chat is listed on the left, named after its first message.
+      await expect(memberPage.getByRole("navigation", { name: "Chats" }).getByRole("link", { name: /remember the demo is on Tuesday/ })).toHaveCount(1);
     } finally {
       await context.close();
     }

@@ -66,7 +66,7 @@ test("a reviewer triages three approvals with the keyboard only", async ({ page,
     // e opens the editor on the last card; Escape out of the field, then o opens its conversation.
     await cards.first().focus();
     await keys.press("e");
-    await expect(cards.first().getByLabel(/Input to run instead/)).toBeFocused();
+    await expect(cards.first().getByLabel("Channel")).toBeFocused();
     await cards.first().getByRole("button", { name: "Back" }).click();
     await cards.first().focus();
     await keys.press("o");

@@ -7,6 +7,7 @@ import { useApi, useWorkspace } from "../providers";
 import { toast } from "../ui/toaster";
 import { categoryLabels, judgeLine, originHref, requestLine, timeLeft, type ApprovalItem } from "./types";
 import { absoluteWhen } from "@/lib/client/when";
+import { EditInput } from "./edit-input";
 
 export function PreviewCard({ preview }: { preview: ApprovalItem["preview"] }) {
   return (
@@ -62,7 +63,6 @@ export function ApprovalCard({ item, now, viewerId, canDecide, onDecided, select
   const { slug } = useWorkspace();
   const [mode, setMode] = useState<"idle" | "reject" | "edit">("idle");
   const [reason, setReason] = useState("");
-  const [edited, setEdited] = useState(() => JSON.stringify(item.input, null, 2));
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [errorCode, setErrorCode] = useState<string | null>(null);
@@ -84,21 +84,6 @@ export function ApprovalCard({ item, now, viewerId, canDecide, onDecided, select
     } finally {
       setBusy(false);
     }
-  }
-
-  function approveEdited() {
-    let input: unknown;
-    try {
-      input = JSON.parse(edited);
-    } catch {
-      setError("The edited input is not valid JSON.");
-      return;
-    }
-    if (!input || typeof input !== "object" || Array.isArray(input)) {
-      setError("The edited input must be a JSON object.");
-      return;
-    }
-    void decide("approve", { input: input as Record<string, unknown>, reason: reason || undefined });
   }
 
   const left = timeLeft(item.expiresAt, now);
@@ -182,20 +167,13 @@ export function ApprovalCard({ item, now, viewerId, canDecide, onDecided, select
               </div>
             </div>
           ) : mode === "edit" ? (
-            <div className="space-y-2">
-              <label className="label" htmlFor={`edit-${item.id}`}>
-                Input to run instead (JSON). The policy checks it again and the agent is told it was changed.
-              </label>
-              <textarea id={`edit-${item.id}`} autoFocus className="input font-mono text-xs" rows={6} value={edited} onChange={(e) => setEdited(e.target.value)} />
-              <div className="grid grid-cols-2 gap-2 sm:flex">
-                <button className="btn-primary py-2.5 sm:py-1.5" disabled={busy || ownRequest} onClick={approveEdited}>
-                  Approve edited input
-                </button>
-                <button className="btn-secondary py-2.5 sm:py-1.5" onClick={() => setMode("idle")}>
-                  Back
-                </button>
-              </div>
-            </div>
+            <EditInput
+              item={item}
+              busy={busy}
+              canApprove={!ownRequest}
+              onApprove={(input) => void decide("approve", { input, reason: reason || undefined })}
+              onBack={() => setMode("idle")}
+            />
           ) : (
             <div className="grid grid-cols-2 gap-2 sm:flex sm:flex-wrap">
               <button className="btn-primary py-2.5 sm:py-1.5" data-action="approve" disabled={busy || ownRequest} onClick={() => void decide("approve")}>

@@ -8,6 +8,8 @@ export interface ApprovalItem {
   callId: string;
   input: Record<string, unknown>;
   editedInput: Record<string, unknown> | null;
+  /** JSON Schema of the tool's input (null for a tool no longer known): the edit form is built from it. */
+  inputSchema: Record<string, unknown> | null;
   preview: { title: string; fields: { label: string; value: string }[]; body?: string };
   taintSources: { source: string; stepId: string | null }[];
   status: "pending" | "approved" | "rejected" | "expired" | "withdrawn";

@@ -8,6 +8,10 @@ interface ComposerProps {
   agentName: string;
   /** A run is being written: sending waits, Stop is offered. */
   running: boolean;
+  /** The run is suspended until a reviewer decides: said plainly, with "Stop waiting". */
+  waiting?: boolean;
+  /** `↑` in an empty composer: bring back the last message to edit and send again. */
+  onRecall?: () => void;
   sending: boolean;
   stopping: boolean;
   /** Why the person cannot write here at all (not their chat), if so. */
@@ -15,7 +19,7 @@ interface ComposerProps {
   ref?: React.Ref<HTMLTextAreaElement>;
 }
 
-export function Composer({ value, onChange, onSend, onStop, agentName, running, sending, stopping, readOnlyReason, ref }: ComposerProps) {
+export function Composer({ value, onChange, onSend, onStop, agentName, running, waiting = false, onRecall, sending, stopping, readOnlyReason, ref }: ComposerProps) {
   const blocked = running || sending || !!readOnlyReason;
   const canSend = !blocked && value.trim().length > 0;
   return (
@@ -43,6 +47,11 @@ export function Composer({ value, onChange, onSend, onStop, agentName, running, 
           maxLength={20_000}
           onChange={(e) => onChange(e.target.value)}
           onKeyDown={(e) => {
+            if (e.key === "ArrowUp" && value === "" && onRecall && !e.nativeEvent.isComposing) {
+              e.preventDefault();
+              onRecall();
+              return;
+            }
             if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
               e.preventDefault();
               if (canSend) onSend();
@@ -52,7 +61,7 @@ export function Composer({ value, onChange, onSend, onStop, agentName, running, 
         {running ? (
           <button type="button" className="btn-danger shrink-0" onClick={onStop} disabled={stopping || !!readOnlyReason}>
             <span aria-hidden className="h-2.5 w-2.5 rounded-[2px] bg-current" />
-            {stopping ? "Stopping…" : "Stop"}
+            {stopping ? "Stopping…" : waiting ? "Stop waiting" : "Stop"}
           </button>
         ) : (
           <button type="submit" className="btn-primary shrink-0" disabled={!canSend}>
@@ -60,8 +69,12 @@ export function Composer({ value, onChange, onSend, onStop, agentName, running, 
           </button>
         )}
       </div>
-      <p className="mt-1.5 text-[11px] text-slate-500">
-        {running ? `${agentName} is answering; you can send once the reply is done.` : "Enter to send · Shift+Enter for a new line"}
+      <p className="mt-1.5 text-[11px] text-slate-500" data-testid="composer-hint">
+        {waiting
+          ? `Waiting for a reviewer to decide on ${agentName}'s action; the reply goes on once someone does. Stop waiting cancels it.`
+          : running
+            ? `${agentName} is answering; you can send once the reply is done.`
+            : "Enter to send · Shift+Enter for a new line · ↑ brings back your last message"}
       </p>
     </form>
   );

@@ -7,6 +7,7 @@ import { useLayoutEffect, useRef, useState } from "react";
 import { errorMessage, isAppError } from "@/lib/errors";
 import { OFFLINE_MODEL } from "@/lib/models/offline";
 import { useApi, useWorkspace } from "../providers";
+import { ChatActions } from "./chat-actions";
 import { Composer } from "./composer";
 import { AssistantReply, Avatar, UserMessage, viewFromStored, viewFromTimeline, type ReplyView } from "./messages";
 import { OfflineNotice } from "./offline-notice";
@@ -158,6 +159,7 @@ export function Conversation({ sessionId, currentUserId }: { sessionId: string; 
             Offline model
           </span>
         ) : null}
+        {session && session.userId === currentUserId ? <ChatActions sessionId={sessionId} title={session.title} /> : null}
       </header>
 
       {paused && agent ? <PausedBanner handle={agent.handle} slug={workspace.slug} agentId={agent.id} /> : null}
@@ -191,7 +193,11 @@ export function Conversation({ sessionId, currentUserId }: { sessionId: string; 
           <ol aria-label="Messages" className="space-y-5">
             {messages.map((m) => (
               <li key={m.id}>
-                {m.role === "user" ? <UserMessage text={m.content} /> : <AssistantReply agent={agent} view={replyView(m)} offline={offline} />}
+                {m.role === "user" ? (
+                  <UserMessage text={m.content} />
+                ) : (
+                  <AssistantReply agent={agent} view={replyView(m)} offline={offline} />
+                )}
               </li>
             ))}
             {optimisticText ? (
@@ -236,6 +242,11 @@ export function Conversation({ sessionId, currentUserId }: { sessionId: string; 
         onStop={() => liveRunId && stop.mutate(liveRunId)}
         agentName={agent?.name ?? "the agent"}
         running={running}
+        waiting={running && !!live.timeline?.waitingFor}
+        onRecall={() => {
+          const last = messages.findLast((m) => m.role === "user");
+          if (last) setDraft(last.content);
+        }}
         sending={send.isPending}
         stopping={stop.isPending || (stop.isSuccess && stop.variables === liveRunId && running)}
         readOnlyReason={readOnlyReason}

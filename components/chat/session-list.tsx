@@ -1,6 +1,8 @@
 "use client";
 
-import { useQuery } from "@tanstack/react-query";
+import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import { Search } from "lucide-react";
+import { useDeferredValue, useState } from "react";
 import Link from "next/link";
 import { errorMessage } from "@/lib/errors";
 import { useApi, useWorkspace } from "../providers";
@@ -10,7 +12,13 @@ import { chatKeys, type ChatSession } from "./types";
 export function SessionList({ activeSessionId }: { activeSessionId: string | null }) {
   const api = useApi();
   const workspace = useWorkspace();
-  const sessions = useQuery({ queryKey: chatKeys.sessions(workspace.slug), queryFn: () => api<{ sessions: ChatSession[] }>("/api/sessions") });
+  const [q, setQ] = useState("");
+  const words = useDeferredValue(q.trim());
+  const sessions = useQuery({
+    queryKey: words ? [...chatKeys.sessions(workspace.slug), "search", words] : chatKeys.sessions(workspace.slug),
+    queryFn: () => api<{ sessions: ChatSession[] }>(words ? `/api/sessions?q=${encodeURIComponent(words)}` : "/api/sessions"),
+    placeholderData: words ? keepPreviousData : undefined,
+  });
   const base = `/w/${workspace.slug}/chat`;
 
   return (
@@ -21,6 +29,13 @@ export function SessionList({ activeSessionId }: { activeSessionId: string | nul
           New chat
         </Link>
       </div>
+      <search className="border-b border-slate-200 p-2">
+        <label className="relative block">
+          <span className="sr-only">Search your chats</span>
+          <Search aria-hidden className="pointer-events-none absolute top-1/2 left-2 size-4 -translate-y-1/2 text-slate-500" />
+          <input type="search" className="input pl-8 text-sm" placeholder="Search your chats" maxLength={200} value={q} onChange={(e) => setQ(e.target.value)} />
+        </label>
+      </search>
       <nav aria-label="Chats" className="min-h-0 flex-1 overflow-y-auto p-2">
         {sessions.isPending ? (
           <p className="px-2 py-3 text-xs text-slate-500">Loading chats…</p>
@@ -29,7 +44,9 @@ export function SessionList({ activeSessionId }: { activeSessionId: string | nul
             {errorMessage(sessions.error, "Could not load your chats.")}
           </p>
         ) : sessions.data.sessions.length === 0 ? (
-          <p className="px-2 py-3 text-xs text-slate-500">No chats yet. Pick an agent to start one.</p>
+          <p className="px-2 py-3 text-xs text-slate-500" role={words ? "status" : undefined}>
+            {words ? `None of your chats mention “${words}”.` : "No chats yet. Pick an agent to start one."}
+          </p>
         ) : (
           <ul className="space-y-0.5">
             {sessions.data.sessions.map((s) => {

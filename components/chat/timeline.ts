@@ -124,7 +124,15 @@ export function applyRunEvent(timeline: Timeline, event: RunEvent): Timeline {
       const p = event.payload;
       const items = next.items.map((item) =>
         item.kind === "step" && item.step.approval?.id === p.approvalId
-          ? { kind: "step" as const, step: { ...item.step, approval: { ...item.step.approval, status: p.status, decisionReason: p.reason, inputEdited: p.inputEdited } } }
+          ? {
+              kind: "step" as const,
+              step: {
+                ...item.step,
+                // What goes out is the reviewer's edited input, not the one the agent asked for.
+                ...(p.input ? { input: p.input, preview: p.preview ?? item.step.preview } : {}),
+                approval: { ...item.step.approval, status: p.status, decisionReason: p.reason, inputEdited: p.inputEdited },
+              },
+            }
           : item,
       );
       return { ...next, items };

@@ -1,6 +1,6 @@
 import { and, eq, inArray, isNull, ne, or, type SQL } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { agentRuns, type AgentRun } from "../db/schema";
+import { agentRuns, sessions, type AgentRun } from "../db/schema";
 import { AppError } from "../errors";
 import { assertCanReadRun, canReadRun, type RunFacts, type Viewer } from "./access";
 import { approvalForViewer, feedItemForViewer, type ApprovalLike, type FeedItemLike } from "./redact";
@@ -62,4 +62,13 @@ export async function feedItemsForViewer<T extends FeedItemLike>(db: Db, workspa
 export function readableRunsWhere(viewer: Viewer): SQL | undefined {
   if (canReadRun(viewer, { userId: null, trigger: "chat", sessionId: null })) return undefined;
   return or(and(ne(agentRuns.trigger, "chat"), isNull(agentRuns.sessionId)), eq(agentRuns.userId, viewer.userId));
+}
+
+/**
+ * The chats a person looks through in their own list and search: only their
+ * own, whatever their role (auditors open another member's chat by its link,
+ * it never shows up in their list).
+ */
+export function ownSessionsWhere(viewer: Viewer): SQL {
+  return eq(sessions.userId, viewer.userId);
 }

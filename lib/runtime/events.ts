@@ -67,6 +67,9 @@ export const runEventSchemas = {
     decidedBy: z.string().nullable(),
     reason: z.string().nullable(),
     inputEdited: z.boolean(),
+    /** The input that will run instead of the asked one, and its preview: only when a reviewer edited it. */
+    input: z.record(z.string(), z.unknown()).optional(),
+    preview: preview.optional(),
   }),
   run_resumed: z.object({ approvalId: z.string(), recovered: z.boolean().optional() }),
   dispatch_started: z.object({ stepId: z.string(), callId: z.string(), tool: z.string(), fingerprint: z.string() }),

@@ -12,8 +12,8 @@ import type { ToolRegistry } from "../tools/registry";
 import { callFingerprint } from "./fingerprint";
 import { mintGrant } from "./grants";
 import { baseCategory, classifyCall, defaultFourEyesCategories, workspacePolicy } from "./policy";
-import type { ToolEffect } from "../tools/types";
-import { createToolRegistry } from "../tools/registry";
+import type { ToolEffect, ToolPreview } from "../tools/types";
+import { createToolRegistry, toolSpec } from "../tools/registry";
 
 export const approvalsTopic = (workspaceId: string) => `approvals:${workspaceId}`;
 
@@ -108,6 +108,7 @@ export async function decideApproval(
 
     let fingerprint = approval.fingerprint;
     let editedInput: Record<string, unknown> | null = null;
+    let editedPreview: ToolPreview | undefined;
     if (input.input) {
       const tool = tools.get(approval.tool);
       const parsed = tool?.input.safeParse(input.input);
@@ -115,6 +116,7 @@ export async function decideApproval(
         throw new AppError("unprocessable:tool_input", `The edited input is not valid for ${approval.tool}: ${parsed?.error?.issues[0]?.message ?? "unknown tool"}`);
       }
       editedInput = parsed.data;
+      editedPreview = tool.preview(parsed.data);
       fingerprint = callFingerprint(approval.tool, editedInput);
       // The edited call is a new call: the policy judges it again before anyone may approve it.
       const verdict = classifyCall({ tool: approval.tool, effects: tool.effects, taint: row.runTaint, overrides: policy.overrides });
@@ -146,7 +148,14 @@ export async function decideApproval(
     const seq = await insertRunEvents(tx, approval.runId, null, [
       {
         type: "approval_decided",
-        payload: { approvalId: approval.id, status, decidedBy: input.decider.userId, reason: input.reason ?? null, inputEdited: !!editedInput },
+        payload: {
+          approvalId: approval.id,
+          status,
+          decidedBy: input.decider.userId,
+          reason: input.reason ?? null,
+          inputEdited: !!editedInput,
+          ...(editedInput ? { input: editedInput, preview: editedPreview } : {}),
+        },
       },
     ]);
     return { decided, seq };
@@ -305,8 +314,15 @@ async function listApprovalsWhere(db: Db, where: SQL, limit: number, order: SQL[
   // The same rule as the decision: four eyes when it applied on asking or applies now.
   return rows.map(({ fourEyesCategories, fourEyesWhenAsked, ...row }) => ({
     ...row,
+    /** The JSON Schema of the tool's input (the one the model and the door see), for the reviewer's edit form. */
+    inputSchema: inputSchemaOf(tools, row.tool),
     fourEyes: fourEyesWhenAsked || fourEyesApplies(fourEyesCategories ?? defaultFourEyesCategories, row.category, tools.get(row.tool)?.effects),
   }));
+}
+
+function inputSchemaOf(tools: ToolRegistry, name: string): Record<string, unknown> | null {
+  const tool = tools.get(name);
+  return tool ? toolSpec(tool).inputSchema : null;
 }
 
 export async function countPendingApprovals(db: Db, workspaceId: string): Promise<number> {

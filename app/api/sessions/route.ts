@@ -1,10 +1,16 @@
 import { z } from "zod";
 import { created, route } from "@/lib/http/route";
 import { createSession, listSessions } from "@/lib/runtime/sessions";
+import { searchSessions } from "@/lib/runtime/session-edits";
 
 const createBody = z.union([z.object({ agentId: z.uuid() }), z.object({ agentHandle: z.string().trim().min(1).max(41) })]);
 
-export const GET = route({}, async ({ db, workspace, user }) => ({ sessions: await listSessions(db, workspace.id, user.id) }));
+const listQuery = z.object({ q: z.string().trim().max(200).optional() });
+
+/** The person's own chats; with `q`, only those whose title or messages contain it. */
+export const GET = route({ query: listQuery }, async ({ db, workspace, user, query }) => ({
+  sessions: query.q ? await searchSessions(db, workspace.id, { userId: user.id, role: workspace.role }, query.q) : await listSessions(db, workspace.id, user.id),
+}));
 
 export const POST = route({ body: createBody }, async ({ db, workspace, user, body }) => {
   const session = await createSession(db, {

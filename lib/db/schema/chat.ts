@@ -1,4 +1,4 @@
-import { index, pgEnum, pgTable, text, uuid } from "drizzle-orm/pg-core";
+import { boolean, index, pgEnum, pgTable, text, uuid } from "drizzle-orm/pg-core";
 import { createdAt, id, updatedAt } from "./common";
 import { agents } from "./agents";
 import { users, workspaces } from "./workspaces";
@@ -18,6 +18,8 @@ export const sessions = pgTable(
       .references(() => agents.id, { onDelete: "cascade" }),
     userId: uuid().references(() => users.id, { onDelete: "set null" }),
     title: text().notNull().default("New chat"),
+    /** Once true (the first message named it, or its person renamed it), the title is never replaced automatically. */
+    titleChosen: boolean().notNull().default(false),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

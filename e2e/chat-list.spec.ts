@@ -1,0 +1,87 @@
+import { expect, test, type Page } from "@playwright/test";
+import { APP_ORIGIN, OWNER } from "./fixtures";
+import { SignInPage } from "./pages/sign-in-page";
+
+const DEMO = { "x-clawdeck-workspace": "demo", origin: APP_ORIGIN };
+
+async function agentWith(page: Page, name: string, tools: string[] = []) {
+  const handle = `${name.toLowerCase()}${Date.now().toString(36)}`;
+  const res = await page.request.post("/api/agents", { headers: DEMO, data: { handle, name, model: "offline", tools } });
+  expect(res.status()).toBe(201);
+  return { handle, id: ((await res.json()) as { agent: { id: string } }).agent.id };
+}
+
+async function chatWith(page: Page, handle: string, text?: string) {
+  const session = await page.request.post("/api/sessions", { headers: DEMO, data: { agentHandle: handle } });
+  expect(session.status()).toBe(201);
+  const { id } = (await session.json()) as { id: string };
+  if (text) expect((await page.request.post(`/api/sessions/${id}/messages`, { headers: DEMO, data: { text } })).status()).toBe(202);
+  return id;
+}
+
+test.beforeEach(async ({ page }) => {
+  await new SignInPage(page).signInAs(OWNER);
+});
+
+test("a chat is named after its first message, renamed in a dialog, and found by search", async ({ page }) => {
+  const { handle } = await agentWith(page, "Namer");
+  const word = `quokka${Date.now().toString(36)}`;
+  const first = await chatWith(page, handle, `Plans for the ${word} launch`);
+  const second = await chatWith(page, handle, "Holiday rota for December");
+
+  await page.goto(`/w/demo/chat/${first}`);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText(`Plans for the ${word} launch`);
+  await page.getByRole("button", { name: "Rename chat" }).click();
+  const dialog = page.getByRole("dialog", { name: "Rename chat" });
+  await dialog.getByLabel("Title").fill(`Launch ${word}`);
+  await dialog.getByRole("button", { name: "Save" }).click();
+  await expect(dialog).toBeHidden();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText(`Launch ${word}`);
+  const chats = page.getByRole("navigation", { name: "Chats" });
+  await expect(chats.getByRole("link", { name: new RegExp(`Launch ${word}`) })).toBeVisible();
+  await page.reload();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText(`Launch ${word}`);
+
+  // Search reads titles and messages: the second chat is found by a word only its message has.
+  await page.getByRole("searchbox", { name: "Search your chats" }).fill("december");
+  await expect(chats.getByRole("link")).toHaveCount(1);
+  await expect(chats.getByRole("link")).toHaveAttribute("href", `/w/demo/chat/${second}`);
+  await page.getByRole("searchbox", { name: "Search your chats" }).fill(word);
+  await expect(chats.getByRole("link")).toHaveCount(1);
+  await expect(chats.getByRole("link")).toHaveAttribute("href", `/w/demo/chat/${first}`);
+  await page.getByRole("searchbox", { name: "Search your chats" }).fill(`${word}-nothing`);
+  await expect(chats.getByRole("link")).toHaveCount(0);
+  await expect(chats).toContainText("None of your chats mention");
+
+  // Deleting asks first, then the chat is gone from the list.
+  await page.getByRole("searchbox", { name: "Search your chats" }).fill("");
+  await page.goto(`/w/demo/chat/${second}`);
+  await page.getByRole("button", { name: "Delete chat" }).click();
+  const confirm = page.getByRole("alertdialog", { name: "Delete this chat?" });
+  await expect(confirm.getByRole("button", { name: "Cancel" })).toBeFocused();
+  await confirm.getByRole("button", { name: "Delete chat" }).click();
+  await expect(page).toHaveURL(/\/w\/demo\/chat$/);
+  await expect(page.getByRole("navigation", { name: "Chats" }).locator(`a[href="/w/demo/chat/${second}"]`)).toHaveCount(0);
+});
+
+test("waiting for a reviewer is said plainly with Stop waiting; a paused agent shows a banner and a disabled composer", async ({ page }) => {
+  const { handle, id: agentId } = await agentWith(page, "Poster", ["slack.post"]);
+  const id = await chatWith(page, handle);
+  await page.goto(`/w/demo/chat/${id}`);
+  const composer = page.getByLabel("Message", { exact: true });
+  await composer.fill("slack #general hello team");
+  await composer.press("Enter");
+  await expect(page.getByTestId("composer-hint")).toContainText("Waiting for a reviewer to decide");
+  await expect(page.getByTestId("composer-hint")).not.toContainText("is answering");
+  await page.getByRole("button", { name: "Stop waiting" }).click();
+  await expect(page.getByTestId("reply-cancelled")).toBeVisible();
+  await expect(page.getByRole("button", { name: "Send", exact: true })).toBeVisible();
+
+  const paused = await page.request.patch(`/api/agents/${agentId}`, { headers: DEMO, data: { status: "paused" } });
+  expect(paused.status()).toBe(200);
+  await page.reload();
+  await expect(page.getByTestId("paused-banner")).toContainText(`@${handle} is paused.`);
+  await expect(composer).toBeDisabled();
+  await expect(page.getByText(`@${handle} is paused: it does not answer`)).toBeVisible();
+  await page.request.patch(`/api/agents/${agentId}`, { headers: DEMO, data: { status: "active" } });
+});

@@ -1,0 +1,49 @@
+import { expect, test } from "@playwright/test";
+import { APP_ORIGIN, OWNER } from "./fixtures";
+import { ApprovalsPage } from "./pages/approvals-page";
+import { SignInPage } from "./pages/sign-in-page";
+import { personWithRole } from "./people";
+
+const DEMO = { "x-clawdeck-workspace": "demo", origin: APP_ORIGIN };
+
+test("a reviewer edits a post in a form, checks the changes, approves, and the requester's chat shows what was sent", async ({ page, browser }) => {
+  await new SignInPage(page).signInAs(OWNER);
+  const handle = `edit${Date.now().toString(36)}`;
+  const agent = await page.request.post("/api/agents", { headers: DEMO, data: { handle, name: "Editor", model: "offline", tools: ["slack.post"] } });
+  expect(agent.status()).toBe(201);
+  const session = await page.request.post("/api/sessions", { headers: DEMO, data: { agentHandle: handle } });
+  const { id } = (await session.json()) as { id: string };
+  const sent = await page.request.post(`/api/sessions/${id}/messages`, { headers: DEMO, data: { text: "slack #general first draft of the news" } });
+  expect(sent.ok()).toBe(true);
+
+  const reviewer = await personWithRole(browser, page, "reviewer");
+  try {
+    const inbox = new ApprovalsPage(reviewer.page);
+    await inbox.goto("demo");
+    const card = inbox.card(handle);
+    await expect(card).toHaveCount(1, { timeout: 20_000 });
+    await card.getByRole("button", { name: "Edit, then approve…" }).click();
+    // The form is made from the tool's schema: one field per input.
+    await expect(card.getByLabel("Channel")).toHaveValue("#general");
+    await expect(card.getByLabel("Text")).toHaveValue("first draft of the news");
+    await card.getByLabel("Text").fill("the reviewed news, final");
+    await card.getByRole("button", { name: "Review changes…" }).click();
+    const diff = card.getByTestId("input-diff");
+    await expect(diff.locator("del")).toHaveText("first draft of the news");
+    await expect(diff.locator("ins")).toHaveText("the reviewed news, final");
+    await expect(diff).not.toContainText("#general");
+    await card.getByRole("button", { name: "Approve edited input" }).click();
+    await expect(card).toHaveCount(0);
+  } finally {
+    await reviewer.context.close();
+  }
+
+  await page.goto(`/w/demo/chat/${id}`);
+  const step = page.getByRole("group", { name: "Tool step slack.post" });
+  await expect(step.getByTestId("approval-decided")).toHaveText("Approved with an edited input.", { timeout: 20_000 });
+  await expect(step.getByTestId("step-status")).toHaveText("Succeeded");
+  await expect(step).toContainText("the reviewed news, final");
+  await expect(step).not.toContainText("first draft of the news");
+  await step.getByText("Input", { exact: true }).click();
+  await expect(step.locator("pre").first()).toContainText('"text": "the reviewed news, final"');
+});

@@ -1,0 +1,80 @@
+import { and, desc, eq, exists, ilike, inArray, or, sql } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { agentRuns, agents, messages, sessions } from "../db/schema";
+import { assertCanWriteSession, type Viewer } from "../access/access";
+import { ownSessionsWhere } from "../access/reads";
+import { AppError } from "../errors";
+import { truncate } from "../text";
+import { getSession, type SessionSummary } from "./sessions";
+
+export const TITLE_MAX = 80;
+const AUTO_TITLE_MAX = 60;
+
+/** A chat's title from its first message: the first words on one line, cut with an ellipsis. */
+export function titleFrom(text: string): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return truncate(line, AUTO_TITLE_MAX, "…") || "New chat";
+}
+
+/** Names a chat after its first message, unless it already has a title (from an earlier message or a rename). */
+export async function titleFromFirstMessage(db: Db, sessionId: string, text: string): Promise<void> {
+  await db
+    .update(sessions)
+    .set({ title: titleFrom(text), titleChosen: true })
+    .where(and(eq(sessions.id, sessionId), eq(sessions.titleChosen, false)));
+}
+
+/** Only the person who started a chat renames it; anyone else gets the same answer as for a chat that does not exist. */
+export async function renameSession(db: Db, workspaceId: string, sessionId: string, viewer: Viewer, title: string): Promise<SessionSummary> {
+  const session = await getSession(db, workspaceId, sessionId, viewer);
+  assertCanWriteSession(viewer, session);
+  await db.update(sessions).set({ title, titleChosen: true }).where(eq(sessions.id, session.id));
+  return { ...session, title };
+}
+
+const ACTIVE_STATES = ["queued", "running", "suspended"] as const;
+
+/**
+ * Deletes a chat with its messages and runs (the usage ledger keeps its rows).
+ * A chat whose reply is still running or waiting for a reviewer is stopped first.
+ */
+export async function deleteSession(db: Db, workspaceId: string, sessionId: string, viewer: Viewer): Promise<void> {
+  const session = await getSession(db, workspaceId, sessionId, viewer);
+  assertCanWriteSession(viewer, session);
+  const [active] = await db
+    .select({ id: agentRuns.id })
+    .from(agentRuns)
+    .where(and(eq(agentRuns.sessionId, session.id), inArray(agentRuns.state, [...ACTIVE_STATES])))
+    .limit(1);
+  if (active) {
+    throw new AppError("conflict:session_active", "This chat still has a reply running or waiting for a reviewer: stop it first, then delete the chat.", {
+      details: { runId: active.id },
+    });
+  }
+  await db.delete(sessions).where(and(eq(sessions.id, session.id), eq(sessions.workspaceId, workspaceId)));
+}
+
+const likePattern = (q: string) => `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/** The viewer's own chats whose title or any message contains the words, most recent first. */
+export async function searchSessions(db: Db, workspaceId: string, viewer: Viewer, q: string, limit = 50): Promise<SessionSummary[]> {
+  const pattern = likePattern(q);
+  const inMessages = db
+    .select({ one: sql`1` })
+    .from(messages)
+    .where(and(eq(messages.sessionId, sessions.id), ilike(messages.content, pattern)));
+  return db
+    .select({
+      id: sessions.id,
+      userId: sessions.userId,
+      title: sessions.title,
+      createdAt: sessions.createdAt,
+      updatedAt: sessions.updatedAt,
+      agent: { id: agents.id, handle: agents.handle, name: agents.name, color: agents.color, model: agents.model },
+    })
+    .from(sessions)
+    .innerJoin(agents, eq(agents.id, sessions.agentId))
+    .where(and(eq(sessions.workspaceId, workspaceId), ownSessionsWhere(viewer), or(ilike(sessions.title, pattern), exists(inMessages))))
+    .orderBy(desc(sessions.updatedAt))
+    .limit(limit);
+}

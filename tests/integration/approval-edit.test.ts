@@ -1,0 +1,93 @@
+import { eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { POST as decisionRoute } from "../../app/api/approvals/[id]/decision/route";
+import { GET as listRoute } from "../../app/api/approvals/route";
+import { approvals, outboxMessages, steps } from "../../lib/db/schema";
+import { textTurn, toolTurn } from "../../lib/models/scripted";
+import { readRunEvents } from "../../lib/runtime/journal";
+import { createSession } from "../../lib/runtime/sessions";
+import { applyRunEvent, emptyTimeline } from "../../components/chat/timeline";
+import { demoOwner, makeUser } from "../support/fixtures";
+import { getRunRow, makeAgent, useScriptedModel, waitForRun } from "../support/runtime";
+import { jsonRequest, params, sessionCookie, useTestServer } from "../support/server";
+
+const script = [toolTurn([{ id: "c1", name: "slack.post", input: { channel: "#general", text: "draft text" } }], "Posting."), textTurn(["Done."])];
+
+describe("edit, then approve", () => {
+  const server = useTestServer();
+
+  async function suspended() {
+    const s = server();
+    const owner = await demoOwner(s.db);
+    const agent = await makeAgent(s.db, owner.workspaceId);
+    const session = await createSession(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
+    const { runId } = await s.runtime.startChatRun({ workspaceId: owner.workspaceId, sessionId: session.id, userId: owner.id, text: "post it" });
+    for (let i = 0; i < 400; i++) {
+      const run = await getRunRow(s.db, runId);
+      if (run.state === "suspended") break;
+      if (run.state !== "running") throw new Error(`run ended as ${run.state}`);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    const [approval] = await s.db.select().from(approvals).where(eq(approvals.runId, runId));
+    const reviewer = await makeUser(s.db, owner.workspaceId, "reviewer");
+    return { s, owner, runId, approval: approval!, reviewer };
+  }
+
+  it("the inbox gets the tool's input schema, the same one the model sees, to build the edit form", async () => {
+    useScriptedModel(server(), script);
+    const { s, approval, reviewer } = await suspended();
+    const list = await (await listRoute(jsonRequest("/api/approvals?status=pending", { cookie: await sessionCookie(s, reviewer) }))).json();
+    const item = list.approvals.find((a: { id: string }) => a.id === approval.id);
+    expect(item.inputSchema).toMatchObject({
+      type: "object",
+      properties: { channel: { type: "string" }, text: { type: "string", minLength: 1, maxLength: 4000 } },
+      required: ["channel", "text"],
+    });
+  });
+
+  it("the edited input is what goes out, and the requester's timeline (chat and run page) shows it, not the original", async () => {
+    useScriptedModel(server(), script);
+    const { s, runId, approval, reviewer } = await suspended();
+    const response = await decisionRoute(
+      jsonRequest(`/api/approvals/${approval.id}/decision`, {
+        method: "POST",
+        cookie: await sessionCookie(s, reviewer),
+        body: { decision: "approve", input: { channel: "#general", text: "final text" } },
+      }),
+      params({ id: approval.id }),
+    );
+    expect(response.status).toBe(200);
+    await s.runtime.resumeRun(runId);
+    await waitForRun(s.db, runId);
+    const [sent] = await s.db.select().from(outboxMessages).where(eq(outboxMessages.runId, runId));
+    expect(sent?.body).toBe("final text");
+    const [step] = await s.db.select().from(steps).where(eq(steps.id, approval.stepId!));
+    expect(step?.input).toEqual({ channel: "#general", text: "final text" });
+
+    const events = await readRunEvents(s.db, runId, 0);
+    const decided = events.find((e) => e.type === "approval_decided");
+    expect(decided?.payload).toMatchObject({ inputEdited: true, input: { text: "final text" }, preview: { body: "final text" } });
+    const timeline = events.reduce(applyRunEvent, emptyTimeline(runId));
+    const shown = timeline.items.flatMap((item) => (item.kind === "step" ? [item.step] : []));
+    expect(shown).toHaveLength(1);
+    expect(shown[0]).toMatchObject({ status: "succeeded", input: { text: "final text" }, preview: { body: "final text" }, approval: { inputEdited: true } });
+  });
+
+  it("an approval without an edit leaves the asked input on the timeline and adds nothing to the event", async () => {
+    useScriptedModel(server(), script);
+    const { s, runId, approval, reviewer } = await suspended();
+    const response = await decisionRoute(
+      jsonRequest(`/api/approvals/${approval.id}/decision`, { method: "POST", cookie: await sessionCookie(s, reviewer), body: { decision: "approve" } }),
+      params({ id: approval.id }),
+    );
+    expect(response.status).toBe(200);
+    await s.runtime.resumeRun(runId);
+    await waitForRun(s.db, runId);
+    const events = await readRunEvents(s.db, runId, 0);
+    const decided = events.find((e) => e.type === "approval_decided");
+    expect(decided?.payload).not.toHaveProperty("input");
+    const timeline = events.reduce(applyRunEvent, emptyTimeline(runId));
+    const step = timeline.items.find((item) => item.kind === "step");
+    expect(step?.kind === "step" && step.step.input).toEqual({ channel: "#general", text: "draft text" });
+  });
+});
