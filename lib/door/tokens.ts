@@ -1,9 +1,9 @@
 import crypto from "node:crypto";
-import { and, desc, eq, isNull, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, isNull, sql } from "drizzle-orm";
 import { z } from "zod";
 import { recordAudit } from "../audit";
 import type { Db } from "../db/client";
-import { agents, doorTokens, users, type Agent, type DoorToken } from "../db/schema";
+import { agents, doorTokens, memberships, users, type Agent, type DoorToken } from "../db/schema";
 import { AppError } from "../errors";
 
 /** Door tokens read `cdk_` followed by 32 random bytes in base64url. */
@@ -113,7 +113,8 @@ export async function revokeDoorToken(db: Db, input: { workspaceId: string; agen
 
 /**
  * The token and agent a bearer token stands for. Missing, malformed, unknown,
- * revoked and expired tokens are all `401 unauthorized:door_token`, with no
+ * revoked and expired tokens, and tokens whose maker is no longer a manager or
+ * owner of the workspace, are all `401 unauthorized:door_token`, with no
  * hint of which: an attacker learns nothing by trying.
  */
 export async function authenticateDoorToken(db: Db, authorization: string | null): Promise<{ token: DoorToken; agent: Agent }> {
@@ -124,6 +125,15 @@ export async function authenticateDoorToken(db: Db, authorization: string | null
     .select({ token: doorTokens, agent: agents })
     .from(doorTokens)
     .innerJoin(agents, and(eq(agents.id, doorTokens.agentId), eq(agents.workspaceId, doorTokens.workspaceId)))
+    // The person who made the token must still be a manager or owner here: a token outlives no one's access.
+    .innerJoin(
+      memberships,
+      and(
+        eq(memberships.workspaceId, doorTokens.workspaceId),
+        eq(memberships.userId, doorTokens.createdByUserId),
+        inArray(memberships.role, ["owner", "manager"]),
+      ),
+    )
     .where(eq(doorTokens.tokenHash, hashDoorToken(bearer)));
   if (!row || row.token.revokedAt || (row.token.expiresAt && row.token.expiresAt.getTime() <= Date.now())) throw refused;
   return row;

@@ -4,7 +4,7 @@ import { DELETE as revokeRoute } from "../../app/api/agents/[id]/door-tokens/[to
 import { GET as listRoute, POST as createRoute } from "../../app/api/agents/[id]/door-tokens/route";
 import { POST as decisionRoute } from "../../app/api/approvals/[id]/decision/route";
 import { POST as mcpPost } from "../../app/api/mcp/route";
-import { agentRuns, agents, approvals, doorTokens, executionGrants, feedItems, outboxMessages, runEvents, steps } from "../../lib/db/schema";
+import { agentRuns, agents, approvals, doorTokens, executionGrants, feedItems, memberships, outboxMessages, runEvents, steps } from "../../lib/db/schema";
 import { LAPSED_GRANT_MESSAGE } from "../../lib/runtime/door-call";
 import { getUsageSummary } from "../../lib/billing/summary";
 import { hashDoorToken } from "../../lib/door/tokens";
@@ -201,7 +201,7 @@ describe("the door", () => {
   });
 
   it("refuses revoked, expired, malformed, unknown and other-workspace tokens with 401 and runs nothing", async () => {
-    const { s, agent, cookie, token, tokenId } = await setup();
+    const { s, owner, agent, cookie, token, tokenId } = await setup();
     const post = (bearer: string) =>
       mcpPost(
         new Request(new URL("/api/mcp", APP_ORIGIN), {
@@ -214,9 +214,9 @@ describe("the door", () => {
     const otherAgent = await makeAgent(s.db, other.id);
     // A token whose row claims another workspace's agent: it acts nowhere.
     const forged = "cdk_" + "A".repeat(43);
-    await s.db.insert(doorTokens).values({ workspaceId: agent.workspaceId, agentId: otherAgent.id, name: "forged", tokenHash: hashDoorToken(forged), prefix: "cdk_AAAA" });
+    await s.db.insert(doorTokens).values({ workspaceId: agent.workspaceId, agentId: otherAgent.id, name: "forged", tokenHash: hashDoorToken(forged), prefix: "cdk_AAAA", createdByUserId: owner.id });
     const expired = "cdk_" + "B".repeat(43);
-    await s.db.insert(doorTokens).values({ workspaceId: agent.workspaceId, agentId: agent.id, name: "old", tokenHash: hashDoorToken(expired), prefix: "cdk_BBBB", expiresAt: new Date(Date.now() - 1000) });
+    await s.db.insert(doorTokens).values({ workspaceId: agent.workspaceId, agentId: agent.id, name: "old", tokenHash: hashDoorToken(expired), prefix: "cdk_BBBB", createdByUserId: owner.id, expiresAt: new Date(Date.now() - 1000) });
     const revoked = await revokeRoute(jsonRequest(`/api/agents/${agent.id}/door-tokens/${tokenId}`, { method: "DELETE", cookie }), params({ id: agent.id, tokenId }));
     expect(revoked.status).toBe(204);
     for (const bearer of [token, expired, forged, "cdk_short", "not-a-token", "cdk_" + "C".repeat(43)]) {
@@ -228,6 +228,28 @@ describe("the door", () => {
     }
     expect(await s.db.select().from(agentRuns).where(eq(agentRuns.agentId, agent.id))).toHaveLength(0);
     expect(await s.db.select().from(agentRuns).where(eq(agentRuns.agentId, otherAgent.id))).toHaveLength(0);
+  });
+
+  it("stops a token once the manager who made it is demoted or removed", async () => {
+    const { s, agent } = await setup();
+    const manager = await makeUser(s.db, agent.workspaceId, "manager");
+    const token = await doorTokenFor(s.db, agent, manager.id, "managers-laptop");
+    const list = (bearer: string) =>
+      mcpPost(
+        new Request(new URL("/api/mcp", APP_ORIGIN), {
+          method: "POST",
+          headers: { authorization: `Bearer ${bearer}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
+        }),
+      );
+    expect((await list(token)).status).toBe(200);
+    const membership = and(eq(memberships.workspaceId, agent.workspaceId), eq(memberships.userId, manager.id));
+    await s.db.update(memberships).set({ role: "member" }).where(membership);
+    expect((await list(token)).status).toBe(401);
+    await s.db.update(memberships).set({ role: "manager" }).where(membership);
+    expect((await list(token)).status).toBe(200);
+    await s.db.delete(memberships).where(membership);
+    expect((await list(token)).status).toBe(401);
   });
 
   it("refuses input with a NUL character before anything runs", async () => {
