@@ -32,6 +32,8 @@ export interface RunSummary {
     lastSeq: number;
     createdAt: string;
     finishedAt: string | null;
+    /** A pending approval holds the run (a suspended run without one is a door session between calls). */
+    awaitingApproval?: boolean;
   };
   agent: { id: string; handle: string; name: string; color: string; model: string } | undefined;
 }
@@ -56,11 +58,12 @@ const stateLabels: Record<string, string> = {
   cancelled: "Cancelled",
 };
 
-export function RunStateBadge({ state }: { state: string }) {
+export function RunStateBadge({ state, awaitingApproval }: { state: string; awaitingApproval?: boolean }) {
+  const label = state === "suspended" && awaitingApproval === false ? "Open, between calls" : (stateLabels[state] ?? state);
   return (
     <span className={`inline-flex items-center gap-1 rounded-full px-2 py-0.5 text-[11px] font-medium ring-1 ring-inset ${runStateStyles[state] ?? runStateStyles.queued}`} data-testid="run-state">
       {state === "running" ? <span aria-hidden className="h-1.5 w-1.5 animate-pulse rounded-full bg-current" /> : null}
-      {stateLabels[state] ?? state}
+      {label}
     </span>
   );
 }
@@ -146,7 +149,7 @@ export function RunView({ runId }: { runId: string }) {
           </p>
         </div>
         <div className="ml-auto">
-          <RunStateBadge state={run.state} />
+          <RunStateBadge state={run.state} awaitingApproval={run.awaitingApproval} />
         </div>
       </header>
 

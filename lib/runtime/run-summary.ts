@@ -1,6 +1,6 @@
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { agents } from "../db/schema";
+import { agents, approvals } from "../db/schema";
 import type { Viewer } from "../access/access";
 import { getReadableRun } from "../access/reads";
 import { creditsForViewer } from "../access/redact";
@@ -12,6 +12,11 @@ export async function getRunSummary(db: Db, workspaceId: string, runId: string, 
     .select({ id: agents.id, handle: agents.handle, name: agents.name, color: agents.color, model: agents.model })
     .from(agents)
     .where(eq(agents.id, run.agentId));
+  // A suspended run waits for a reviewer, or (a door session between its calls) for nothing at all.
+  const pending =
+    run.state === "suspended"
+      ? await db.select({ id: approvals.id }).from(approvals).where(and(eq(approvals.runId, run.id), eq(approvals.status, "pending"))).limit(1)
+      : [];
   return {
     run: {
       id: run.id,
@@ -30,6 +35,7 @@ export async function getRunSummary(db: Db, workspaceId: string, runId: string, 
       lastSeq: run.lastSeq,
       createdAt: run.createdAt,
       finishedAt: run.finishedAt,
+      awaitingApproval: pending.length > 0,
     },
     agent,
   };

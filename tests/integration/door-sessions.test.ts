@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { POST as mcpPost } from "../../app/api/mcp/route";
 import { agentRuns, approvals, doorSessions, outboxMessages, steps } from "../../lib/db/schema";
 import { DOOR_SESSION_IDLE_SECONDS } from "../../lib/runtime/door-session";
+import { getRunSummary } from "../../lib/runtime/run-summary";
 import { connectDoor as connect, doorTokenFor, endSession, resultText, sessionIdOf } from "../support/door";
 import { demoOwner } from "../support/fixtures";
 import { makeAgent } from "../support/runtime";
@@ -41,7 +42,7 @@ describe("door sessions", () => {
   }
 
   it("makes one run of a session with a step per call; a new session is a new run; the session's end finishes it", async () => {
-    const { agent, token } = await setup();
+    const { owner, agent, token } = await setup();
     const first = await connect(token);
     expect(sessionIdOf(first)).toMatch(/^[0-9a-f-]{36}$/);
     expect((await first.callTool({ name: "memory.remember", arguments: { text: "one" } })).isError).toBeFalsy();
@@ -49,6 +50,8 @@ describe("door sessions", () => {
     const runs = await runsOf(agent.id);
     expect(runs).toHaveLength(1);
     expect(runs[0]).toMatchObject({ trigger: "door", state: "suspended" });
+    // Between calls the run waits for no reviewer, and its page says so.
+    expect((await getRunSummary(server().db, agent.workspaceId, runs[0]!.id, { userId: owner.id, role: "owner" })).run.awaitingApproval).toBe(false);
     expect((await stepsOf(runs[0]!.id)).map((st) => [st.position, st.tool, st.status])).toEqual([
       [1, "memory.remember", "succeeded"],
       [2, "memory.recall", "succeeded"],
@@ -113,12 +116,13 @@ describe("door sessions", () => {
   });
 
   it("cancels the run of a session that ends while a call waits on a reviewer, withdrawing the request; nothing is sent", async () => {
-    const { s, agent, token } = await setup();
+    const { s, owner, agent, token } = await setup();
     const client = await connect(token);
     const waited = await client.callTool({ name: "slack.post", arguments: { channel: "#general", text: "never" } });
     expect(waited.isError).toBe(true);
     const [approval] = await s.db.select().from(approvals).where(and(eq(approvals.agentId, agent.id), eq(approvals.status, "pending")));
     expect(resultText(waited)).toContain(approval!.id);
+    expect((await getRunSummary(s.db, agent.workspaceId, approval!.runId, { userId: owner.id, role: "owner" })).run.awaitingApproval).toBe(true);
     // Another call of the session waits its turn, then is told the session is busy.
     await expect(client.callTool({ name: "memory.recall", arguments: { query: "meanwhile" } })).rejects.toThrow(/waits on an approval/);
     await endSession(client);
