@@ -171,13 +171,24 @@ function ReportBody({ report }: { report: Report }) {
           <h2 className="mb-2 text-sm font-semibold">Tokens per {report.granularity} (input and output)</h2>
           <div className="h-64">
             <ResponsiveContainer width="100%" height="100%">
-              <AreaChart data={chart} margin={{ top: 4, right: 8, left: 8, bottom: 0 }}>
-                <CartesianGrid strokeDasharray="3 3" vertical={false} stroke="#e2e8f0" />
-                <XAxis dataKey="label" tick={{ fontSize: 11 }} minTickGap={16} />
-                <YAxis tick={{ fontSize: 11 }} tickFormatter={(v: number) => formatCount(v)} width={64} />
-                <Tooltip formatter={(value) => [formatCount(Number(value)), "Tokens"]} />
-                <Area type="monotone" dataKey="tokens" stroke="#6366f1" fill="#c7d2fe" isAnimationActive={false} />
-              </AreaChart>
+              {chart.length < 2 ? (
+                // An area needs two points: a range of one hour (early in the day) is drawn as one bar.
+                <BarChart data={chart} margin={{ top: 4, right: 8, left: 8, bottom: 0 }}>
+                  <CartesianGrid strokeDasharray="3 3" vertical={false} stroke="#e2e8f0" />
+                  <XAxis dataKey="label" tick={{ fontSize: 11 }} />
+                  <YAxis tick={{ fontSize: 11 }} tickFormatter={(v: number) => formatCount(v)} width={64} />
+                  <Tooltip formatter={(value) => [formatCount(Number(value)), "Tokens"]} />
+                  <Bar dataKey="tokens" fill="#6366f1" maxBarSize={48} isAnimationActive={false} />
+                </BarChart>
+              ) : (
+                <AreaChart data={chart} margin={{ top: 4, right: 8, left: 8, bottom: 0 }}>
+                  <CartesianGrid strokeDasharray="3 3" vertical={false} stroke="#e2e8f0" />
+                  <XAxis dataKey="label" tick={{ fontSize: 11 }} minTickGap={16} />
+                  <YAxis tick={{ fontSize: 11 }} tickFormatter={(v: number) => formatCount(v)} width={64} />
+                  <Tooltip formatter={(value) => [formatCount(Number(value)), "Tokens"]} />
+                  <Area type="monotone" dataKey="tokens" stroke="#6366f1" fill="#c7d2fe" isAnimationActive={false} />
+                </AreaChart>
+              )}
             </ResponsiveContainer>
           </div>
         </section>

@@ -21,7 +21,8 @@ export class FeedPage {
 
   /** Waits until the live stream is attached. */
   async waitLive() {
-    await expect(this.page.getByTestId("feed-status")).toHaveAttribute("data-status", "live");
+    // Scoped to the feed: while the page streams in, a copy of it may sit in a hidden chunk for a moment.
+    await expect(this.page.getByRole("region", { name: "Feed" }).getByTestId("feed-status")).toHaveAttribute("data-status", "live");
   }
 
   /** A feed item by what it says, e.g. /^@atlas → @scout: hi/. */
