@@ -11,7 +11,7 @@ import os from "node:os";
 import { performance } from "node:perf_hooks";
 import { eq, sql } from "drizzle-orm";
 import { rowsOf, type Database } from "../lib/db/client";
-import { agentRuns, agents, missions, users, workspaces } from "../lib/db/schema";
+import { agentRuns, agents, missionRuns, missions, users, workspaces } from "../lib/db/schema";
 import { missionTopic } from "../lib/missions/journal";
 import { createMissionScheduler } from "../lib/missions/scheduler";
 import { crewTemplate } from "../lib/missions/topology";
@@ -130,7 +130,18 @@ async function runDriver(driver: "pglite" | "postgres", target: Target): Promise
     const wallMs = performance.now() - started;
     await runtime.drain();
     await scheduler.drain();
-    const runs = await db.select({ node: agentRuns.missionNodeId, startedAt: agentRuns.startedAt, finishedAt: agentRuns.finishedAt }).from(agentRuns).where(eq(agentRuns.missionRunId, missionId));
+    const runs = await db.select({ node: agentRuns.missionNodeId, createdAt: agentRuns.createdAt, startedAt: agentRuns.startedAt, finishedAt: agentRuns.finishedAt }).from(agentRuns).where(eq(agentRuns.missionRunId, missionId));
+    const [mission] = await db.select({ startedAt: missionRuns.startedAt, finishedAt: missionRuns.finishedAt }).from(missionRuns).where(eq(missionRuns.id, missionId));
+    // Where the time outside the node runs goes: the scheduler's own steps between them.
+    const ms = (d: Date | null) => d!.getTime();
+    const of = (node: string) => runs.find((x) => x.node === node)!;
+    const workerRuns = runs.filter((x) => x.node!.startsWith("worker"));
+    const gaps = {
+      start: ms(of("lead").createdAt) - ms(mission!.startedAt),
+      fanOut: Math.min(...workerRuns.map((w) => ms(w.createdAt))) - ms(of("lead").finishedAt),
+      join: ms(of("merge").createdAt) - Math.max(...workerRuns.map((w) => ms(w.finishedAt))),
+      end: ms(mission!.finishedAt) - ms(of("merge").finishedAt),
+    };
     const span = (node: string) => {
       const r = runs.find((x) => x.node === node)!;
       return r.finishedAt!.getTime() - r.startedAt!.getTime();
@@ -140,7 +151,10 @@ async function runDriver(driver: "pglite" | "postgres", target: Target): Promise
     // Less this loop's own reads (and the read of the counter), which commit too but are not the scheduler's.
     const txPerNode = (await committed(db)) - before - reads - 1;
     passes.push({ wallMs, criticalMs, txPerNode: txPerNode / shape.nodes.length });
-    console.log(`${driver.padEnd(8)} pass ${p + 1}: wall ${wallMs.toFixed(0)} ms, critical path ${criticalMs.toFixed(0)} ms, ratio ${(wallMs / criticalMs).toFixed(3)}×, ${(txPerNode / shape.nodes.length).toFixed(1)} transactions per node`);
+    console.log(
+      `${driver.padEnd(8)} pass ${p + 1}: wall ${wallMs.toFixed(0)} ms, critical path ${criticalMs.toFixed(0)} ms, ratio ${(wallMs / criticalMs).toFixed(3)}×, ` +
+        `${(txPerNode / shape.nodes.length).toFixed(1)} transactions per node; between runs: start ${gaps.start} ms, fan-out ${gaps.fanOut} ms, join ${gaps.join} ms, end ${gaps.end} ms`,
+    );
   }
   return passes;
 }
@@ -163,7 +177,7 @@ async function main() {
       await target.dispose();
     }
   }
-  console.log(`RESULT nodes=${options.workers + 2} ${result.join(" ")}`);
+  console.log(`RESULT bench=missions mode=default nodes=${options.workers + 2} pieces=${options.pieces} pace_ms=${options.paceMs} passes=${options.passes} ${result.join(" ")} load=${os.loadavg().map((l) => l.toFixed(2)).join(",")}`);
 }
 
 main().catch((error: unknown) => {

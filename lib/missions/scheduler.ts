@@ -5,8 +5,8 @@ import { agentRuns, agents, approvals, missionEvents, missionNodes, missionRuns,
 import { AppError } from "../errors";
 import { insertFeedItems, notifyFeed, type FeedItemInput } from "../feed/feed";
 import { logError } from "../log";
-import { createWakeRuns, endRunFromOutside } from "../runtime/run-state";
-import { journalText } from "../runtime/runs";
+import { createTurnRuns, endRunFromOutside } from "../runtime/run-state";
+import { journalTexts } from "../runtime/runs";
 import type { Runtime } from "../runtime/runtime";
 import { truncate } from "../text";
 import { hasRole } from "../workspaces/roles";
@@ -36,6 +36,8 @@ export interface MissionScheduler {
   drain(): Promise<void>;
 }
 
+const HANDLES_TTL_MS = 5_000;
+
 const preview = (text: string) => truncate(text.replace(/\s+/g, " ").trim(), 200, "…");
 
 export function createMissionScheduler(runtime: Runtime): MissionScheduler {
@@ -43,9 +45,23 @@ export function createMissionScheduler(runtime: Runtime): MissionScheduler {
   const inFlight = new Map<string, { done: Promise<void>; again: boolean }>();
   const finishListeners: ((missionRunId: string) => Promise<void>)[] = [];
 
-  async function handlesOf(workspaceId: string): Promise<Map<string, string>> {
-    const rows = await db.select({ id: agents.id, handle: agents.handle }).from(agents).where(eq(agents.workspaceId, workspaceId));
-    return new Map(rows.map((a) => [a.id, a.handle]));
+  // Agents' handles are only shown (events, feed, inputs): a rename shows within a few seconds.
+  const handleCache = new Map<string, { at: number; handles: Promise<Map<string, string>> }>();
+  async function handlesOf(workspaceId: string, needed: string[]): Promise<Map<string, string>> {
+    const cached = handleCache.get(workspaceId);
+    if (cached && performance.now() - cached.at < HANDLES_TTL_MS) {
+      const handles = await cached.handles.catch(() => null);
+      // An agent made since the read is not in it: read again.
+      if (handles && needed.every((id) => handles.has(id))) return handles;
+    }
+    const handles = db
+      .select({ id: agents.id, handle: agents.handle })
+      .from(agents)
+      .where(eq(agents.workspaceId, workspaceId))
+      .then((rows) => new Map(rows.map((a) => [a.id, a.handle])));
+    handleCache.set(workspaceId, { at: performance.now(), handles });
+    handles.catch(() => handleCache.delete(workspaceId));
+    return handles;
   }
 
   /**
@@ -68,63 +84,70 @@ export function createMissionScheduler(runtime: Runtime): MissionScheduler {
 
   const feedBase = (mr: MissionRun) => ({ workspaceId: mr.workspaceId });
 
-  /** Records how a running turn's run ended, once; hands its output on. */
-  async function settle(
-    mr: MissionRun,
-    plan: MissionPlan,
-    row: MissionNode,
-    handles: Map<string, string>,
-    run: { state: string; error: string | null },
-  ): Promise<Pick<MissionNode, "state" | "output" | "error">> {
+  /**
+   * Records how running turns' runs ended, once each, in one transaction, and
+   * hands their outputs on. Returns whether the turns must be read again: a
+   * review loop got a new round, or another process settled a turn first.
+   */
+  async function settle(mr: MissionRun, plan: MissionPlan, ended: { row: MissionNode; run: { state: string; error: string | null } }[], handles: Map<string, string>): Promise<boolean> {
     const topology = mr.topology!;
-    const node = topology.nodes.find((n) => n.id === row.nodeId)!;
-    const handle = handles.get(node.agentId) ?? "unknown";
-    const ok = run.state === "succeeded";
-    const output = ok ? await journalText(db, row.runId!) : null;
-    const error = ok ? null : run.state === "cancelled" ? "Its run was stopped." : (run.error ?? "Its run failed.");
+    const outputs = await journalTexts(db, ended.flatMap(({ row, run }) => (run.state === "succeeded" ? [row.runId!] : [])));
+    let readAgain = false;
     await write(mr.id, async (tx, feed) => {
-      const [won] = await tx
-        .update(missionNodes)
-        .set({ state: ok ? "succeeded" : "failed", output, error, finishedAt: new Date() })
-        .where(and(eq(missionNodes.id, row.id), eq(missionNodes.state, "running")))
-        .returning({ id: missionNodes.id });
-      if (!won) return null;
-      const events: MissionEventInput[] = [
-        { type: "node_finished", payload: { nodeId: row.nodeId, round: row.round, runId: row.runId, state: ok ? "succeeded" : "failed", error, preview: output ? preview(output) : null } },
-      ];
-      if (!ok) return events;
-      const loop = plan.loop;
-      let targets = topology.edges.filter((e) => e.from === row.nodeId).map((e) => e.to);
-      let handedText = output!;
-      if (loop && row.nodeId === loop.checker) {
-        if (plan.loopEndsWith(row, output!)) {
-          targets = targets.filter((t) => t !== loop.maker);
-          handedText = plan.latestOf(loop.maker)?.output ?? "";
-        } else {
-          targets = [loop.maker];
-          const next = row.round + 1;
-          await tx
-            .insert(missionNodes)
-            .values([loop.maker, loop.checker].map((nodeId) => ({
-              workspaceId: mr.workspaceId,
-              missionRunId: mr.id,
-              nodeId,
-              round: next,
-              agentId: topology.nodes.find((n) => n.id === nodeId)!.agentId,
-            })))
-            .onConflictDoNothing();
+      const events: MissionEventInput[] = [];
+      for (const { row, run } of ended) {
+        const node = topology.nodes.find((n) => n.id === row.nodeId)!;
+        const handle = handles.get(node.agentId) ?? "unknown";
+        const ok = run.state === "succeeded";
+        const output = ok ? (outputs.get(row.runId!) ?? "") : null;
+        const error = ok ? null : run.state === "cancelled" ? "Its run was stopped." : (run.error ?? "Its run failed.");
+        const [won] = await tx
+          .update(missionNodes)
+          .set({ state: ok ? "succeeded" : "failed", output, error, finishedAt: new Date() })
+          .where(and(eq(missionNodes.id, row.id), eq(missionNodes.state, "running")))
+          .returning({ id: missionNodes.id });
+        // The plan holds this row: the turns settled after it in this pass see it ended.
+        Object.assign(row, { state: ok ? "succeeded" : "failed", output, error });
+        if (!won) {
+          readAgain = true;
+          continue;
+        }
+        events.push({ type: "node_finished", payload: { nodeId: row.nodeId, round: row.round, runId: row.runId, state: ok ? "succeeded" : "failed", error, preview: output ? preview(output) : null } });
+        if (!ok) continue;
+        const loop = plan.loop;
+        let targets = topology.edges.filter((e) => e.from === row.nodeId).map((e) => e.to);
+        let handedText = output!;
+        if (loop && row.nodeId === loop.checker) {
+          if (plan.loopEndsWith(row, output!)) {
+            targets = targets.filter((t) => t !== loop.maker);
+            handedText = plan.latestOf(loop.maker)?.output ?? "";
+          } else {
+            targets = [loop.maker];
+            const next = row.round + 1;
+            await tx
+              .insert(missionNodes)
+              .values([loop.maker, loop.checker].map((nodeId) => ({
+                workspaceId: mr.workspaceId,
+                missionRunId: mr.id,
+                nodeId,
+                round: next,
+                agentId: topology.nodes.find((n) => n.id === nodeId)!.agentId,
+              })))
+              .onConflictDoNothing();
+            readAgain = true;
+          }
+        }
+        for (const to of targets) {
+          const target = topology.nodes.find((n) => n.id === to)!;
+          const toHandle = handles.get(target.agentId) ?? "unknown";
+          const payload = { missionId: mr.id, from: { nodeId: node.id, role: node.role, agent: handle }, to: { nodeId: to, role: target.role, agent: toHandle }, preview: preview(handedText) };
+          events.push({ type: "handoff", payload });
+          feed.push({ ...feedBase(mr), kind: "mission_handoff", agentId: node.agentId, targetAgentId: target.agentId, runId: row.runId, payload });
         }
       }
-      for (const to of targets) {
-        const target = topology.nodes.find((n) => n.id === to)!;
-        const toHandle = handles.get(target.agentId) ?? "unknown";
-        const payload = { missionId: mr.id, from: { nodeId: node.id, role: node.role, agent: handle }, to: { nodeId: to, role: target.role, agent: toHandle }, preview: preview(handedText) };
-        events.push({ type: "handoff", payload });
-        feed.push({ ...feedBase(mr), kind: "mission_handoff", agentId: node.agentId, targetAgentId: target.agentId, runId: row.runId, payload });
-      }
-      return events;
+      return events.length > 0 ? events : null;
     });
-    return { state: ok ? "succeeded" : "failed", output, error };
+    return readAgain;
   }
 
   /** Says once, in the journal and the feed, that a turn waits for an approval. */
@@ -153,9 +176,11 @@ export function createMissionScheduler(runtime: Runtime): MissionScheduler {
    * Claims the ready turns (as many as the mission may still run at once) and
    * creates their runs, in one transaction that holds the mission's row: a
    * cancel waits for it, and no other process claims the same turns. A turn
-   * whose agent is paused is not claimed; it is marked held and waits.
+   * whose agent is paused is not claimed; it is marked held and waits, and the
+   * next ready turn takes its place.
    */
   async function startTurns(mr: MissionRun, plan: MissionPlan, ready: MissionNode[], handles: Map<string, string>): Promise<void> {
+    const topology = mr.topology!;
     const started: string[] = [];
     await write(mr.id, async (tx) => {
       const [mission] = await tx.select({ state: missionRuns.state }).from(missionRuns).where(eq(missionRuns.id, mr.id)).for("update");
@@ -165,44 +190,54 @@ export function createMissionScheduler(runtime: Runtime): MissionScheduler {
         .from(missionNodes)
         .innerJoin(agentRuns, eq(agentRuns.id, missionNodes.runId))
         .where(and(eq(missionNodes.missionRunId, mr.id), eq(missionNodes.state, "running"), inArray(agentRuns.state, ["queued", "running"])));
-      let room = (mr.topology!.concurrency ?? DEFAULT_CONCURRENCY) - Number(busy?.n ?? 0);
+      let room = (topology.concurrency ?? DEFAULT_CONCURRENCY) - Number(busy?.n ?? 0);
       const events: MissionEventInput[] = [];
-      for (const row of ready) {
-        if (room <= 0) break;
-        const node = mr.topology!.nodes.find((n) => n.id === row.nodeId)!;
-        const agent = handles.get(node.agentId) ?? "unknown";
-        const [claimed] = await tx
+      const waiting = [...ready];
+      while (room > 0 && waiting.length > 0) {
+        const chosen = waiting.splice(0, room);
+        const claimed = await tx
           .update(missionNodes)
           .set({ state: "running", held: false, startedAt: new Date() })
-          .where(and(eq(missionNodes.id, row.id), eq(missionNodes.state, "waiting")))
+          .where(and(inArray(missionNodes.id, chosen.map((r) => r.id)), eq(missionNodes.state, "waiting")))
           .returning({ id: missionNodes.id });
-        if (!claimed) continue;
-        const input = plan.inputFor(mr.goal, row, handles);
-        const woken = await createWakeRuns(tx, {
-          workspaceId: mr.workspaceId,
-          agentIds: [node.agentId],
-          trigger: "mission",
-          threadId: null,
-          roomId: null,
-          sourceMessageId: null,
-          inputText: input.text,
-          hop: 0,
-          chain: { onBehalfOfUserId: mr.startedByUserId, via: input.via, originSessionId: null, originRoomId: null },
-          owner: runtime.deps.instanceId,
-          taint: input.taint,
-          mission: { runId: mr.id, nodeId: row.nodeId },
+        const ids = new Set(claimed.map((c) => c.id));
+        const turns = chosen.filter((r) => ids.has(r.id)).map((row) => ({ row, node: topology.nodes.find((n) => n.id === row.nodeId)!, input: plan.inputFor(mr.goal, row, handles) }));
+        if (turns.length === 0) continue;
+        const { runIds } = await createTurnRuns(
+          tx,
+          {
+            workspaceId: mr.workspaceId,
+            trigger: "mission",
+            threadId: null,
+            roomId: null,
+            sourceMessageId: null,
+            hop: 0,
+            chain: { onBehalfOfUserId: mr.startedByUserId, via: [], originSessionId: null, originRoomId: null },
+            owner: runtime.deps.instanceId,
+          },
+          turns.map(({ row, node, input }) => ({ agentId: node.agentId, inputText: input.text, taint: input.taint, via: input.via, mission: { runId: mr.id, nodeId: row.nodeId } })),
+        );
+        const held: string[] = [];
+        const assigned: { id: string; runId: string }[] = [];
+        turns.forEach(({ row, node }, i) => {
+          const runId = runIds[i];
+          const agent = handles.get(node.agentId) ?? "unknown";
+          if (!runId) {
+            // Its agent is paused: the turn goes back to waiting, held, and is started once the agent is resumed.
+            held.push(row.id);
+            if (!row.held) events.push({ type: "node_held", payload: { nodeId: row.nodeId, agent, reason: "Its agent is paused." } });
+            return;
+          }
+          assigned.push({ id: row.id, runId });
+          events.push({ type: "node_started", payload: { nodeId: row.nodeId, round: row.round, runId, agent, role: node.role } });
+          started.push(runId);
         });
-        const runId = woken.runIds[0];
-        if (!runId) {
-          // Its agent is paused: the turn goes back to waiting, held, and is started once the agent is resumed.
-          await tx.update(missionNodes).set({ state: "waiting", held: true, startedAt: null }).where(eq(missionNodes.id, row.id));
-          if (!row.held) events.push({ type: "node_held", payload: { nodeId: row.nodeId, agent, reason: "Its agent is paused." } });
-          continue;
+        if (held.length > 0) await tx.update(missionNodes).set({ state: "waiting", held: true, startedAt: null }).where(inArray(missionNodes.id, held));
+        if (assigned.length > 0) {
+          const values = sql.join(assigned.map((a) => sql`(${a.id}::uuid, ${a.runId}::uuid)`), sql`, `);
+          await tx.execute(sql`update mission_nodes set run_id = v.run_id from (values ${values}) as v(id, run_id) where mission_nodes.id = v.id`);
         }
-        await tx.update(missionNodes).set({ runId }).where(eq(missionNodes.id, row.id));
-        events.push({ type: "node_started", payload: { nodeId: row.nodeId, round: row.round, runId, agent, role: node.role } });
-        started.push(runId);
-        room -= 1;
+        room -= assigned.length;
       }
       return events.length > 0 ? events : null;
     });
@@ -233,19 +268,13 @@ export function createMissionScheduler(runtime: Runtime): MissionScheduler {
     }
   }
 
-  async function missionCredits(missionRunId: string): Promise<number> {
-    const [row] = await db.select({ c: sql<number>`coalesce(sum(${agentRuns.credits}), 0)::float8` }).from(agentRuns).where(eq(agentRuns.missionRunId, missionRunId));
-    return Number(row?.c ?? 0);
-  }
-
   /** Ends the mission once, with its terminal event and feed item. */
   async function finish(mr: MissionRun, end: { state: "succeeded" | "failed" | "cancelled"; result?: string; error?: string; failedNodeId?: string }): Promise<boolean> {
-    const credits = await missionCredits(mr.id);
     const [crew] = await db.select({ name: missions.name }).from(missions).where(eq(missions.id, mr.missionId));
     const won = await write(mr.id, async (tx, feed) => {
       const [row] = await tx
         .update(missionRuns)
-        .set({ state: end.state, result: end.result === undefined ? null : { text: end.result }, error: end.error ?? null, failedNodeId: end.failedNodeId ?? null, credits, finishedAt: new Date() })
+        .set({ state: end.state, result: end.result === undefined ? null : { text: end.result }, error: end.error ?? null, failedNodeId: end.failedNodeId ?? null, credits: sql`(select coalesce(sum(${agentRuns.credits}), 0) from ${agentRuns} where ${agentRuns.missionRunId} = ${mr.id})`, finishedAt: new Date() })
         .where(and(eq(missionRuns.id, mr.id), inArray(missionRuns.state, ["queued", "running"])))
         .returning({ id: missionRuns.id });
       if (!row) return null;
@@ -264,32 +293,31 @@ export function createMissionScheduler(runtime: Runtime): MissionScheduler {
     return true;
   }
 
+  /** Every turn of a mission with the state of its run, in one read. */
+  async function loadTurns(missionRunId: string) {
+    return db
+      .select({ row: missionNodes, runState: agentRuns.state, runError: agentRuns.error })
+      .from(missionNodes)
+      .leftJoin(agentRuns, eq(agentRuns.id, missionNodes.runId))
+      .where(eq(missionNodes.missionRunId, missionRunId));
+  }
+
   async function step(missionRunId: string): Promise<void> {
     const [mr] = await db.select().from(missionRuns).where(eq(missionRuns.id, missionRunId));
     if (!mr || mr.state !== "running" || !mr.topology) return;
-    const handles = await handlesOf(mr.workspaceId);
-    const load = async () => db.select().from(missionNodes).where(eq(missionNodes.missionRunId, mr.id));
-    let rows = await load();
-    const runIds = rows.flatMap((r) => (r.state === "running" && r.runId ? [r.runId] : []));
-    const runs = runIds.length
-      ? new Map((await db.select({ id: agentRuns.id, state: agentRuns.state, error: agentRuns.error }).from(agentRuns).where(inArray(agentRuns.id, runIds))).map((r) => [r.id, r]))
-      : new Map();
-    let plan = new MissionPlan(mr.topology, rows);
-    let settled = false;
-    for (const row of rows) {
-      const run = row.runId ? runs.get(row.runId) : undefined;
-      if (row.state !== "running" || !run) continue;
-      if (run.state === "succeeded" || run.state === "failed" || run.state === "cancelled") {
-        const ended = await settle(mr, plan, row, handles, run);
-        // The plan holds these rows: later turns of this pass see the ended one; new loop rounds are read once below.
-        Object.assign(row, ended);
-        settled = true;
-      } else if (run.state === "suspended") {
-        await noteApproval(mr, row, handles);
-      }
+    const handles = await handlesOf(mr.workspaceId, mr.topology.nodes.map((n) => n.agentId));
+    const turns = await loadTurns(mr.id);
+    let rows = turns.map((t) => t.row);
+    const ended: { row: MissionNode; run: { state: string; error: string | null } }[] = [];
+    for (const { row, runState, runError } of turns) {
+      if (row.state !== "running" || !runState) continue;
+      if (runState === "succeeded" || runState === "failed" || runState === "cancelled") ended.push({ row, run: { state: runState, error: runError } });
+      else if (runState === "suspended") await noteApproval(mr, row, handles);
     }
-    if (settled) rows = await load();
-    plan = new MissionPlan(mr.topology, rows);
+    if (ended.length > 0 && (await settle(mr, new MissionPlan(mr.topology, rows), ended, handles))) {
+      rows = (await loadTurns(mr.id)).map((t) => t.row);
+    }
+    const plan = new MissionPlan(mr.topology, rows);
 
     const failed = rows.find((r) => r.state === "failed");
     if (failed && !mr.topology.continueOnFailure) {
@@ -324,7 +352,11 @@ export function createMissionScheduler(runtime: Runtime): MissionScheduler {
     return entry.done;
   }
 
-  runtime.onRunSettled((runId) => {
+  runtime.onRunSettled((runId, known) => {
+    if (known !== undefined) {
+      if (known) void advance(known);
+      return;
+    }
     void db
       .select({ missionRunId: agentRuns.missionRunId })
       .from(agentRuns)

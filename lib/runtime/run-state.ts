@@ -1,3 +1,4 @@
+import crypto from "node:crypto";
 import { and, asc, eq, inArray, isNull, lt, ne, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { agentRuns, agents, approvals, executionGrants, messages, sessions, steps, workspaces, type AgentRun, type Approval, type TaintSource } from "../db/schema";
@@ -139,52 +140,81 @@ export interface WakeInput {
   mission?: { runId: string; nodeId: string };
 }
 
+/** One turn of `createTurnRuns`: an agent, what it is handed, and where the turn belongs. */
+export type Turn = Pick<WakeInput, "inputText" | "taint" | "mission"> & {
+  agentId: string;
+  /** The agents this turn's input came through, when they differ from the chain's. */
+  via?: string[];
+};
+
 /**
  * Gives each agent a turn on a message (another agent's, a room post, a
  * mission step, a door): one run per agent, claimed by `owner`. Paused
  * agents get no run; they are returned so the caller can say so.
  */
 export async function createWakeRuns(db: Db, input: WakeInput): Promise<{ runIds: string[]; paused: { id: string; handle: string }[] }> {
-  if (input.agentIds.length === 0) return { runIds: [], paused: [] };
+  const { agentIds, inputText, taint, mission, ...common } = input;
+  const { runIds, paused } = await createTurnRuns(db, common, agentIds.map((agentId) => ({ agentId, inputText, taint, mission })));
+  return { runIds: runIds.filter((id): id is string => id !== null), paused };
+}
+
+/**
+ * Creates the runs of several turns at once, each with its own input (a
+ * mission's ready nodes): one read of the agents, one insert. `runIds` is in
+ * the turns' order, null where the turn's agent is paused (or gone).
+ */
+export async function createTurnRuns(
+  db: Db,
+  common: Omit<WakeInput, "agentIds" | keyof Turn>,
+  turns: Turn[],
+): Promise<{ runIds: (string | null)[]; paused: { id: string; handle: string }[] }> {
+  if (turns.length === 0) return { runIds: [], paused: [] };
   return withDbRetry(() =>
     db.transaction(async (tx) => {
       const found = await tx
         .select({ id: agents.id, handle: agents.handle, model: agents.model, status: agents.status })
         .from(agents)
-        .where(and(eq(agents.workspaceId, input.workspaceId), inArray(agents.id, input.agentIds)))
+        .where(and(eq(agents.workspaceId, common.workspaceId), inArray(agents.id, [...new Set(turns.map((t) => t.agentId))])))
         // A pause committed before we read wins; one committed after waits for these runs to be created.
         .for("share");
-      const active = found.filter((a) => a.status === "active");
+      const byId = new Map(found.map((a) => [a.id, a]));
       const paused = found.filter((a) => a.status === "paused").map((a) => ({ id: a.id, handle: a.handle }));
-      if (active.length === 0) return { runIds: [], paused };
-      const created = await tx
+      const active = turns.flatMap((turn, i) => {
+        const agent = byId.get(turn.agentId);
+        return agent?.status === "active" ? [{ i, turn, agent }] : [];
+      });
+      const runIds: (string | null)[] = turns.map(() => null);
+      if (active.length === 0) return { runIds, paused };
+      // The ids are made here, so each turn knows its run without relying on the order of RETURNING.
+      for (const { i } of active) runIds[i] = crypto.randomUUID();
+      await tx
         .insert(agentRuns)
         .values(
-          active.map((agent) => ({
-            workspaceId: input.workspaceId,
+          active.map(({ i, turn, agent }) => ({
+            id: runIds[i]!,
+            workspaceId: common.workspaceId,
             agentId: agent.id,
-            trigger: input.trigger,
-            threadId: input.threadId,
-            roomId: input.roomId,
-            sourceMessageId: input.sourceMessageId,
-            inputText: input.inputText,
-            hop: input.hop,
-            onBehalfOfUserId: input.chain.onBehalfOfUserId,
-            via: input.chain.via,
-            originSessionId: input.chain.originSessionId,
-            originRoomId: input.chain.originRoomId,
-            taint: input.taint ?? [],
-            missionRunId: input.mission?.runId ?? null,
-            missionNodeId: input.mission?.nodeId ?? null,
+            trigger: common.trigger,
+            threadId: common.threadId,
+            roomId: common.roomId,
+            sourceMessageId: common.sourceMessageId,
+            inputText: turn.inputText,
+            hop: common.hop,
+            onBehalfOfUserId: common.chain.onBehalfOfUserId,
+            via: turn.via ?? common.chain.via,
+            originSessionId: common.chain.originSessionId,
+            originRoomId: common.chain.originRoomId,
+            taint: turn.taint ?? [],
+            missionRunId: turn.mission?.runId ?? null,
+            missionNodeId: turn.mission?.nodeId ?? null,
             model: agent.model,
             state: "running" as const,
-            claimedBy: input.owner,
+            claimedBy: common.owner,
             leaseExpiresAt: lease(),
             startedAt: new Date(),
           })),
-        )
-        .returning({ id: agentRuns.id });
-      return { runIds: created.map((r) => r.id), paused };
+        );
+      return { runIds, paused };
     }),
   );
 }

@@ -34,8 +34,8 @@ export interface DriveOptions {
   recover?: boolean;
   /** Drives the runs that this run's tools started (agents it wrote to). */
   startRuns: StartRuns;
-  /** Told as soon as the run has ended well, before the work that follows its end (memory, feed). */
-  onEnded?: () => void;
+  /** Told as soon as the run has ended well, before the work that follows its end (memory, feed), with its mission run. */
+  onEnded?: (missionRunId: string | null) => void;
 }
 
 export const controlTopic = (runId: string) => `run-control:${runId}`;
@@ -147,7 +147,7 @@ export async function driveRun(deps: RuntimeDeps, runId: string, options: DriveO
     await journal.flush();
     const completed = { type: "run_completed" as const, payload: { replyMessageId: run.replyMessageId ?? "" } };
     if (!(await finishRun(db, bus, { runId, owner: deps.instanceId, state: "succeeded", replyText: state.fullText, event: completed }))) return;
-    options.onEnded?.();
+    options.onEnded?.(run.missionRunId);
     if (state.fullText.trim()) {
       await rememberMemory(db, { workspaceId: run.workspaceId, agentId: run.agentId, runId, content: truncate(state.fullText, 4000), kind: "reply", ...memoryScopeOf(run) }).catch(
         (error: unknown) => logError(`Could not remember the reply of run ${runId}`, error),

@@ -16,12 +16,20 @@ export async function getRun(db: Db, workspaceId: string, runId: string) {
 
 /** The reply text as the journal has it: every text delta, in order. */
 export async function journalText(db: Db, runId: string): Promise<string> {
+  return (await journalTexts(db, [runId])).get(runId) ?? "";
+}
+
+/** The text of several runs' journals, read at once. */
+export async function journalTexts(db: Db, runIds: string[]): Promise<Map<string, string>> {
+  const texts = new Map<string, string>(runIds.map((id) => [id, ""]));
+  if (runIds.length === 0) return texts;
   const rows = await db
-    .select({ payload: runEvents.payload })
+    .select({ runId: runEvents.runId, payload: runEvents.payload })
     .from(runEvents)
-    .where(and(eq(runEvents.runId, runId), eq(runEvents.type, "text")))
-    .orderBy(runEvents.seq);
-  return rows.map((r) => String((r.payload as { delta?: unknown }).delta ?? "")).join("");
+    .where(and(inArray(runEvents.runId, runIds), eq(runEvents.type, "text")))
+    .orderBy(runEvents.runId, runEvents.seq);
+  for (const r of rows) texts.set(r.runId, texts.get(r.runId)! + String((r.payload as { delta?: unknown }).delta ?? ""));
+  return texts;
 }
 
 /** Runs whose driving process stopped renewing its lease (it crashed or was killed). */

@@ -48,8 +48,12 @@ export interface Runtime {
   startRuns(runIds: string[]): void;
   /** Stops a running run at its next step, wherever it is driven; false when it was not running. */
   stopRun(runId: string): Promise<boolean>;
-  /** Called once when a run this process drives has ended, suspended or was lost (as soon as it ended well). */
-  onRunSettled(listener: (runId: string) => void): void;
+  /**
+   * Called once when a run this process drives has ended, suspended or was
+   * lost (as soon as it ended well). `missionRunId` is given when the driver
+   * knows it (undefined: not known here; null: no mission).
+   */
+  onRunSettled(listener: (runId: string, missionRunId?: string | null) => void): void;
   /** Extra work for every sweep (missions), run after the runs' own. */
   onSweep(task: () => Promise<void>): void;
   /** Waits for every run this process drives (tests, shutdown). */
@@ -61,22 +65,22 @@ export interface Runtime {
 export function createRuntime(input: Omit<RuntimeDeps, "breakers"> & { breakers?: CircuitBreakers }): Runtime {
   const deps: RuntimeDeps = { ...input, breakers: input.breakers ?? new CircuitBreakers() };
   const active = new Map<string, { done: Promise<void>; controller: AbortController }>();
-  const settledListeners: ((runId: string) => void)[] = [];
+  const settledListeners: ((runId: string, missionRunId?: string | null) => void)[] = [];
   const sweepTasks: (() => Promise<void>)[] = [];
 
   function drive(runId: string, options: { resume?: Approval; recover?: boolean } = {}) {
     const controller = new AbortController();
     let told = false;
-    const tell = () => {
+    const tell = (missionRunId?: string | null) => {
       if (told) return;
       told = true;
-      for (const listener of settledListeners) listener(runId);
+      for (const listener of settledListeners) listener(runId, missionRunId);
     };
     const done = driveRun(deps, runId, { ...options, signal: controller.signal, startRuns: (ids) => ids.forEach((id) => drive(id)), onEnded: tell })
       .catch((error: unknown) => logError(`Run ${runId} driver crashed`, error))
       .finally(() => {
         active.delete(runId);
-        tell();
+        tell(undefined);
       })
       // A run that suspended may be decided by the governor: then it carries on at once.
       .then(() => govern(runId))
