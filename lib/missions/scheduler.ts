@@ -38,6 +38,17 @@ export interface MissionScheduler {
 
 const HANDLES_TTL_MS = 5_000;
 
+/** One transaction of the scheduler: what it journals, tells the feed, and does once committed. */
+interface Pass {
+  tx: Db;
+  events: MissionEventInput[];
+  feed: FeedItemInput[];
+  after: (() => Promise<void> | void)[];
+}
+
+type Ended = { row: MissionNode; run: { state: string; error: string | null } };
+type MissionEnd = { state: "succeeded" | "failed" | "cancelled"; result?: string; error?: string; failedNodeId?: string };
+
 const preview = (text: string) => truncate(text.replace(/\s+/g, " ").trim(), 200, "…");
 
 export function createMissionScheduler(runtime: Runtime): MissionScheduler {
@@ -65,88 +76,89 @@ export function createMissionScheduler(runtime: Runtime): MissionScheduler {
   }
 
   /**
-   * One transaction of the scheduler: `work` changes the state and returns the
-   * journal events (null: nothing changed); the feed items it pushes are
-   * written in the same transaction, so the feed says exactly what happened.
+   * One transaction of the scheduler. `work` changes the state and pushes the
+   * journal events and feed items that say so, written in the same
+   * transaction (so the journal and the feed say exactly what happened), and
+   * the work due once it is committed (runs to drive, turns to stop).
+   * Returns whether anything was journaled.
    */
-  async function write(missionRunId: string, work: (tx: Db, feed: FeedItemInput[]) => Promise<MissionEventInput[] | null>): Promise<boolean> {
+  async function write(missionRunId: string, work: (pass: Pass) => Promise<void>): Promise<boolean> {
+    const after: Pass["after"] = [];
     const done = await db.transaction(async (tx) => {
-      const feed: FeedItemInput[] = [];
-      const events = await work(tx, feed);
-      if (events === null) return null;
-      return { seq: await insertMissionEvents(tx, missionRunId, events), written: await insertFeedItems(tx, feed) };
+      const pass: Pass = { tx, events: [], feed: [], after: [] };
+      await work(pass);
+      after.push(...pass.after);
+      if (pass.events.length === 0) return null;
+      return { seq: await insertMissionEvents(tx, missionRunId, pass.events), written: await insertFeedItems(tx, pass.feed) };
     });
-    if (done === null) return false;
-    await notifyMission(bus, missionRunId, done.seq);
-    await notifyFeed(bus, done.written);
-    return true;
+    if (done !== null) {
+      await notifyMission(bus, missionRunId, done.seq);
+      await notifyFeed(bus, done.written);
+    }
+    for (const task of after) await task();
+    return done !== null;
   }
 
   const feedBase = (mr: MissionRun) => ({ workspaceId: mr.workspaceId });
 
   /**
-   * Records how running turns' runs ended, once each, in one transaction, and
-   * hands their outputs on. Returns whether the turns must be read again: a
-   * review loop got a new round, or another process settled a turn first.
+   * Records how running turns' runs ended, once each, and hands their outputs
+   * on. Returns whether the turns must be read again: a review loop got a new
+   * round, or another process settled a turn first.
    */
-  async function settle(mr: MissionRun, plan: MissionPlan, ended: { row: MissionNode; run: { state: string; error: string | null } }[], handles: Map<string, string>): Promise<boolean> {
+  async function settle({ tx, events, feed }: Pass, mr: MissionRun, plan: MissionPlan, ended: Ended[], outputs: Map<string, string>, handles: Map<string, string>): Promise<boolean> {
     const topology = mr.topology!;
-    const outputs = await journalTexts(db, ended.flatMap(({ row, run }) => (run.state === "succeeded" ? [row.runId!] : [])));
     let readAgain = false;
-    await write(mr.id, async (tx, feed) => {
-      const events: MissionEventInput[] = [];
-      for (const { row, run } of ended) {
-        const node = topology.nodes.find((n) => n.id === row.nodeId)!;
-        const handle = handles.get(node.agentId) ?? "unknown";
-        const ok = run.state === "succeeded";
-        const output = ok ? (outputs.get(row.runId!) ?? "") : null;
-        const error = ok ? null : run.state === "cancelled" ? "Its run was stopped." : (run.error ?? "Its run failed.");
-        const [won] = await tx
-          .update(missionNodes)
-          .set({ state: ok ? "succeeded" : "failed", output, error, finishedAt: new Date() })
-          .where(and(eq(missionNodes.id, row.id), eq(missionNodes.state, "running")))
-          .returning({ id: missionNodes.id });
-        // The plan holds this row: the turns settled after it in this pass see it ended.
-        Object.assign(row, { state: ok ? "succeeded" : "failed", output, error });
-        if (!won) {
+    for (const { row, run } of ended) {
+      const node = topology.nodes.find((n) => n.id === row.nodeId)!;
+      const handle = handles.get(node.agentId) ?? "unknown";
+      const ok = run.state === "succeeded";
+      const output = ok ? (outputs.get(row.runId!) ?? "") : null;
+      const error = ok ? null : run.state === "cancelled" ? "Its run was stopped." : (run.error ?? "Its run failed.");
+      const [won] = await tx
+        .update(missionNodes)
+        .set({ state: ok ? "succeeded" : "failed", output, error, finishedAt: new Date() })
+        .where(and(eq(missionNodes.id, row.id), eq(missionNodes.state, "running")))
+        .returning({ id: missionNodes.id });
+      // The plan holds this row: the turns settled after it in this pass see it ended.
+      Object.assign(row, { state: ok ? "succeeded" : "failed", output, error });
+      if (!won) {
+        readAgain = true;
+        continue;
+      }
+      events.push({ type: "node_finished", payload: { nodeId: row.nodeId, round: row.round, runId: row.runId, state: ok ? "succeeded" : "failed", error, preview: output ? preview(output) : null } });
+      if (!ok) continue;
+      const loop = plan.loop;
+      let targets = topology.edges.filter((e) => e.from === row.nodeId).map((e) => e.to);
+      let handedText = output!;
+      if (loop && row.nodeId === loop.checker) {
+        if (plan.loopEndsWith(row, output!)) {
+          targets = targets.filter((t) => t !== loop.maker);
+          handedText = plan.latestOf(loop.maker)?.output ?? "";
+        } else {
+          targets = [loop.maker];
+          const next = row.round + 1;
+          await tx
+            .insert(missionNodes)
+            .values([loop.maker, loop.checker].map((nodeId) => ({
+              workspaceId: mr.workspaceId,
+              missionRunId: mr.id,
+              nodeId,
+              round: next,
+              agentId: topology.nodes.find((n) => n.id === nodeId)!.agentId,
+            })))
+            .onConflictDoNothing();
           readAgain = true;
-          continue;
-        }
-        events.push({ type: "node_finished", payload: { nodeId: row.nodeId, round: row.round, runId: row.runId, state: ok ? "succeeded" : "failed", error, preview: output ? preview(output) : null } });
-        if (!ok) continue;
-        const loop = plan.loop;
-        let targets = topology.edges.filter((e) => e.from === row.nodeId).map((e) => e.to);
-        let handedText = output!;
-        if (loop && row.nodeId === loop.checker) {
-          if (plan.loopEndsWith(row, output!)) {
-            targets = targets.filter((t) => t !== loop.maker);
-            handedText = plan.latestOf(loop.maker)?.output ?? "";
-          } else {
-            targets = [loop.maker];
-            const next = row.round + 1;
-            await tx
-              .insert(missionNodes)
-              .values([loop.maker, loop.checker].map((nodeId) => ({
-                workspaceId: mr.workspaceId,
-                missionRunId: mr.id,
-                nodeId,
-                round: next,
-                agentId: topology.nodes.find((n) => n.id === nodeId)!.agentId,
-              })))
-              .onConflictDoNothing();
-            readAgain = true;
-          }
-        }
-        for (const to of targets) {
-          const target = topology.nodes.find((n) => n.id === to)!;
-          const toHandle = handles.get(target.agentId) ?? "unknown";
-          const payload = { missionId: mr.id, from: { nodeId: node.id, role: node.role, agent: handle }, to: { nodeId: to, role: target.role, agent: toHandle }, preview: preview(handedText) };
-          events.push({ type: "handoff", payload });
-          feed.push({ ...feedBase(mr), kind: "mission_handoff", agentId: node.agentId, targetAgentId: target.agentId, runId: row.runId, payload });
         }
       }
-      return events.length > 0 ? events : null;
-    });
+      for (const to of targets) {
+        const target = topology.nodes.find((n) => n.id === to)!;
+        const toHandle = handles.get(target.agentId) ?? "unknown";
+        const payload = { missionId: mr.id, from: { nodeId: node.id, role: node.role, agent: handle }, to: { nodeId: to, role: target.role, agent: toHandle }, preview: preview(handedText) };
+        events.push({ type: "handoff", payload });
+        feed.push({ ...feedBase(mr), kind: "mission_handoff", agentId: node.agentId, targetAgentId: target.agentId, runId: row.runId, payload });
+      }
+    }
     return readAgain;
   }
 
@@ -160,15 +172,15 @@ export function createMissionScheduler(runtime: Runtime): MissionScheduler {
     if (!pending) return;
     const node = mr.topology!.nodes.find((n) => n.id === row.nodeId)!;
     const payload = { missionId: mr.id, nodeId: row.nodeId, role: node.role, agent: handles.get(node.agentId) ?? "unknown", runId: row.runId, approvalId: pending.id, tool: pending.tool };
-    await write(mr.id, async (tx, feed) => {
+    await write(mr.id, async ({ tx, events, feed }) => {
       await tx.select({ id: missionRuns.id }).from(missionRuns).where(eq(missionRuns.id, mr.id)).for("update");
       const [seen] = await tx
         .select({ id: missionEvents.id })
         .from(missionEvents)
         .where(and(eq(missionEvents.missionRunId, mr.id), eq(missionEvents.type, "node_awaiting_approval"), sql`${missionEvents.payload}->>'approvalId' = ${pending.id}`));
-      if (seen) return null;
+      if (seen) return;
       feed.push({ ...feedBase(mr), kind: "mission_node_waiting", agentId: node.agentId, runId: row.runId, approvalId: pending.id, payload });
-      return [{ type: "node_awaiting_approval", payload }];
+      events.push({ type: "node_awaiting_approval", payload });
     });
   }
 
@@ -179,69 +191,65 @@ export function createMissionScheduler(runtime: Runtime): MissionScheduler {
    * whose agent is paused is not claimed; it is marked held and waits, and the
    * next ready turn takes its place.
    */
-  async function startTurns(mr: MissionRun, plan: MissionPlan, ready: MissionNode[], handles: Map<string, string>): Promise<void> {
+  async function startTurns({ tx, events, after }: Pass, mr: MissionRun, plan: MissionPlan, ready: MissionNode[], handles: Map<string, string>): Promise<void> {
     const topology = mr.topology!;
     const started: string[] = [];
-    await write(mr.id, async (tx) => {
-      const [mission] = await tx.select({ state: missionRuns.state }).from(missionRuns).where(eq(missionRuns.id, mr.id)).for("update");
-      if (mission?.state !== "running") return null;
-      const [busy] = await tx
-        .select({ n: sql<number>`count(*)::int` })
-        .from(missionNodes)
-        .innerJoin(agentRuns, eq(agentRuns.id, missionNodes.runId))
-        .where(and(eq(missionNodes.missionRunId, mr.id), eq(missionNodes.state, "running"), inArray(agentRuns.state, ["queued", "running"])));
-      let room = (topology.concurrency ?? DEFAULT_CONCURRENCY) - Number(busy?.n ?? 0);
-      const events: MissionEventInput[] = [];
-      const waiting = [...ready];
-      while (room > 0 && waiting.length > 0) {
-        const chosen = waiting.splice(0, room);
-        const claimed = await tx
-          .update(missionNodes)
-          .set({ state: "running", held: false, startedAt: new Date() })
-          .where(and(inArray(missionNodes.id, chosen.map((r) => r.id)), eq(missionNodes.state, "waiting")))
-          .returning({ id: missionNodes.id });
-        const ids = new Set(claimed.map((c) => c.id));
-        const turns = chosen.filter((r) => ids.has(r.id)).map((row) => ({ row, node: topology.nodes.find((n) => n.id === row.nodeId)!, input: plan.inputFor(mr.goal, row, handles) }));
-        if (turns.length === 0) continue;
-        const { runIds } = await createTurnRuns(
-          tx,
-          {
-            workspaceId: mr.workspaceId,
-            trigger: "mission",
-            threadId: null,
-            roomId: null,
-            sourceMessageId: null,
-            hop: 0,
-            chain: { onBehalfOfUserId: mr.startedByUserId, via: [], originSessionId: null, originRoomId: null },
-            owner: runtime.deps.instanceId,
-          },
-          turns.map(({ row, node, input }) => ({ agentId: node.agentId, inputText: input.text, taint: input.taint, via: input.via, mission: { runId: mr.id, nodeId: row.nodeId } })),
-        );
-        const held: string[] = [];
-        const assigned: { id: string; runId: string }[] = [];
-        turns.forEach(({ row, node }, i) => {
-          const runId = runIds[i];
-          const agent = handles.get(node.agentId) ?? "unknown";
-          if (!runId) {
-            // Its agent is paused: the turn goes back to waiting, held, and is started once the agent is resumed.
-            held.push(row.id);
-            if (!row.held) events.push({ type: "node_held", payload: { nodeId: row.nodeId, agent, reason: "Its agent is paused." } });
-            return;
-          }
-          assigned.push({ id: row.id, runId });
-          events.push({ type: "node_started", payload: { nodeId: row.nodeId, round: row.round, runId, agent, role: node.role } });
-          started.push(runId);
-        });
-        if (held.length > 0) await tx.update(missionNodes).set({ state: "waiting", held: true, startedAt: null }).where(inArray(missionNodes.id, held));
-        if (assigned.length > 0) {
-          const values = sql.join(assigned.map((a) => sql`(${a.id}::uuid, ${a.runId}::uuid)`), sql`, `);
-          await tx.execute(sql`update mission_nodes set run_id = v.run_id from (values ${values}) as v(id, run_id) where mission_nodes.id = v.id`);
+    const [mission] = await tx.select({ state: missionRuns.state }).from(missionRuns).where(eq(missionRuns.id, mr.id)).for("update");
+    if (mission?.state !== "running") return;
+    const [busy] = await tx
+      .select({ n: sql<number>`count(*)::int` })
+      .from(missionNodes)
+      .innerJoin(agentRuns, eq(agentRuns.id, missionNodes.runId))
+      .where(and(eq(missionNodes.missionRunId, mr.id), eq(missionNodes.state, "running"), inArray(agentRuns.state, ["queued", "running"])));
+    let room = (topology.concurrency ?? DEFAULT_CONCURRENCY) - Number(busy?.n ?? 0);
+    const waiting = [...ready];
+    while (room > 0 && waiting.length > 0) {
+      const chosen = waiting.splice(0, room);
+      const claimed = await tx
+        .update(missionNodes)
+        .set({ state: "running", held: false, startedAt: new Date() })
+        .where(and(inArray(missionNodes.id, chosen.map((r) => r.id)), eq(missionNodes.state, "waiting")))
+        .returning({ id: missionNodes.id });
+      const ids = new Set(claimed.map((c) => c.id));
+      const turns = chosen.filter((r) => ids.has(r.id)).map((row) => ({ row, node: topology.nodes.find((n) => n.id === row.nodeId)!, input: plan.inputFor(mr.goal, row, handles) }));
+      if (turns.length === 0) continue;
+      const { runIds } = await createTurnRuns(
+        tx,
+        {
+          workspaceId: mr.workspaceId,
+          trigger: "mission",
+          threadId: null,
+          roomId: null,
+          sourceMessageId: null,
+          hop: 0,
+          chain: { onBehalfOfUserId: mr.startedByUserId, via: [], originSessionId: null, originRoomId: null },
+          owner: runtime.deps.instanceId,
+        },
+        turns.map(({ row, node, input }) => ({ agentId: node.agentId, inputText: input.text, taint: input.taint, via: input.via, mission: { runId: mr.id, nodeId: row.nodeId } })),
+      );
+      const held: string[] = [];
+      const assigned: { id: string; runId: string }[] = [];
+      turns.forEach(({ row, node }, i) => {
+        const runId = runIds[i];
+        const agent = handles.get(node.agentId) ?? "unknown";
+        if (!runId) {
+          // Its agent is paused: the turn goes back to waiting, held, and is started once the agent is resumed.
+          held.push(row.id);
+          if (!row.held) events.push({ type: "node_held", payload: { nodeId: row.nodeId, agent, reason: "Its agent is paused." } });
+          return;
         }
-        room -= assigned.length;
+        assigned.push({ id: row.id, runId });
+        events.push({ type: "node_started", payload: { nodeId: row.nodeId, round: row.round, runId, agent, role: node.role } });
+        started.push(runId);
+      });
+      if (held.length > 0) await tx.update(missionNodes).set({ state: "waiting", held: true, startedAt: null }).where(inArray(missionNodes.id, held));
+      if (assigned.length > 0) {
+        const values = sql.join(assigned.map((a) => sql`(${a.id}::uuid, ${a.runId}::uuid)`), sql`, `);
+        await tx.execute(sql`update mission_nodes set run_id = v.run_id from (values ${values}) as v(id, run_id) where mission_nodes.id = v.id`);
       }
-      return events.length > 0 ? events : null;
-    });
-    runtime.startRuns(started);
+      room -= assigned.length;
+    }
+    if (started.length > 0) after.push(() => runtime.startRuns(started));
   }
 
   /** Ends every turn still waiting or running: waiting ones are cancelled, runs stopped, their approvals withdrawn. */
@@ -268,70 +276,83 @@ export function createMissionScheduler(runtime: Runtime): MissionScheduler {
     }
   }
 
-  /** Ends the mission once, with its terminal event and feed item. */
-  async function finish(mr: MissionRun, end: { state: "succeeded" | "failed" | "cancelled"; result?: string; error?: string; failedNodeId?: string }): Promise<boolean> {
-    const [crew] = await db.select({ name: missions.name }).from(missions).where(eq(missions.id, mr.missionId));
-    const won = await write(mr.id, async (tx, feed) => {
-      const [row] = await tx
-        .update(missionRuns)
-        .set({ state: end.state, result: end.result === undefined ? null : { text: end.result }, error: end.error ?? null, failedNodeId: end.failedNodeId ?? null, credits: sql`(select coalesce(sum(${agentRuns.credits}), 0) from ${agentRuns} where ${agentRuns.missionRunId} = ${mr.id})`, finishedAt: new Date() })
-        .where(and(eq(missionRuns.id, mr.id), inArray(missionRuns.state, ["queued", "running"])))
-        .returning({ id: missionRuns.id });
-      if (!row) return null;
-      feed.push({
-        ...feedBase(mr),
-        kind: "mission_finished",
-        payload: { missionId: mr.id, crew: crew?.name ?? null, goal: preview(mr.goal), state: end.state, error: end.error ?? null, failedNodeId: end.failedNodeId ?? null, result: end.result ? preview(end.result) : null },
-      });
-      return [{ type: "mission_finished", payload: { state: end.state, error: end.error ?? null, failedNodeId: end.failedNodeId ?? null, result: end.result ?? null } }];
+  /** Ends the mission once, with its terminal event and feed item; false when it had already ended. */
+  async function finish({ tx, events, feed, after }: Pass, mr: MissionRun, end: MissionEnd): Promise<boolean> {
+    const [row] = await tx
+      .update(missionRuns)
+      .set({
+        state: end.state,
+        result: end.result === undefined ? null : { text: end.result },
+        error: end.error ?? null,
+        failedNodeId: end.failedNodeId ?? null,
+        credits: sql`(select coalesce(sum(${agentRuns.credits}), 0) from ${agentRuns} where ${agentRuns.missionRunId} = ${mr.id})`,
+        finishedAt: new Date(),
+      })
+      .where(and(eq(missionRuns.id, mr.id), inArray(missionRuns.state, ["queued", "running"])))
+      .returning({ id: missionRuns.id });
+    if (!row) return false;
+    const [crew] = await tx.select({ name: missions.name }).from(missions).where(eq(missions.id, mr.missionId));
+    feed.push({
+      ...feedBase(mr),
+      kind: "mission_finished",
+      payload: { missionId: mr.id, crew: crew?.name ?? null, goal: preview(mr.goal), state: end.state, error: end.error ?? null, failedNodeId: end.failedNodeId ?? null, result: end.result ? preview(end.result) : null },
     });
-    if (!won) return false;
-    if (end.state !== "succeeded") await stopTurns(mr);
-    for (const listener of finishListeners) {
-      listener(mr.id).catch((error) => logError(`After mission ${mr.id} finished`, error));
-    }
+    events.push({ type: "mission_finished", payload: { state: end.state, error: end.error ?? null, failedNodeId: end.failedNodeId ?? null, result: end.result ?? null } });
+    after.push(async () => {
+      if (end.state !== "succeeded") await stopTurns(mr);
+      for (const listener of finishListeners) {
+        listener(mr.id).catch((error) => logError(`After mission ${mr.id} finished`, error));
+      }
+    });
     return true;
   }
 
   /** Every turn of a mission with the state of its run, in one read. */
-  async function loadTurns(missionRunId: string) {
-    return db
+  async function loadTurns(from: Db, missionRunId: string) {
+    return from
       .select({ row: missionNodes, runState: agentRuns.state, runError: agentRuns.error })
       .from(missionNodes)
       .leftJoin(agentRuns, eq(agentRuns.id, missionNodes.runId))
       .where(eq(missionNodes.missionRunId, missionRunId));
   }
 
+  /**
+   * Does what is due for a mission, in one transaction: settles the turns
+   * whose run ended, then fails the mission, starts the ready turns, or
+   * finishes it.
+   */
   async function step(missionRunId: string): Promise<void> {
     const [mr] = await db.select().from(missionRuns).where(eq(missionRuns.id, missionRunId));
     if (!mr || mr.state !== "running" || !mr.topology) return;
-    const handles = await handlesOf(mr.workspaceId, mr.topology.nodes.map((n) => n.agentId));
-    const turns = await loadTurns(mr.id);
-    let rows = turns.map((t) => t.row);
-    const ended: { row: MissionNode; run: { state: string; error: string | null } }[] = [];
+    const topology = mr.topology;
+    const handles = await handlesOf(mr.workspaceId, topology.nodes.map((n) => n.agentId));
+    const turns = await loadTurns(db, mr.id);
+    const ended: Ended[] = [];
     for (const { row, runState, runError } of turns) {
       if (row.state !== "running" || !runState) continue;
       if (runState === "succeeded" || runState === "failed" || runState === "cancelled") ended.push({ row, run: { state: runState, error: runError } });
       else if (runState === "suspended") await noteApproval(mr, row, handles);
     }
-    if (ended.length > 0 && (await settle(mr, new MissionPlan(mr.topology, rows), ended, handles))) {
-      rows = (await loadTurns(mr.id)).map((t) => t.row);
-    }
-    const plan = new MissionPlan(mr.topology, rows);
-
-    const failed = rows.find((r) => r.state === "failed");
-    if (failed && !mr.topology.continueOnFailure) {
-      const node = mr.topology.nodes.find((n) => n.id === failed.nodeId)!;
-      await finish(mr, {
-        state: "failed",
-        failedNodeId: failed.nodeId,
-        error: `Node "${node.id}" (${node.role}, @${handles.get(node.agentId) ?? "unknown"}) failed: ${failed.error ?? "its run failed."}`,
-      });
-      return;
-    }
-    const ready = plan.ready();
-    if (ready.length > 0) await startTurns(mr, plan, ready, handles);
-    if (plan.allFinal()) await finish(mr, { state: "succeeded", result: plan.result() });
+    // In one order everywhere, so two processes settling the same turns wait for each other instead of deadlocking.
+    ended.sort((a, b) => (a.row.id < b.row.id ? -1 : 1));
+    const outputs = await journalTexts(db, ended.flatMap(({ row, run }) => (run.state === "succeeded" ? [row.runId!] : [])));
+    await write(mr.id, async (pass) => {
+      let rows = turns.map((t) => t.row);
+      if (ended.length > 0 && (await settle(pass, mr, new MissionPlan(topology, rows), ended, outputs, handles))) {
+        rows = (await loadTurns(pass.tx, mr.id)).map((t) => t.row);
+      }
+      const plan = new MissionPlan(topology, rows);
+      const failed = rows.find((r) => r.state === "failed");
+      if (failed && !topology.continueOnFailure) {
+        const node = topology.nodes.find((n) => n.id === failed.nodeId)!;
+        const error = `Node "${node.id}" (${node.role}, @${handles.get(node.agentId) ?? "unknown"}) failed: ${failed.error ?? "its run failed."}`;
+        await finish(pass, mr, { state: "failed", failedNodeId: failed.nodeId, error });
+        return;
+      }
+      const ready = plan.ready();
+      if (ready.length > 0) await startTurns(pass, mr, plan, ready, handles);
+      if (plan.allFinal()) await finish(pass, mr, { state: "succeeded", result: plan.result() });
+    });
   }
 
   function advance(missionRunId: string): Promise<void> {
@@ -401,7 +422,11 @@ export function createMissionScheduler(runtime: Runtime): MissionScheduler {
       if (mr.startedByUserId !== by.userId && !hasRole(by.role, "manager")) {
         throw new AppError("forbidden:mission", "Only the person who started this mission, or a manager, can stop it.");
       }
-      if (!(await finish(mr, { state: "cancelled", error: "Stopped by a person." }))) {
+      let ended = false;
+      await write(mr.id, async (pass) => {
+        ended = await finish(pass, mr, { state: "cancelled", error: "Stopped by a person." });
+      });
+      if (!ended) {
         throw new AppError("conflict:mission", `This mission has already ${mr.state === "succeeded" ? "finished" : mr.state}.`);
       }
     },
