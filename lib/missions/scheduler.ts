@@ -1,3 +1,4 @@
+import crypto from "node:crypto";
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Viewer } from "../access/access";
 import type { Db } from "../db/client";
@@ -391,20 +392,24 @@ export function createMissionScheduler(runtime: Runtime): MissionScheduler {
       const crew = await getCrewRow(db, input.workspaceId, input.crewId);
       // The crew is checked again: an agent may have been removed since it was saved.
       const topology = await resolveCrew(db, input.workspaceId, { ...crew.topology, nodes: crew.topology.nodes.map((n) => ({ ...n })) });
-      const [mr, written] = await db.transaction(async (tx) => {
-        const created = await tx
+      const handles = await handlesOf(input.workspaceId, topology.nodes.map((n) => n.agentId));
+      const missionId = crypto.randomUUID();
+      // The mission, its turns and the first turns' runs are created together.
+      await write(missionId, async (pass) => {
+        const [mr] = await pass.tx
           .insert(missionRuns)
-          .values({ workspaceId: input.workspaceId, missionId: crew.id, goal: input.goal, topology, state: "running", startedByUserId: input.userId, startedAt: new Date() })
+          .values({ id: missionId, workspaceId: input.workspaceId, missionId: crew.id, goal: input.goal, topology, state: "running", startedByUserId: input.userId, startedAt: new Date() })
           .returning();
-        await tx.insert(missionNodes).values(topology.nodes.map((n) => ({ workspaceId: input.workspaceId, missionRunId: created[0]!.id, nodeId: n.id, round: 0, agentId: n.agentId })));
-        await insertMissionEvents(tx, created[0]!.id, [{ type: "mission_started", payload: { goal: input.goal, crewId: crew.id, crew: crew.name } }]);
-        const written = await insertFeedItems(tx, [{ workspaceId: input.workspaceId, kind: "mission_started", payload: { missionId: created[0]!.id, crew: crew.name, goal: preview(input.goal) } }]);
-        return [created[0], written] as const;
+        const rows = await pass.tx
+          .insert(missionNodes)
+          .values(topology.nodes.map((n) => ({ workspaceId: input.workspaceId, missionRunId: missionId, nodeId: n.id, round: 0, agentId: n.agentId })))
+          .returning();
+        pass.events.push({ type: "mission_started", payload: { goal: input.goal, crewId: crew.id, crew: crew.name } });
+        pass.feed.push({ workspaceId: input.workspaceId, kind: "mission_started", payload: { missionId, crew: crew.name, goal: preview(input.goal) } });
+        const plan = new MissionPlan(topology, rows);
+        await startTurns(pass, mr!, plan, plan.ready(), handles);
       });
-      await notifyMission(bus, mr!.id, 1);
-      await notifyFeed(bus, written);
-      void advance(mr!.id);
-      return { missionId: mr!.id };
+      return { missionId };
     },
 
     advance,
