@@ -10,10 +10,11 @@ import { chatKeys } from "../chat/types";
 import { triggerLabels } from "../feed/types";
 import { useApi, useWorkspace } from "../providers";
 import { RunStateBadge } from "../runs/run-view";
+import { Time } from "../ui/time";
 import { DoorTokensPanel } from "../door/door-tokens";
 import { AgentForm, type AgentFormValues } from "./agent-form";
 import { AgentStatusBadge, ModelLabel } from "./agents-list";
-import { agentKeys, errorText, isStaleEdit, shortWhen, STALE_AGENT_NOTICE, statusChange, type AgentDetail, type AgentItem, type ModelChoice, type ToolChoice } from "./types";
+import { agentKeys, errorText, isStaleEdit, STALE_AGENT_NOTICE, statusChange, type AgentDetail, type AgentItem, type ModelChoice, type ToolChoice } from "./types";
 
 const triggerShort: Record<string, string> = { chat: "chat message", agent_message: "agent message", room_post: "room post", mission: "mission", door: "door call" };
 
@@ -224,7 +225,7 @@ export function AgentDetailView({ agentId, canEdit, models, tools }: { agentId: 
             <ul className="card divide-y divide-slate-100" aria-label="Recent runs">
               {runs.map((run) => (
                 <li key={run.id} className="flex flex-wrap items-center gap-x-3 gap-y-1 px-4 py-2.5 text-sm">
-                  <span className="w-24 shrink-0 text-xs text-slate-500 tabular-nums">{shortWhen(run.createdAt)}</span>
+                  <Time at={run.createdAt} className="w-24 shrink-0 text-xs text-slate-500 tabular-nums" />
                   <Link href={`/w/${slug}/runs/${run.id}`} className="font-medium text-slate-800 hover:text-indigo-700 hover:underline" title={`Started by ${triggerLabels[run.trigger] ?? run.trigger}`}>
                     {triggerShort[run.trigger] ?? run.trigger}
                   </Link>
@@ -264,7 +265,7 @@ export function AgentDetailView({ agentId, canEdit, models, tools }: { agentId: 
                   <li key={m.id} className="px-4 py-2.5 text-sm">
                     <div className="flex items-center gap-2 text-xs text-slate-500">
                       <span className="font-mono font-medium text-slate-700">{where}</span>
-                      <span className="tabular-nums">{shortWhen(m.createdAt)}</span>
+                      <Time at={m.createdAt} className="tabular-nums" />
                       {m.runId ? (
                         <Link href={`/w/${slug}/runs/${m.runId}`} className="ml-auto text-indigo-700 hover:underline">
                           run

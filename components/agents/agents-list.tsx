@@ -2,7 +2,7 @@
 
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
-import { useRouter } from "next/navigation";
+import { useRouter, useSearchParams } from "next/navigation";
 import { useState } from "react";
 import { isNominal } from "@/lib/billing/prices";
 import { Avatar } from "../chat/messages";
@@ -36,8 +36,10 @@ export function AgentsList({ canEdit, models, tools, defaultModel }: { canEdit: 
   const api = useApi();
   const { slug } = useWorkspace();
   const router = useRouter();
+  const searchParams = useSearchParams();
   const queryClient = useQueryClient();
-  const [creating, setCreating] = useState(false);
+  // `?new=1` (the overview's empty state links there) opens the form straight away.
+  const [creating, setCreating] = useState(() => canEdit && searchParams.get("new") === "1");
   const agents = useQuery({ queryKey: agentKeys.list(slug), queryFn: () => api<{ agents: AgentItem[] }>("/api/agents") });
 
   return (

@@ -1,5 +1,4 @@
 import { errorMessage, isAppError } from "@/lib/errors";
-import { relativeWhen } from "@/lib/client/when";
 
 /** The JSON shapes of the agents API as the browser receives them. */
 export interface AgentItem {
@@ -59,11 +58,6 @@ export const agentKeys = {
 
 export function errorText(error: unknown, fallback = "Something went wrong."): string {
   return errorMessage(error, fallback);
-}
-
-/** A moment in the interface's one format (see `lib/client/when.ts`). */
-export function shortWhen(iso: string): string {
-  return relativeWhen(iso);
 }
 
 /** What each tool lets an agent do, said for people (the registry's descriptions are written for models). */
