@@ -149,3 +149,9 @@ export function errorWords(error: unknown, fallback: string): ErrorWords {
   const generic = !message || message === sentence || message === "Error" || Object.values(defaultErrorMessages).includes(message);
   return { sentence, code: error.code, ...(generic || error.kind === "internal" ? {} : { detail: message }) };
 }
+
+/** The words as one line of text, for places that hold only a string (a field's message, a title). */
+export function errorLine(error: unknown, fallback: string): string {
+  const words = errorWords(error, fallback);
+  return [words.sentence, words.detail].filter(Boolean).join(" ") + (words.code ? ` (${words.code})` : "");
+}

@@ -14,7 +14,8 @@ import { Time } from "../ui/time";
 import { DoorTokensPanel } from "../door/door-tokens";
 import { AgentForm, type AgentFormValues } from "./agent-form";
 import { AgentStatusBadge, ModelLabel } from "./agents-list";
-import { agentKeys, errorText, isStaleEdit, STALE_AGENT_NOTICE, statusChange, type AgentDetail, type AgentItem, type ModelChoice, type ToolChoice } from "./types";
+import { agentKeys, isStaleEdit, STALE_AGENT_NOTICE, statusChange, type AgentDetail, type AgentItem, type ModelChoice, type ToolChoice } from "./types";
+import { ErrorNotice } from "../ui/error-notice";
 
 const triggerShort: Record<string, string> = { chat: "chat message", agent_message: "agent message", room_post: "room post", mission: "mission", door: "door call" };
 
@@ -61,7 +62,7 @@ export function AgentDetailView({ agentId, canEdit, models, tools }: { agentId: 
     return (
       <div className="card mx-auto mt-12 max-w-md p-6 text-center" role="alert">
         <h1 className="text-lg font-semibold">This agent cannot be opened</h1>
-        <p className="mt-2 text-sm text-slate-600">{errorText(detail.error)}</p>
+        <ErrorNotice className="mt-2" error={detail.error} fallback="Could not load the agent." />
         <Link href={`/w/${slug}/agents`} className="btn-secondary mt-4">
           Back to agents
         </Link>
@@ -136,9 +137,7 @@ export function AgentDetailView({ agentId, canEdit, models, tools }: { agentId: 
           {STALE_AGENT_NOTICE}
         </p>
       ) : (setStatus.isError && !isStaleEdit(setStatus.error)) || chat.isError ? (
-        <p role="alert" className="text-sm text-rose-700">
-          {errorText(setStatus.error ?? chat.error)}
-        </p>
+        <ErrorNotice error={setStatus.error ?? chat.error} fallback="Something went wrong." />
       ) : null}
       {paused ? (
         <p className="rounded-md border border-amber-200 bg-amber-50 px-4 py-2 text-sm text-amber-900">

@@ -2,9 +2,9 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { toast } from "../ui/toaster";
+import { ErrorNotice } from "../ui/error-notice";
 import { useState } from "react";
 import type { BudgetLine, BudgetOverview, BudgetState } from "@/lib/billing/budgets";
-import { errorMessage } from "@/lib/errors";
 import { useApi, useWorkspace } from "../providers";
 import { budgetsKey } from "../usage/budget-banner";
 import { budgetStatus, creditsToUsdInput, formatUsd, usdInputToCredits } from "../usage/format";
@@ -138,9 +138,13 @@ function BudgetsEditor({ overview, canEdit }: { overview: BudgetOverview; canEdi
         )}
       </div>
       {invalid || save.isError ? (
-        <p role="alert" className="border-t border-rose-100 bg-rose-50 px-4 py-2 text-sm text-rose-700">
-          {invalid ?? errorMessage(save.error, "Could not save the budgets.")}
-        </p>
+        invalid ? (
+          <p role="alert" className="border-t border-rose-100 bg-rose-50 px-4 py-2 text-sm text-rose-700">
+            {invalid}
+          </p>
+        ) : (
+          <ErrorNotice className="border-t border-rose-100 bg-rose-50 px-4 py-2" error={save.error} fallback="Could not save the budgets." />
+        )
       ) : null}
     </form>
   );

@@ -2,9 +2,9 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { errorMessage } from "@/lib/errors";
 import { useApi, useWorkspace } from "../providers";
 import { Time } from "../ui/time";
+import { ErrorNotice } from "../ui/error-notice";
 
 interface DoorTokenRow {
   id: string;
@@ -103,9 +103,7 @@ export function DoorTokensPanel({ agentId }: { agentId?: string }) {
         </form>
       ) : null}
       {create.isError ? (
-        <p role="alert" className="text-sm text-rose-700">
-          {errorMessage(create.error, "The token could not be made.")}
-        </p>
+        <ErrorNotice error={create.error} fallback="The token could not be made." />
       ) : null}
       {tokens.length === 0 ? (
         <p className="text-sm text-slate-500">{list.isPending ? "Loading…" : "No door tokens yet."}</p>

@@ -3,7 +3,7 @@
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { apiFetch } from "@/lib/client/api";
-import { errorMessage } from "@/lib/errors";
+import { errorLine } from "@/lib/error-sentences";
 import type { WorkspaceInfo } from "../providers";
 
 export function WorkspaceSwitcher({ current, workspaces }: { current: Omit<WorkspaceInfo, "timeZone">; workspaces: Omit<WorkspaceInfo, "timeZone">[] }) {
@@ -24,7 +24,7 @@ export function WorkspaceSwitcher({ current, workspaces }: { current: Omit<Works
       router.push(`/w/${workspace.slug}`);
       router.refresh();
     } catch (e) {
-      setError(errorMessage(e, "Could not create the workspace."));
+      setError(errorLine(e, "Could not create the workspace."));
     } finally {
       setBusy(false);
     }

@@ -28,9 +28,3 @@ export function toastError(error: unknown, fallback: string) {
   const words = errorWords(error, fallback);
   toast.error(words.sentence, { description: [words.detail, words.code].filter(Boolean).join(" · ") || undefined });
 }
-
-/** The words as one line of text, for places that hold only a string (a field's message, a title). */
-export function errorLine(error: unknown, fallback: string): string {
-  const words = errorWords(error, fallback);
-  return [words.sentence, words.detail].filter(Boolean).join(" ") + (words.code ? ` (${words.code})` : "");
-}
