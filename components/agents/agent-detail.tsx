@@ -11,6 +11,7 @@ import { triggerLabels } from "../feed/types";
 import { useApi, useWorkspace } from "../providers";
 import { RunStateBadge } from "../runs/run-view";
 import { Time } from "../ui/time";
+import { AgentBudgetStatus } from "../usage/agent-budget";
 import { DoorTokensPanel } from "../door/door-tokens";
 import { AgentForm, type AgentFormValues } from "./agent-form";
 import { AgentStatusBadge, ModelLabel } from "./agents-list";
@@ -206,6 +207,7 @@ export function AgentDetailView({ agentId, canEdit, models, tools }: { agentId: 
                 {spend30d.calls.toLocaleString("en")} model {spend30d.calls === 1 ? "call" : "calls"}
                 {isNominal(agent.model) ? " · nominal price (offline model)" : ""}
               </p>
+              <AgentBudgetStatus agentId={agentId} />
             </section>
           ) : null}
         </div>
