@@ -15,6 +15,8 @@ async function newWorkspace(page: Page, name: string, timeZone = "UTC"): Promise
   return ((await res.json()) as { workspace: { slug: string } }).workspace.slug;
 }
 
+const agentFilter = (page: Page) => page.getByRole("group", { name: "Filters" }).getByRole("combobox", { name: "Agent" });
+
 /** `YYYY-MM-DD` of the day `days` from today, in UTC (the demo workspace's zone). */
 const utcDay = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
 
@@ -58,14 +60,13 @@ test.describe("the manager's views", () => {
     const slug = await newWorkspace(page, `Empty ${stamp()}`);
     const cards = new OverviewCards(page);
     await cards.goto(slug);
+    // The approvals figure says what each number is.
+    await expect(cards.activityCard().getByTestId("activity-approvals")).toHaveText(/^\d+ pending · \d+ decided today$/);
     const empty = page.getByTestId("no-agents");
     await expect(empty).toContainText("No agents yet");
     await empty.getByRole("link", { name: "Create an agent" }).click();
     await expect(page).toHaveURL(new RegExp(`/w/${slug}/agents\\?new=1$`));
     await expect(page.getByLabel("Handle")).toBeVisible();
-
-    // The approvals figure says what each number is.
-    await expect(cards.activityCard().getByTestId("activity-approvals")).toHaveText(/^\d+ pending · \d+ decided today$/);
   });
 
   test("the usage range lives in the address, and a bad custom range is explained and cannot be exported", async ({ page }) => {
@@ -130,10 +131,10 @@ test.describe("the manager's views", () => {
     const feed = new FeedPage(page);
     await feed.goto("demo");
     await feed.waitLive();
-    await page.getByLabel("Agent", { exact: true }).selectOption({ label: "@herald" });
+    await agentFilter(page).selectOption({ label: "@herald" });
     await expect(page).toHaveURL(/[?&]agent=herald(&|$)/);
     await page.reload();
-    await expect(page.getByLabel("Agent", { exact: true })).toHaveValue("herald");
+    await expect(agentFilter(page)).toHaveValue("herald");
     await feed.waitLive();
 
     const status = page.getByRole("region", { name: "Feed" }).getByTestId("feed-status");

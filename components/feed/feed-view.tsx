@@ -75,7 +75,7 @@ export function FeedView() {
         <div className="flex flex-wrap items-center gap-3">
           <label className="flex items-center gap-2 text-xs font-medium text-slate-600">
             Agent
-            <select className="input w-44 py-1" value={agentParam} onChange={(e) => setParams({ agent: e.target.value || null })}>
+            <select className="input w-44 py-1" aria-label="Agent" value={agentParam} onChange={(e) => setParams({ agent: e.target.value || null })}>
               <option value="">All agents</option>
               {sent === "unknownAgent" ? <option value={agentParam}>@{agentParam} (not found)</option> : null}
               {agentList.map((a) => (

@@ -10,7 +10,7 @@ export class WorkspaceSettingsPage {
   }
 
   zone() {
-    return this.page.getByLabel("Time zone", { exact: true });
+    return this.page.getByRole("combobox", { name: "Time zone" });
   }
 
   async setZone(zone: string) {
