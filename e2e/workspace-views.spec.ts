@@ -153,7 +153,7 @@ test.describe("the manager's views", () => {
     await feed.goto("demo", "agent=herald&kind=approval_requested");
     await feed.waitLive();
     const item = feed.item(/^@herald · approval requested/).last();
-    await item.getByRole("link", { name: "Approval" }).click();
+    await item.getByRole("link", { name: "Approval", exact: true }).click();
     await expect(page).toHaveURL(/\/approvals\?approval=[0-9a-f-]{36}$/);
     const id = new URL(page.url()).searchParams.get("approval")!;
     const card = page.locator(`li[data-item-id="${id}"] article`);
