@@ -10,6 +10,8 @@ export interface WorkspaceInfo {
   slug: string;
   name: string;
   role: Role;
+  /** The IANA zone every date of the workspace is shown in (Settings → Workspace). */
+  timeZone: string;
 }
 
 const WorkspaceContext = createContext<WorkspaceInfo | null>(null);
@@ -33,6 +35,11 @@ export function useWorkspace(): WorkspaceInfo {
   const workspace = useContext(WorkspaceContext);
   if (!workspace) throw new Error("useWorkspace needs <Providers>");
   return workspace;
+}
+
+/** The zone dates are shown in: the workspace's, or the browser's outside a workspace. */
+export function useTimeZone(): string | undefined {
+  return useContext(WorkspaceContext)?.timeZone;
 }
 
 /** apiFetch bound to the workspace of this page, so two tabs in two workspaces never cross. */

@@ -135,10 +135,13 @@ test.describe("usage and budgets", () => {
 
       const cards = new OverviewCards(manager.page);
       await cards.goto("demo");
-      await expect(cards.budgetBanner()).toContainText(`@${handle} has used its budget`);
+      await expect(cards.budgetBanner()).toContainText(new RegExp(`@${handle}: [\\d,]{3,} % of the monthly budget`));
       await expect(cards.budgetStops()).toBeVisible();
       await billing.goto("demo");
-      await expect(billing.budgetRow(handle)).toContainText("Used up: runs stop");
+      await expect(billing.budgetRow(handle).getByTestId("budget-status")).toHaveText(/^[\d,]{3,} % of the monthly budget: runs stop$/);
+      // The agent's own page says the same share.
+      await manager.page.goto(`/w/demo/agents/${agentId}`);
+      await expect(manager.page.getByTestId("agent-budget")).toHaveText(/^[\d,]{3,} % of the monthly budget: runs stop \(/);
     } finally {
       // Lift the cap so the agent is usable again.
       await manager.page.request.put("/api/budgets", { headers: { "x-clawdeck-workspace": "demo", origin: APP_ORIGIN }, data: { agents: [{ agentId, monthlyBudgetCredits: null }] } });

@@ -24,7 +24,7 @@ export const errorKinds = {
 export type ErrorKind = keyof typeof errorKinds;
 export type ErrorCode = `${ErrorKind}:${string}`;
 
-const defaultMessages: Record<ErrorKind, string> = {
+export const defaultErrorMessages: Record<ErrorKind, string> = {
   bad_request: "The request is not valid.",
   unauthorized: "Sign in to continue.",
   forbidden: "You do not have access to this.",
@@ -54,7 +54,7 @@ export class AppError extends Error {
 
   constructor(code: ErrorCode, message?: string, options?: { details?: unknown; cause?: unknown }) {
     const kind = code.slice(0, code.indexOf(":")) as ErrorKind;
-    super(message ?? defaultMessages[kind] ?? "Error", { cause: options?.cause });
+    super(message ?? defaultErrorMessages[kind] ?? "Error", { cause: options?.cause });
     this.name = "AppError";
     this.code = code;
     this.kind = kind in errorKinds ? kind : "internal";

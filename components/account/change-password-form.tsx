@@ -2,8 +2,8 @@
 
 import { useMutation } from "@tanstack/react-query";
 import { useState } from "react";
-import { errorMessage } from "@/lib/errors";
 import { useApi } from "../providers";
+import { ErrorNotice } from "../ui/error-notice";
 
 /** Changes the signed-in person's password; their other browsers are signed out, this one stays. */
 export function ChangePasswordForm() {
@@ -52,9 +52,7 @@ export function ChangePasswordForm() {
         />
       </div>
       {change.isError ? (
-        <p role="alert" className="text-sm text-rose-700">
-          {errorMessage(change.error, "Something went wrong.")}
-        </p>
+        <ErrorNotice error={change.error} fallback="Something went wrong." />
       ) : null}
       {change.isSuccess ? (
         <p role="status" className="text-sm text-emerald-700">

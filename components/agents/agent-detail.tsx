@@ -10,10 +10,13 @@ import { chatKeys } from "../chat/types";
 import { triggerLabels } from "../feed/types";
 import { useApi, useWorkspace } from "../providers";
 import { RunStateBadge } from "../runs/run-view";
+import { Time } from "../ui/time";
+import { AgentBudgetStatus } from "../usage/agent-budget";
 import { DoorTokensPanel } from "../door/door-tokens";
 import { AgentForm, type AgentFormValues } from "./agent-form";
 import { AgentStatusBadge, ModelLabel } from "./agents-list";
-import { agentKeys, errorText, isStaleEdit, shortWhen, STALE_AGENT_NOTICE, statusChange, type AgentDetail, type AgentItem, type ModelChoice, type ToolChoice } from "./types";
+import { agentKeys, isStaleEdit, STALE_AGENT_NOTICE, statusChange, type AgentDetail, type AgentItem, type ModelChoice, type ToolChoice } from "./types";
+import { ErrorNotice } from "../ui/error-notice";
 
 const triggerShort: Record<string, string> = { chat: "chat message", agent_message: "agent message", room_post: "room post", mission: "mission", door: "door call" };
 
@@ -60,7 +63,7 @@ export function AgentDetailView({ agentId, canEdit, models, tools }: { agentId: 
     return (
       <div className="card mx-auto mt-12 max-w-md p-6 text-center" role="alert">
         <h1 className="text-lg font-semibold">This agent cannot be opened</h1>
-        <p className="mt-2 text-sm text-slate-600">{errorText(detail.error)}</p>
+        <ErrorNotice className="mt-2" error={detail.error} fallback="Could not load the agent." />
         <Link href={`/w/${slug}/agents`} className="btn-secondary mt-4">
           Back to agents
         </Link>
@@ -135,9 +138,7 @@ export function AgentDetailView({ agentId, canEdit, models, tools }: { agentId: 
           {STALE_AGENT_NOTICE}
         </p>
       ) : (setStatus.isError && !isStaleEdit(setStatus.error)) || chat.isError ? (
-        <p role="alert" className="text-sm text-rose-700">
-          {errorText(setStatus.error ?? chat.error)}
-        </p>
+        <ErrorNotice error={setStatus.error ?? chat.error} fallback="Something went wrong." />
       ) : null}
       {paused ? (
         <p className="rounded-md border border-amber-200 bg-amber-50 px-4 py-2 text-sm text-amber-900">
@@ -206,6 +207,7 @@ export function AgentDetailView({ agentId, canEdit, models, tools }: { agentId: 
                 {spend30d.calls.toLocaleString("en")} model {spend30d.calls === 1 ? "call" : "calls"}
                 {isNominal(agent.model) ? " · nominal price (offline model)" : ""}
               </p>
+              <AgentBudgetStatus agentId={agentId} />
             </section>
           ) : null}
         </div>
@@ -224,7 +226,7 @@ export function AgentDetailView({ agentId, canEdit, models, tools }: { agentId: 
             <ul className="card divide-y divide-slate-100" aria-label="Recent runs">
               {runs.map((run) => (
                 <li key={run.id} className="flex flex-wrap items-center gap-x-3 gap-y-1 px-4 py-2.5 text-sm">
-                  <span className="w-24 shrink-0 text-xs text-slate-500 tabular-nums">{shortWhen(run.createdAt)}</span>
+                  <Time at={run.createdAt} className="w-24 shrink-0 text-xs text-slate-500 tabular-nums" />
                   <Link href={`/w/${slug}/runs/${run.id}`} className="font-medium text-slate-800 hover:text-indigo-700 hover:underline" title={`Started by ${triggerLabels[run.trigger] ?? run.trigger}`}>
                     {triggerShort[run.trigger] ?? run.trigger}
                   </Link>
@@ -264,7 +266,7 @@ export function AgentDetailView({ agentId, canEdit, models, tools }: { agentId: 
                   <li key={m.id} className="px-4 py-2.5 text-sm">
                     <div className="flex items-center gap-2 text-xs text-slate-500">
                       <span className="font-mono font-medium text-slate-700">{where}</span>
-                      <span className="tabular-nums">{shortWhen(m.createdAt)}</span>
+                      <Time at={m.createdAt} className="tabular-nums" />
                       {m.runId ? (
                         <Link href={`/w/${slug}/runs/${m.runId}`} className="ml-auto text-indigo-700 hover:underline">
                           run

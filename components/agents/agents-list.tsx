@@ -2,13 +2,14 @@
 
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
-import { useRouter } from "next/navigation";
+import { useRouter, useSearchParams } from "next/navigation";
 import { useState } from "react";
 import { isNominal } from "@/lib/billing/prices";
 import { Avatar } from "../chat/messages";
 import { useApi, useWorkspace } from "../providers";
 import { AgentForm, blankAgent } from "./agent-form";
-import { agentKeys, errorText, type AgentItem, type ModelChoice, type ToolChoice } from "./types";
+import { agentKeys, type AgentItem, type ModelChoice, type ToolChoice } from "./types";
+import { ErrorNotice } from "../ui/error-notice";
 
 export function AgentStatusBadge({ status }: { status: AgentItem["status"] }) {
   return status === "paused" ? (
@@ -36,8 +37,10 @@ export function AgentsList({ canEdit, models, tools, defaultModel }: { canEdit: 
   const api = useApi();
   const { slug } = useWorkspace();
   const router = useRouter();
+  const searchParams = useSearchParams();
   const queryClient = useQueryClient();
-  const [creating, setCreating] = useState(false);
+  // `?new=1` (the overview's empty state links there) opens the form straight away.
+  const [creating, setCreating] = useState(() => canEdit && searchParams.get("new") === "1");
   const agents = useQuery({ queryKey: agentKeys.list(slug), queryFn: () => api<{ agents: AgentItem[] }>("/api/agents") });
 
   return (
@@ -79,9 +82,7 @@ export function AgentsList({ canEdit, models, tools, defaultModel }: { canEdit: 
           Loading agents…
         </p>
       ) : agents.isError ? (
-        <p role="alert" className="text-sm text-rose-700">
-          {errorText(agents.error, "Could not load the agents.")}
-        </p>
+        <ErrorNotice error={agents.error} fallback="Could not load the agents." />
       ) : agents.data.agents.length === 0 ? (
         <p className="card p-6 text-sm text-slate-600">This workspace has no agents yet.{canEdit ? " Create the first one." : ""}</p>
       ) : (

@@ -1,5 +1,5 @@
-import { errorMessage, isAppError } from "@/lib/errors";
-import { relativeWhen } from "@/lib/client/when";
+import { isAppError } from "@/lib/errors";
+import { errorLine } from "@/lib/error-sentences";
 
 /** The JSON shapes of the agents API as the browser receives them. */
 export interface AgentItem {
@@ -57,13 +57,9 @@ export const agentKeys = {
   detail: (slug: string, id: string) => ["agent", slug, id] as const,
 };
 
+/** An error as one line of words with its code, for places that hold only text (see `ErrorNotice` for the full form). */
 export function errorText(error: unknown, fallback = "Something went wrong."): string {
-  return errorMessage(error, fallback);
-}
-
-/** A moment in the interface's one format (see `lib/client/when.ts`). */
-export function shortWhen(iso: string): string {
-  return relativeWhen(iso);
+  return errorLine(error, fallback);
 }
 
 /** What each tool lets an agent do, said for people (the registry's descriptions are written for models). */

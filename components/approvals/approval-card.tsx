@@ -60,7 +60,7 @@ export function ApprovalCard({ item, now, viewerId, canDecide, onDecided, select
   onDecided: () => void;
 }) {
   const api = useApi();
-  const { slug } = useWorkspace();
+  const { slug, timeZone } = useWorkspace();
   const [mode, setMode] = useState<"idle" | "reject" | "edit">("idle");
   const [reason, setReason] = useState("");
   const [busy, setBusy] = useState(false);
@@ -110,7 +110,7 @@ export function ApprovalCard({ item, now, viewerId, canDecide, onDecided, select
             {identical} identical requests
           </span>
         ) : null}
-        <span className={`ml-auto font-medium ${left === "expired" ? "text-rose-700" : "text-slate-700"}`} title={absoluteWhen(item.expiresAt)}>
+        <span className={`ml-auto font-medium ${left === "expired" ? "text-rose-700" : "text-slate-700"}`} title={absoluteWhen(item.expiresAt, { timeZone })}>
           {left}
         </span>
       </header>

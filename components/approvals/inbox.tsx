@@ -8,6 +8,7 @@ import { Time, useNow } from "../ui/time";
 import { ApprovalCard, TaintList } from "./approval-card";
 import { InboxKeysHelp, useInboxKeys } from "./inbox-keys";
 import { useLiveApprovals } from "./live-approvals";
+import { useSelectFromAddress } from "../ui/use-address-selection";
 import { categoryLabels, requestLine, type ApprovalItem } from "./types";
 
 export function ApprovalsInbox({ viewerId, canDecide }: { viewerId: string; canDecide: boolean }) {
@@ -45,6 +46,8 @@ function Pending({ viewerId, canDecide }: { viewerId: string; canDecide: boolean
   }, [version, queryClient, slug]);
   const list = useRef<HTMLUListElement>(null);
   const keys = useInboxKeys(list, query.data?.approvals.length ?? 0);
+  const ids = useMemo(() => query.data?.approvals.map((a) => a.id), [query.data]);
+  useSelectFromAddress("approval", ids, keys.select);
 
   return (
     <section aria-label="Pending approvals" className="space-y-3">
@@ -75,7 +78,7 @@ function Pending({ viewerId, canDecide }: { viewerId: string; canDecide: boolean
       ) : null}
       <ul className="space-y-3" ref={list}>
         {query.data?.approvals.map((item, i) => (
-          <li key={item.id} onFocusCapture={() => keys.select(i)}>
+          <li key={item.id} data-item-id={item.id} onFocusCapture={() => keys.select(i)}>
             <ApprovalCard
               selected={i === keys.selected}
               item={item}

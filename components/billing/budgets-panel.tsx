@@ -2,18 +2,18 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { toast } from "../ui/toaster";
+import { ErrorNotice } from "../ui/error-notice";
 import { useState } from "react";
 import type { BudgetLine, BudgetOverview, BudgetState } from "@/lib/billing/budgets";
-import { errorMessage } from "@/lib/errors";
 import { useApi, useWorkspace } from "../providers";
 import { budgetsKey } from "../usage/budget-banner";
-import { creditsToUsdInput, formatUsd, usdInputToCredits } from "../usage/format";
+import { budgetStatus, creditsToUsdInput, formatUsd, usdInputToCredits } from "../usage/format";
 
-const stateStyles: Record<BudgetState, { label: string; className: string }> = {
-  none: { label: "No budget", className: "bg-slate-100 text-slate-600" },
-  ok: { label: "Within budget", className: "bg-emerald-50 text-emerald-700" },
-  warning: { label: "80 % reached", className: "bg-amber-50 text-amber-800" },
-  exceeded: { label: "Used up: runs stop", className: "bg-rose-50 text-rose-700" },
+const stateStyles: Record<BudgetState, string> = {
+  none: "bg-slate-100 text-slate-600",
+  ok: "bg-emerald-50 text-emerald-700",
+  warning: "bg-amber-50 text-amber-800",
+  exceeded: "bg-rose-50 text-rose-700",
 };
 
 export function BudgetsPanel({ canEdit }: { canEdit: boolean }) {
@@ -82,7 +82,9 @@ function BudgetsEditor({ overview, canEdit }: { overview: BudgetOverview; canEdi
           </div>
         </td>
         <td className="px-4 py-2">
-          <span className={`rounded px-2 py-0.5 text-xs font-medium ${style.className}`}>{style.label}</span>
+          <span className={`rounded px-2 py-0.5 text-xs font-medium ${style}`} data-testid="budget-status">
+            {budgetStatus(line.spentCredits, line.budgetCredits)}
+          </span>
         </td>
       </tr>
     );
@@ -136,9 +138,13 @@ function BudgetsEditor({ overview, canEdit }: { overview: BudgetOverview; canEdi
         )}
       </div>
       {invalid || save.isError ? (
-        <p role="alert" className="border-t border-rose-100 bg-rose-50 px-4 py-2 text-sm text-rose-700">
-          {invalid ?? errorMessage(save.error, "Could not save the budgets.")}
-        </p>
+        invalid ? (
+          <p role="alert" className="border-t border-rose-100 bg-rose-50 px-4 py-2 text-sm text-rose-700">
+            {invalid}
+          </p>
+        ) : (
+          <ErrorNotice className="border-t border-rose-100 bg-rose-50 px-4 py-2" error={save.error} fallback="Could not save the budgets." />
+        )
       ) : null}
     </form>
   );

@@ -5,8 +5,8 @@ import { toast } from "../ui/toaster";
 import { useState } from "react";
 import type { PriceList } from "@/lib/billing/price-book";
 import type { ModelPrice } from "@/lib/billing/prices";
-import { errorMessage } from "@/lib/errors";
 import { useApi, useWorkspace } from "../providers";
+import { ErrorNotice } from "../ui/error-notice";
 
 const fields = [
   { id: "input", label: "Input" },
@@ -147,9 +147,7 @@ function PricesEditor({ list, canEdit }: { list: PriceList; canEdit: boolean }) 
           )}
         </div>
         {save.isError ? (
-          <p role="alert" className="border-t border-rose-100 bg-rose-50 px-4 py-2 text-sm text-rose-700">
-            {errorMessage(save.error, "Could not save the prices.")}
-          </p>
+          <ErrorNotice error={save.error} fallback="Could not save the prices." className="border-t border-rose-100 bg-rose-50 px-4 py-2" />
         ) : null}
         
       </section>

@@ -2,9 +2,9 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { errorMessage } from "@/lib/errors";
 import { useApi, useWorkspace } from "../providers";
 import { Time } from "../ui/time";
+import { ErrorNotice } from "../ui/error-notice";
 
 interface ConnectionRow {
   id: string;
@@ -78,9 +78,7 @@ export function ConnectionsPanel() {
           />
         </div>
         {save.isError ? (
-          <p role="alert" className="text-sm text-rose-700">
-            {errorMessage(save.error, "Could not save.")}
-          </p>
+          <ErrorNotice error={save.error} fallback="Could not save." />
         ) : null}
         <div>
           <button className="btn-primary" disabled={save.isPending}>

@@ -2,8 +2,9 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { errorMessage } from "@/lib/errors";
 import { useApi, useWorkspace } from "../providers";
+import { Time } from "../ui/time";
+import { ErrorNotice } from "../ui/error-notice";
 
 interface DoorTokenRow {
   id: string;
@@ -19,7 +20,6 @@ interface DoorTokenRow {
   createdAt: string;
 }
 
-const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : "never");
 
 function tokenState(t: DoorTokenRow): string {
   if (t.revokedAt) return "revoked";
@@ -103,9 +103,7 @@ export function DoorTokensPanel({ agentId }: { agentId?: string }) {
         </form>
       ) : null}
       {create.isError ? (
-        <p role="alert" className="text-sm text-rose-700">
-          {errorMessage(create.error, "The token could not be made.")}
-        </p>
+        <ErrorNotice error={create.error} fallback="The token could not be made." />
       ) : null}
       {tokens.length === 0 ? (
         <p className="text-sm text-slate-500">{list.isPending ? "Loading…" : "No door tokens yet."}</p>
@@ -116,8 +114,13 @@ export function DoorTokensPanel({ agentId }: { agentId?: string }) {
               <span className="min-w-0 break-words">
                 <strong>{t.name}</strong> <code className="text-xs">{t.prefix}…</code>
                 {agentId ? "" : ` · @${t.agentHandle}`} · {tokenState(t)} · {t.callCount} {t.callCount === 1 ? "call" : "calls"} · last used{" "}
-                {when(t.lastUsedAt)}
-                {t.expiresAt ? ` · expires ${when(t.expiresAt)}` : ""}
+                {t.lastUsedAt ? <Time at={t.lastUsedAt} /> : "never"}
+                {t.expiresAt ? (
+                  <>
+                    {" · expires "}
+                    <Time at={t.expiresAt} />
+                  </>
+                ) : null}
                 {t.createdBy ? ` · made by ${t.createdBy}` : ""}
               </span>
               {t.revokedAt ? null : (

@@ -68,11 +68,12 @@ export function FeedList({ items, status, slug, agents, rooms, sessions, activeT
     if (items.length > 0) virtualizer.scrollToIndex(items.length - 1, { align: "end" });
   };
 
-  const { text, dot } = statusLabels[status];
+  // Paused, the dot goes off and says so, whatever the connection is doing underneath (it keeps collecting).
+  const { text, dot } = paused && status === "live" ? { text: "Paused", dot: "bg-slate-400" } : statusLabels[status];
   return (
     <div className="flex h-full min-h-0 flex-col">
       <div className="flex flex-wrap items-center gap-3 border-b border-slate-200 px-4 py-2 text-sm">
-        <span className="inline-flex items-center gap-1.5 text-xs font-medium text-slate-600" role="status" data-testid="feed-status" data-status={status}>
+        <span className="inline-flex items-center gap-1.5 text-xs font-medium text-slate-600" role="status" data-testid="feed-status" data-status={status} data-paused={paused}>
           <span aria-hidden className={`h-2 w-2 rounded-full ${dot}`} />
           {text}
         </span>

@@ -102,7 +102,7 @@ export const FeedRow = memo(function FeedRow({ item, slug, agent, sessionId, roo
           </Link>
         ) : null}
         {item.approvalId ? (
-          <Link href={`/w/${slug}/approvals`} className="hover:text-indigo-700 hover:underline">
+          <Link href={`/w/${slug}/approvals?approval=${item.approvalId}`} className="hover:text-indigo-700 hover:underline">
             Approval
           </Link>
         ) : null}

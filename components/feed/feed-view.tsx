@@ -8,7 +8,8 @@ import { useApi, useWorkspace } from "../providers";
 import { FeedList } from "./feed-list";
 import type { AgentRef } from "./feed-row";
 import { matrixKey, matrixRanges, TalkMatrix, type MatrixRange } from "./talk-matrix";
-import { feedKindLabels, feedKinds, filterFromParams, filterQuery, type FeedFilter, type FeedItem, type FeedKind } from "./types";
+import { apiFilter, feedKindLabels, feedKinds, filterFromParams, filterQuery, type FeedFilter, type FeedItem, type FeedKind } from "./types";
+import { ErrorNotice } from "../ui/error-notice";
 import { useFeed } from "./use-feed";
 
 interface RoomRef {
@@ -27,7 +28,6 @@ export function FeedView() {
   const pathname = usePathname();
   const searchParams = useSearchParams();
   const filter = filterFromParams(new URLSearchParams(searchParams.toString()));
-  const filterKey = filterQuery(filter).toString();
   const rangeParam = searchParams.get("range");
   const range: MatrixRange = rangeParam && rangeParam in matrixRanges ? (rangeParam as MatrixRange) : "7d";
 
@@ -36,6 +36,11 @@ export function FeedView() {
   const agentList = useMemo(() => agents.data?.agents ?? [], [agents.data]);
   const agentMap = useMemo(() => new Map(agentList.map((a) => [a.id, a])), [agentList]);
   const roomMap = useMemo(() => new Map((rooms.data?.rooms ?? []).map((r) => [r.id, r.name])), [rooms.data]);
+  // The address names the agent by handle; the stream asks by id, once the agents are known.
+  const sent = apiFilter(filter, agents.data?.agents);
+  const filterKey = sent && sent !== "unknownAgent" ? filterQuery(sent).toString() : "";
+  const handleOf = (agentId: string) => agentMap.get(agentId)?.handle ?? null;
+  const agentParam = filter.agent ? (agentList.find((a) => a.id === filter.agent)?.handle ?? filter.agent) : "";
 
   function setParams(changes: Record<string, string | null>) {
     const next = new URLSearchParams(searchParams.toString());
@@ -70,10 +75,11 @@ export function FeedView() {
         <div className="flex flex-wrap items-center gap-3">
           <label className="flex items-center gap-2 text-xs font-medium text-slate-600">
             Agent
-            <select className="input w-44 py-1" value={filter.agent ?? ""} onChange={(e) => setParams({ agent: e.target.value || null })}>
+            <select className="input w-44 py-1" aria-label="Agent" value={agentParam} onChange={(e) => setParams({ agent: e.target.value || null })}>
               <option value="">All agents</option>
+              {sent === "unknownAgent" ? <option value={agentParam}>@{agentParam} (not found)</option> : null}
               {agentList.map((a) => (
-                <option key={a.id} value={a.id}>
+                <option key={a.id} value={a.handle}>
                   @{a.handle}
                 </option>
               ))}
@@ -117,18 +123,33 @@ export function FeedView() {
 
       <div className="grid items-start gap-4 xl:grid-cols-[minmax(0,1fr)_auto]">
         <section aria-label="Feed" className="card h-[calc(100vh-17rem)] min-h-[26rem] overflow-hidden">
-          <FeedStream
-            key={filterKey}
-            filter={filter}
-            slug={slug}
-            agents={agentMap}
-            rooms={roomMap}
-            onThread={(thread) => setParams({ thread })}
-            onClearThread={() => setParams({ thread: null })}
-          />
+          {sent === "unknownAgent" ? (
+            <div role="alert" className="flex flex-wrap items-center gap-2 px-4 py-6 text-sm text-slate-700" data-testid="feed-unknown-agent">
+              No agent of this workspace has the handle @{agentParam}.
+              <button type="button" className="text-xs font-medium text-indigo-700 underline" onClick={() => setParams({ agent: null })}>
+                Show all agents
+              </button>
+            </div>
+          ) : sent === null ? (
+            agents.isError ? (
+              <ErrorNotice className="px-4 py-6" error={agents.error} fallback="Could not load the agents to filter by." />
+            ) : (
+              <p className="px-4 py-10 text-center text-sm text-slate-500">Loading the feed…</p>
+            )
+          ) : (
+            <FeedStream
+              key={filterKey}
+              filter={sent}
+              slug={slug}
+              agents={agentMap}
+              rooms={roomMap}
+              onThread={(thread) => setParams({ thread })}
+              onClearThread={() => setParams({ thread: null })}
+            />
+          )}
         </section>
         <aside className="xl:w-[24rem]">
-          <TalkMatrix agents={agentList} range={range} onRange={(r) => setParams({ range: r === "7d" ? null : r })} onAgent={(agent) => setParams({ agent })} />
+          <TalkMatrix agents={agentList} range={range} onRange={(r) => setParams({ range: r === "7d" ? null : r })} onAgent={(agentId) => setParams({ agent: handleOf(agentId) })} />
         </aside>
       </div>
     </div>
@@ -195,8 +216,8 @@ function FeedStream({
         </div>
       ) : null}
       {feed.status === "error" ? (
-        <div role="alert" className="flex items-center gap-2 border-b border-rose-100 bg-rose-50 px-4 py-2 text-sm text-rose-800">
-          {feed.error ?? "The feed is not connected."}
+        <div className="flex items-center gap-2 border-b border-rose-100 bg-rose-50 px-4 py-2 text-sm text-rose-800">
+          <ErrorNotice error={feed.error} fallback="The feed is not connected." />
           <button type="button" className="ml-auto text-xs font-medium underline" onClick={feed.retry}>
             Try again
           </button>

@@ -2,9 +2,9 @@
 
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
-import { errorMessage } from "@/lib/errors";
 import { useApi, useWorkspace } from "../providers";
 import type { AgentRef } from "./feed-row";
+import { ErrorNotice } from "../ui/error-notice";
 
 export const matrixRanges = {
   "24h": { label: "24 h", hours: 24, text: "the last 24 hours" },
@@ -85,9 +85,7 @@ export function TalkMatrix({
       </p>
 
       {query.isError ? (
-        <p role="alert" className="mt-3 text-sm text-rose-700">
-          {errorMessage(query.error, "Could not load who talks to whom.")}
-        </p>
+        <ErrorNotice error={query.error} fallback="Could not load who talks to whom." className="mt-3" />
       ) : !query.data ? (
         <p className="mt-3 text-sm text-slate-500">Loading…</p>
       ) : everyone.length === 0 ? (

@@ -52,6 +52,7 @@ export type FeedKind = keyof typeof feedKindLabels;
 export const feedKinds = Object.keys(feedKindLabels) as FeedKind[];
 
 export interface FeedFilter {
+  /** The agent's handle in the address (`?agent=scout`); the API is sent its id. */
   agent?: string;
   room?: string;
   thread?: string;
@@ -61,6 +62,11 @@ export interface FeedFilter {
 
 const uuid = z.uuid();
 const validId = (value: string | null | undefined) => (value && uuid.safeParse(value).success ? value : undefined);
+/** A handle as written in an address, with or without its @ (an old link's id passes too, and is read as one). */
+const validHandle = (value: string | null | undefined) => {
+  const handle = value?.replace(/^@/, "").trim();
+  return handle && /^[A-Za-z0-9_-]{1,64}$/.test(handle) ? handle.toLowerCase() : handle && uuid.safeParse(handle).success ? handle : undefined;
+};
 
 /** The filter a URL query names; unknown values are dropped rather than sent to the server. */
 export function filterFromParams(params: URLSearchParams): FeedFilter {
@@ -68,11 +74,23 @@ export function filterFromParams(params: URLSearchParams): FeedFilter {
     .split(",")
     .filter((k): k is FeedKind => (feedKinds as string[]).includes(k));
   return {
-    agent: validId(params.get("agent")),
+    agent: validHandle(params.get("agent")),
     room: validId(params.get("room")),
     thread: validId(params.get("thread")),
     kinds: kinds.length > 0 && kinds.length < feedKinds.length ? kinds : undefined,
   };
+}
+
+/**
+ * The filter the API is sent: the agent's handle becomes its id (an old link's
+ * id is kept). Null while the agents are not known yet; `unknownAgent` when no
+ * agent has that handle.
+ */
+export function apiFilter(filter: FeedFilter, agents: { id: string; handle: string }[] | undefined): FeedFilter | "unknownAgent" | null {
+  if (!filter.agent) return filter;
+  if (!agents) return null;
+  const agent = agents.find((a) => a.handle.toLowerCase() === filter.agent || a.id === filter.agent);
+  return agent ? { ...filter, agent: agent.id } : "unknownAgent";
 }
 
 /** The API's query parameters for a filter (also a stable key for it). */

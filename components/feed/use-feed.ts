@@ -1,7 +1,7 @@
 "use client";
 
 import { useCallback, useEffect, useEffectEvent, useRef, useState } from "react";
-import { errorMessage, STREAM_ERROR_EVENT, streamErrorFromData } from "@/lib/errors";
+import { STREAM_ERROR_EVENT, streamErrorFromData } from "@/lib/errors";
 import { useApi, useWorkspace } from "../providers";
 import { feedItemSchema, filterQuery, mergeFeedItems, type FeedFilter, type FeedItem } from "./types";
 
@@ -30,7 +30,8 @@ export function useFeed(filter: FeedFilter, options: { limit?: number; onItems?:
   const limit = options.limit ?? 200;
   const [items, setItems] = useState<FeedItem[]>([]);
   const [status, setStatus] = useState<FeedStatus>("loading");
-  const [error, setError] = useState<string | null>(null);
+  /** What ended the stream (an application error when the server said why), for `ErrorNotice`. */
+  const [error, setError] = useState<unknown>(null);
   const [older, setOlder] = useState<"unknown" | "loading" | "none">("unknown");
   const [attempt, setAttempt] = useState(0);
   const itemsRef = useRef<FeedItem[]>([]);
@@ -98,7 +99,7 @@ export function useFeed(filter: FeedFilter, options: { limit?: number; onItems?:
         if (abort.signal.aborted || source !== es) return;
         es.close();
         setStatus("error");
-        setError(streamErrorFromData((message as MessageEvent<string>).data).message);
+        setError(streamErrorFromData((message as MessageEvent<string>).data));
       });
       es.addEventListener("open", () => {
         failures = 0;
@@ -145,7 +146,7 @@ export function useFeed(filter: FeedFilter, options: { limit?: number; onItems?:
       .catch((e: unknown) => {
         if (abort.signal.aborted) return;
         setStatus("error");
-        setError(errorMessage(e, "Could not load the feed."));
+        setError(e);
       });
 
     return cleanup;

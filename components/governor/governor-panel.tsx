@@ -2,8 +2,8 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { errorMessage } from "@/lib/errors";
 import { useApi, useWorkspace } from "../providers";
+import { ErrorNotice } from "../ui/error-notice";
 
 type Mode = "people" | "judge_then_people" | "judge";
 interface Governor {
@@ -96,9 +96,7 @@ export function GovernorPanel({ canEdit }: { canEdit: boolean }) {
         </p>
       ) : null}
       {save.isError ? (
-        <p role="alert" className="text-sm text-rose-700">
-          {errorMessage(save.error, "The governor could not be saved.")}
-        </p>
+        <ErrorNotice error={save.error} fallback="The governor could not be saved." />
       ) : null}
       {canEdit ? (
         <button className="btn-primary" disabled={save.isPending} onClick={() => save.mutate(draft)}>

@@ -3,11 +3,11 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import type { Role } from "@/lib/db/schema";
-import { errorMessage } from "@/lib/errors";
 import { roleDescriptions, roleLabels, roles } from "@/lib/workspaces/roles";
 import { ConfirmDialog } from "../ui/alert-dialog";
 import { useApi, useWorkspace } from "../providers";
 import { Time } from "../ui/time";
+import { ErrorNotice } from "../ui/error-notice";
 
 interface MemberRow {
   userId: string;
@@ -17,9 +17,6 @@ interface MemberRow {
   joinedAt: string;
 }
 
-function errorText(error: unknown): string {
-  return errorMessage(error, "Something went wrong.");
-}
 
 export function MembersPanel({ currentUserId }: { currentUserId: string }) {
   const api = useApi();
@@ -50,7 +47,7 @@ export function MembersPanel({ currentUserId }: { currentUserId: string }) {
         {members.isPending ? (
           <p className="p-4 text-sm text-slate-500">Loading members…</p>
         ) : members.isError ? (
-          <p className="p-4 text-sm text-rose-700">{errorText(members.error)}</p>
+          <ErrorNotice className="p-4" error={members.error} fallback="Could not load the members." />
         ) : (
           <div className="overflow-x-auto">
           <table className="w-full text-sm">
@@ -111,9 +108,7 @@ export function MembersPanel({ currentUserId }: { currentUserId: string }) {
           </div>
         )}
         {rowError ? (
-          <p role="alert" className="border-t border-rose-100 bg-rose-50 px-4 py-2 text-sm text-rose-700">
-            {errorText(rowError)}
-          </p>
+          <ErrorNotice error={rowError} fallback="Something went wrong." className="border-t border-rose-100 bg-rose-50 px-4 py-2" />
         ) : null}
       </section>
       <section className="text-xs text-slate-500">
@@ -190,9 +185,7 @@ function InviteForm({ assignable, onInvited }: { assignable: readonly Role[]; on
           {invite.isPending ? "Inviting…" : "Create invitation link"}
         </button>
         {invite.isError ? (
-          <p role="alert" className="text-sm text-rose-700 sm:col-span-3">
-            {errorText(invite.error)}
-          </p>
+          <ErrorNotice error={invite.error} fallback="Something went wrong." className="sm:col-span-3" />
         ) : null}
       </form>
       {link ? (
@@ -240,7 +233,7 @@ function PendingInvitations({ queryKey }: { queryKey: readonly unknown[] }) {
     onSettled: () => queryClient.invalidateQueries({ queryKey }),
   });
   if (pending.isPending) return null;
-  if (pending.isError) return <p className="text-sm text-rose-700">{errorText(pending.error)}</p>;
+  if (pending.isError) return <ErrorNotice error={pending.error} fallback="Could not load the invitations." />;
   if (pending.data.invitations.length === 0) return null;
   return (
     <section className="card overflow-hidden" aria-label="Pending invitations">
@@ -262,9 +255,7 @@ function PendingInvitations({ queryKey }: { queryKey: readonly unknown[] }) {
         ))}
       </ul>
       {revoke.isError ? (
-        <p role="alert" className="border-t border-rose-100 bg-rose-50 px-4 py-2 text-sm text-rose-700">
-          {errorText(revoke.error)}
-        </p>
+        <ErrorNotice error={revoke.error} fallback="Something went wrong." className="border-t border-rose-100 bg-rose-50 px-4 py-2" />
       ) : null}
     </section>
   );

@@ -3,9 +3,9 @@
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useId, useState } from "react";
-import { errorText } from "../agents/types";
 import { useApi, useWorkspace } from "../providers";
 import type { CrewItem } from "./types";
+import { ErrorNotice } from "../ui/error-notice";
 
 /** Runs one goal on two crews side by side; the judge scores both results when they end. */
 export function CompareForm({ crews }: { crews: CrewItem[] }) {
@@ -47,7 +47,7 @@ export function CompareForm({ crews }: { crews: CrewItem[] }) {
       <label htmlFor={`${id}-goal`} className="label">Goal for both</label>
       <textarea id={`${id}-goal`} className="input" rows={2} value={goal} onChange={(e) => setGoal(e.target.value)} required maxLength={4000} />
       {a === b ? <p className="text-sm text-amber-800">Choose two different crews.</p> : null}
-      {start.isError ? <p role="alert" className="text-sm text-rose-700">{errorText(start.error, "Could not start the comparison.")}</p> : null}
+      {start.isError ? <ErrorNotice error={start.error} fallback="Could not start the comparison." /> : null}
       <button type="submit" className="btn-primary" disabled={start.isPending || !goal.trim() || a === b}>
         {start.isPending ? "Starting…" : "Compare"}
       </button>

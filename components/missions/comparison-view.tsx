@@ -2,11 +2,11 @@
 
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { errorText } from "../agents/types";
 import { Markdown } from "../chat/markdown";
 import { useApi, useWorkspace } from "../providers";
 import { formatCount, formatDuration, formatUsd } from "../usage/format";
 import { missionStateLabels, type MissionItem } from "./types";
+import { ErrorNotice } from "../ui/error-notice";
 
 interface Side {
   mission: MissionItem;
@@ -37,7 +37,7 @@ export function ComparisonView({ comparisonId }: { comparisonId: string }) {
     refetchInterval: (q) => (q.state.data?.comparison.state === "judged" ? false : 1_500),
   });
   if (query.isPending) return <p role="status" className="text-sm text-slate-500">Loading the comparison…</p>;
-  if (query.isError) return <p role="alert" className="text-sm text-rose-700">{errorText(query.error, "Could not load the comparison.")}</p>;
+  if (query.isError) return <ErrorNotice error={query.error} fallback="Could not load the comparison." />;
   const cmp = query.data.comparison;
   return (
     <div className="mx-auto w-full min-w-0 max-w-5xl space-y-6">

@@ -12,6 +12,7 @@ import { agentKeys, errorText, type AgentItem } from "../agents/types";
 import { useApi, useWorkspace } from "../providers";
 import { crewNodeTypes, type CrewFlowNode } from "./crew-node";
 import { layoutPositions, missionKeys, type CrewItem } from "./types";
+import { ErrorNotice } from "../ui/error-notice";
 
 const templates: { name: TemplateName; label: string }[] = [
   { name: "pipeline", label: "Pipeline (A → B → C)" },
@@ -46,7 +47,7 @@ export function CrewEditor({ crewId }: { crewId: string | null }) {
     enabled: !!crewId,
   });
   if ((crewId && crew.isPending) || agents.isPending) return <p role="status" className="text-sm text-slate-500">Loading the crew…</p>;
-  if ((crewId && crew.isError) || agents.isError) return <p role="alert" className="text-sm text-rose-700">{errorText(crew.error ?? agents.error, "Could not load the crew.")}</p>;
+  if ((crewId && crew.isError) || agents.isError) return <ErrorNotice error={crew.error ?? agents.error} fallback="Could not load the crew." />;
   return <CanvasEditor crewId={crewId} crew={crew.data?.crew ?? null} agents={agents.data.agents} />;
 }
 

@@ -13,6 +13,7 @@ import { formatCount, formatDuration, formatUsd } from "../usage/format";
 import { crewNodeTypes, type CrewFlowNode } from "./crew-node";
 import { useNow } from "./use-now";
 import { layoutPositions, missionKeys, missionStateLabels, type MissionEventItem, type MissionItem, type NodeState } from "./types";
+import { ErrorNotice } from "../ui/error-notice";
 
 const TERMINAL = new Set(["succeeded", "failed", "cancelled"]);
 
@@ -92,7 +93,7 @@ export function MissionView({ missionId }: { missionId: string }) {
   }, [mission, replayed]);
 
   if (query.isPending) return <p role="status" className="text-sm text-slate-500">Loading the mission…</p>;
-  if (query.isError || !mission) return <p role="alert" className="text-sm text-rose-700">{errorText(query.error, "Could not load the mission.")}</p>;
+  if (query.isError || !mission) return <ErrorNotice error={query.error} fallback="Could not load the mission." />;
 
   const wall = mission.startedAt ? (mission.finishedAt ? Date.parse(mission.finishedAt) : now) - Date.parse(mission.startedAt) : null;
   const handoffs = events.filter((e) => e.type === "handoff" && (replaySeq === null || e.seq <= replaySeq));

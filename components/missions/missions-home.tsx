@@ -4,12 +4,12 @@ import { useMutation, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useId, useState } from "react";
-import { errorText } from "../agents/types";
 import { useApi, useWorkspace } from "../providers";
 import { formatDuration, formatUsd } from "../usage/format";
 import { CompareForm } from "./compare-form";
 import { useNow } from "./use-now";
 import { missionKeys, missionStateLabels, type CrewItem, type MissionItem } from "./types";
+import { ErrorNotice } from "../ui/error-notice";
 
 /** Crews to start missions with, and the missions run so far. */
 export function MissionsHome({ canEdit }: { canEdit: boolean }) {
@@ -41,7 +41,7 @@ export function MissionsHome({ canEdit }: { canEdit: boolean }) {
         {crews.isPending ? (
           <p role="status" className="text-sm text-slate-500">Loading crews…</p>
         ) : crews.isError ? (
-          <p role="alert" className="text-sm text-rose-700">{errorText(crews.error, "Could not load the crews.")}</p>
+          <ErrorNotice error={crews.error} fallback="Could not load the crews." />
         ) : crews.data.crews.length === 0 ? (
           <p className="card p-4 text-sm text-slate-600">No crew yet.{canEdit ? " Create one from a template." : " A manager can create one."}</p>
         ) : (
@@ -68,7 +68,7 @@ export function MissionsHome({ canEdit }: { canEdit: boolean }) {
         {missions.isPending ? (
           <p role="status" className="text-sm text-slate-500">Loading missions…</p>
         ) : missions.isError ? (
-          <p role="alert" className="text-sm text-rose-700">{errorText(missions.error, "Could not load the missions.")}</p>
+          <ErrorNotice error={missions.error} fallback="Could not load the missions." />
         ) : missions.data.missions.length === 0 ? (
           <p className="card p-4 text-sm text-slate-600">No mission yet.</p>
         ) : (
@@ -124,7 +124,7 @@ function CrewCard({ crew, canEdit }: { crew: CrewItem; canEdit: boolean }) {
       >
         <label htmlFor={`${id}-goal`} className="label">Goal</label>
         <textarea id={`${id}-goal`} className="input" rows={2} value={goal} onChange={(e) => setGoal(e.target.value)} required maxLength={4000} />
-        {start.isError ? <p role="alert" className="text-sm text-rose-700">{errorText(start.error, "Could not start the mission.")}</p> : null}
+        {start.isError ? <ErrorNotice error={start.error} fallback="Could not start the mission." /> : null}
         <button type="submit" className="btn-primary" disabled={start.isPending || !goal.trim()}>
           {start.isPending ? "Starting…" : "Start mission"}
         </button>

@@ -3,8 +3,9 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { toast } from "../ui/toaster";
 import { useState } from "react";
-import { errorMessage, isAppError } from "@/lib/errors";
+import { isAppError } from "@/lib/errors";
 import { useApi, useWorkspace } from "../providers";
+import { ErrorNotice } from "../ui/error-notice";
 
 type Mode = "ask" | "allow" | "deny";
 interface PolicyView {
@@ -199,9 +200,7 @@ function PolicyEditor({ view, canEdit, onStale, onSaved }: { view: PolicyView; c
           <p className="text-sm text-slate-500">Only owners and managers change the policy.</p>
         )}
         {save.isError && !(isAppError(save.error) && save.error.code === "conflict:stale") ? (
-          <span role="alert" className="text-sm text-rose-700">
-            {errorMessage(save.error, "Not saved.")}
-          </span>
+          <ErrorNotice error={save.error} fallback="Not saved." />
         ) : null}
       </section>
     </div>

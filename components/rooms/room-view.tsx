@@ -3,13 +3,13 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useLayoutEffect, useMemo, useRef, useState } from "react";
-import { errorText } from "../agents/types";
 import { Time } from "../ui/time";
 import { Markdown } from "../chat/markdown";
 import { Avatar } from "../chat/messages";
 import { useFeed } from "../feed/use-feed";
 import { useApi, useWorkspace } from "../providers";
 import { roomKeys, type RoomItem } from "./rooms-list";
+import { ErrorNotice } from "../ui/error-notice";
 
 interface RoomDetail extends RoomItem {
   messages: { id: string; body: string; createdAt: string; runId: string | null; fromAgent: string | null; fromUser: string | null }[];
@@ -70,7 +70,7 @@ export function RoomView({ roomId }: { roomId: string }) {
     return (
       <div className="card mx-auto mt-12 max-w-md p-6 text-center" role="alert">
         <h1 className="text-lg font-semibold">This room cannot be opened</h1>
-        <p className="mt-2 text-sm text-slate-600">{errorText(room.error)}</p>
+        <ErrorNotice className="mt-2" error={room.error} fallback="Could not load the room." />
         <Link href={`/w/${slug}/rooms`} className="btn-secondary mt-4">
           Back to rooms
         </Link>
@@ -161,9 +161,7 @@ export function RoomView({ roomId }: { roomId: string }) {
         </ol>
 
         {post.isError ? (
-          <p role="alert" className="border-t border-rose-100 bg-rose-50 px-5 py-2 text-sm text-rose-700">
-            {errorText(post.error, "The post was not sent.")}
-          </p>
+          <ErrorNotice error={post.error} fallback="The post was not sent." className="border-t border-rose-100 bg-rose-50 px-5 py-2" />
         ) : null}
         <form
           aria-label="Post in the room"

@@ -8,6 +8,7 @@ import { isAppError } from "@/lib/errors";
 import { Avatar } from "../chat/messages";
 import { agentKeys, errorText, type AgentItem } from "../agents/types";
 import { useApi, useWorkspace } from "../providers";
+import { ErrorNotice } from "../ui/error-notice";
 
 export interface RoomMember {
   id: string;
@@ -59,9 +60,7 @@ export function RoomsList({ canCreate }: { canCreate: boolean }) {
           Loading rooms…
         </p>
       ) : rooms.isError ? (
-        <p role="alert" className="text-sm text-rose-700">
-          {errorText(rooms.error, "Could not load the rooms.")}
-        </p>
+        <ErrorNotice error={rooms.error} fallback="Could not load the rooms." />
       ) : rooms.data.rooms.length === 0 ? (
         <p className="card p-6 text-sm text-slate-600">No rooms yet.{canCreate ? " Create one and pick the agents that should hear what is said in it." : " A manager can create one."}</p>
       ) : (

@@ -3,7 +3,6 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { formatCredits, isNominal } from "@/lib/billing/prices";
-import { errorMessage } from "@/lib/errors";
 import { AssistantReply, Avatar, viewFromTimeline } from "../chat/messages";
 import { emptyTimeline } from "../chat/timeline";
 import { activeRunStates } from "../chat/types";
@@ -12,6 +11,7 @@ import { triggerLabels } from "../feed/types";
 import { useApi, useWorkspace } from "../providers";
 import { anchoredStepClasses, useStepAnchor } from "./use-step-anchor";
 import { Time } from "../ui/time";
+import { ErrorNotice } from "../ui/error-notice";
 
 export interface RunSummary {
   run: {
@@ -101,7 +101,7 @@ export function RunView({ runId }: { runId: string }) {
     return (
       <div className="card mx-auto mt-12 max-w-md p-6 text-center" role="alert">
         <h1 className="text-lg font-semibold">This run cannot be opened</h1>
-        <p className="mt-2 text-sm text-slate-600">{errorMessage(summary.error, "Something went wrong.")}</p>
+        <ErrorNotice className="mt-2" error={summary.error} fallback="Could not load the run." />
         <Link href={`/w/${slug}/feed`} className="btn-secondary mt-4">
           Back to the feed
         </Link>
@@ -237,9 +237,7 @@ export function RunView({ runId }: { runId: string }) {
           {timeline && agent ? (
             <AssistantReply agent={agent} view={viewFromTimeline(timeline)} offline={offline} />
           ) : replay.isError ? (
-            <p role="alert" className="text-sm text-rose-700">
-              {errorMessage(replay.error, "Could not replay this run.")}
-            </p>
+            <ErrorNotice error={replay.error} fallback="Could not replay this run." />
           ) : active && agent ? (
             <AssistantReply agent={agent} view={viewFromTimeline(emptyTimeline(runId))} offline={offline} />
           ) : (

@@ -22,6 +22,7 @@ export function navItems(slug: string): NavItem[] {
     { href: `/w/${slug}/rooms`, label: "Rooms", section: "work" },
     { href: `/w/${slug}/missions`, label: "Missions", section: "work" },
     { href: `/w/${slug}/feed`, label: "Feed", section: "work" },
+    { href: `/w/${slug}/settings/workspace`, label: "Workspace", section: "settings" },
     { href: `/w/${slug}/settings/members`, label: "Members", role: "manager", section: "settings" },
     { href: `/w/${slug}/settings/policy`, label: "Policy", section: "settings" },
     { href: `/w/${slug}/settings/billing`, label: "Billing", role: "reviewer", section: "settings" },

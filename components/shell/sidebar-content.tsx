@@ -10,8 +10,8 @@ import { WorkspaceSwitcher } from "./workspace-switcher";
 
 export interface SidebarProps {
   user: { name: string; email: string };
-  workspace: WorkspaceInfo & { name: string };
-  workspaces: WorkspaceInfo[];
+  workspace: Omit<WorkspaceInfo, "timeZone">;
+  workspaces: Omit<WorkspaceInfo, "timeZone">[];
   items: NavItem[];
 }
 

@@ -3,10 +3,10 @@
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { apiFetch } from "@/lib/client/api";
-import { errorMessage } from "@/lib/errors";
+import { errorLine } from "@/lib/error-sentences";
 import type { WorkspaceInfo } from "../providers";
 
-export function WorkspaceSwitcher({ current, workspaces }: { current: WorkspaceInfo; workspaces: WorkspaceInfo[] }) {
+export function WorkspaceSwitcher({ current, workspaces }: { current: Omit<WorkspaceInfo, "timeZone">; workspaces: Omit<WorkspaceInfo, "timeZone">[] }) {
   const router = useRouter();
   const [creating, setCreating] = useState(false);
   const [name, setName] = useState("");
@@ -18,13 +18,13 @@ export function WorkspaceSwitcher({ current, workspaces }: { current: WorkspaceI
     setBusy(true);
     setError(null);
     try {
-      const { workspace } = await apiFetch<{ workspace: WorkspaceInfo }>("/api/workspaces", { method: "POST", body: { name } });
+      const { workspace } = await apiFetch<{ workspace: Omit<WorkspaceInfo, "timeZone"> }>("/api/workspaces", { method: "POST", body: { name, timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone } });
       setCreating(false);
       setName("");
       router.push(`/w/${workspace.slug}`);
       router.refresh();
     } catch (e) {
-      setError(errorMessage(e, "Could not create the workspace."));
+      setError(errorLine(e, "Could not create the workspace."));
     } finally {
       setBusy(false);
     }

@@ -2,6 +2,7 @@
 
 import { useEffect, useState } from "react";
 import { absoluteWhen, relativeWhen } from "@/lib/client/when";
+import { useTimeZone } from "../providers";
 
 /** Re-renders every `intervalMs`, so relative times stay true on a page left open. */
 export function useNow(intervalMs = 30_000): number {
@@ -13,14 +14,18 @@ export function useNow(intervalMs = 30_000): number {
   return now;
 }
 
-/** A moment, written the one way the interface writes moments: relative when recent, the full moment on hover. */
+/**
+ * A moment, written the one way the interface writes moments: relative when
+ * recent, the full moment on hover, both in the workspace's time zone.
+ */
 export function Time({ at, className }: { at: string | Date; className?: string }) {
   const now = useNow();
+  const timeZone = useTimeZone();
   const iso = typeof at === "string" ? at : at.toISOString();
   return (
-    // The server and the browser may disagree by a few seconds or a time zone; the browser's answer wins.
-    <time dateTime={iso} title={absoluteWhen(iso)} className={className} suppressHydrationWarning>
-      {relativeWhen(iso, now)}
+    // The server and the browser may disagree by a few seconds; the browser's answer wins.
+    <time dateTime={iso} title={absoluteWhen(iso, { timeZone })} className={className} suppressHydrationWarning>
+      {relativeWhen(iso, now, { timeZone })}
     </time>
   );
 }

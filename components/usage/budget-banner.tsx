@@ -4,11 +4,11 @@ import Link from "next/link";
 import { useQuery } from "@tanstack/react-query";
 import type { BudgetLine, BudgetOverview } from "@/lib/billing/budgets";
 import { useApi, useWorkspace } from "../providers";
-import { formatUsd } from "./format";
+import { budgetPercent, formatCount, formatUsd } from "./format";
 
 export const budgetsKey = (slug: string) => ["budgets", slug];
 
-/** A warning for every budget at 80 % or more this month; a stronger one when the cap is reached and runs are stopped. */
+/** A warning for every budget at 80 % or more this month, with the exact share spent; a stronger one when the cap is reached and runs are stopped. */
 export function BudgetBanner() {
   const api = useApi();
   const { slug } = useWorkspace();
@@ -39,9 +39,9 @@ export function BudgetBanner() {
 
 function describe(line: BudgetLine, month: string): string {
   const who = line.agentId ? `@${line.handle}` : "The workspace";
-  const pct = line.budgetCredits ? Math.floor((line.spentCredits * 100) / line.budgetCredits) : 100;
   const amounts = `${formatUsd(line.spentCredits)} of ${formatUsd(line.budgetCredits ?? 0)} in ${month}`;
+  const status = `${formatCount(budgetPercent(line.spentCredits, line.budgetCredits) ?? 100)} % of the monthly budget`;
   return line.state === "exceeded"
-    ? `${who} has used its budget (${amounts}): its runs stop before their next model call until the budget is raised or the month ends.`
-    : `${who} has used ${pct} % of its budget (${amounts}).`;
+    ? `${who}: ${status} (${amounts}); its runs stop before their next model call until the budget is raised or the month ends.`
+    : `${who}: ${status} (${amounts}).`;
 }

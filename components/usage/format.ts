@@ -35,3 +35,18 @@ export function usdInputToCredits(value: string): number | null {
   const usd = Number(value);
   return Number.isFinite(usd) && usd >= 0 ? Math.round(usd * CREDITS_PER_USD) : NaN;
 }
+
+/** How much of a budget is spent, in whole percent rounded down (so 100 % means the cap is reached); null without a budget. */
+export function budgetPercent(spentCredits: number, budgetCredits: number | null): number | null {
+  if (budgetCredits === null) return null;
+  if (budgetCredits <= 0) return 100;
+  return Math.floor((spentCredits * 100) / budgetCredits);
+}
+
+/** A budget's state in one exact phrase: "97 % of the monthly budget", "No budget". */
+export function budgetStatus(spentCredits: number, budgetCredits: number | null): string {
+  const pct = budgetPercent(spentCredits, budgetCredits);
+  if (pct === null) return "No budget";
+  const text = `${pct.toLocaleString("en-US")} % of the monthly budget`;
+  return pct >= 100 ? `${text}: runs stop` : text;
+}

@@ -2,7 +2,8 @@
 
 import { useQuery } from "@tanstack/react-query";
 import type { UsageSummary } from "@/lib/billing/summary";
-import { errorMessage } from "@/lib/errors";
+import { hourLabel, startOfZonedDay } from "@/lib/client/when";
+import { ErrorNotice } from "../ui/error-notice";
 import { useApi, useWorkspace } from "../providers";
 import { formatChange, formatCount, formatDuration, formatRate, formatUsd } from "./format";
 import { Sparkline } from "./sparkline";
@@ -10,20 +11,15 @@ import { Sparkline } from "./sparkline";
 /** How often the cards refresh while the page is open. */
 export const SUMMARY_REFRESH_MS = 5_000;
 
-function startOfToday(): Date {
-  const d = new Date();
-  d.setHours(0, 0, 0, 0);
-  return d;
-}
-
-/** SPEND, ACTIVITY and THROUGHPUT for today (local midnight until now), refreshed while open. */
+/** SPEND, ACTIVITY and THROUGHPUT for today (midnight in the workspace's time zone until now), refreshed while open. */
 export function OverviewCards({ canSeeSpend }: { canSeeSpend: boolean }) {
   const api = useApi();
-  const { slug } = useWorkspace();
+  const { slug, timeZone } = useWorkspace();
   const summary = useQuery({
-    queryKey: ["usage-summary", slug],
+    queryKey: ["usage-summary", slug, timeZone],
     queryFn: () => {
-      const params = new URLSearchParams({ from: startOfToday().toISOString(), to: new Date().toISOString() });
+      const now = new Date();
+      const params = new URLSearchParams({ from: startOfZonedDay(now, timeZone).toISOString(), to: now.toISOString() });
       return api<UsageSummary>(`/api/usage/summary?${params.toString()}`);
     },
     refetchInterval: SUMMARY_REFRESH_MS,
@@ -31,9 +27,9 @@ export function OverviewCards({ canSeeSpend }: { canSeeSpend: boolean }) {
 
   if (!summary.data) {
     return (
-      <p className="card p-6 text-sm text-slate-600" role={summary.isError ? "alert" : undefined}>
-        {summary.isError ? errorMessage(summary.error, "Could not load the dashboard.") : "Loading…"}
-      </p>
+      <div className="card p-6 text-sm text-slate-600">
+        {summary.isError ? <ErrorNotice error={summary.error} fallback="Could not load the dashboard." /> : "Loading…"}
+      </div>
     );
   }
   const { spend, activity, throughput } = summary.data;
@@ -131,6 +127,7 @@ function Stat({ label, value, testId, hint }: { label: string; value: string; te
 }
 
 function ActivityCard({ activity }: { activity: UsageSummary["activity"] }) {
+  const { timeZone } = useWorkspace();
   return (
     <Card title="Activity" testId="activity-card">
       <dl className="grid grid-cols-3 gap-3">
@@ -138,7 +135,14 @@ function ActivityCard({ activity }: { activity: UsageSummary["activity"] }) {
         <Stat label="Tool calls" value={formatCount(activity.toolCalls)} hint={`${formatCount(activity.doorCalls)} through the door`} />
         <Stat label="Model calls" value={formatCount(activity.modelCalls)} />
         <Stat label="Messages" value={formatCount(activity.chatMessages + activity.agentMessages)} hint={`${activity.chatMessages} from people, ${activity.agentMessages} between agents`} />
-        <Stat label="Approvals" value={`${formatCount(activity.approvalsPending)} · ${formatCount(activity.approvalsDecided)}`} hint="Pending now · decided today" />
+        <div>
+          <dt className="text-xs text-slate-500">Approvals</dt>
+          <dd className="flex flex-wrap items-baseline gap-x-1 text-sm tabular-nums" data-testid="activity-approvals">
+            <span className="text-lg font-semibold">{formatCount(activity.approvalsPending)}</span> pending
+            <span className="text-slate-500"> · </span>
+            <span className="text-lg font-semibold">{formatCount(activity.approvalsDecided)}</span> decided today
+          </dd>
+        </div>
         <Stat label="Active agents" value={formatCount(activity.activeAgents)} />
       </dl>
       <div>
@@ -146,7 +150,7 @@ function ActivityCard({ activity }: { activity: UsageSummary["activity"] }) {
           <span>Runs per hour, last 24 hours</span>
           <span className="tabular-nums">{formatCount(activity.hourly.reduce((sum, h) => sum + h.runs, 0))}</span>
         </div>
-        <Sparkline points={activity.hourly.map((h) => ({ label: new Date(h.hour).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }), value: h.runs }))} />
+        <Sparkline points={activity.hourly.map((h) => ({ label: hourLabel(h.hour, { timeZone }), value: h.runs }))} />
       </div>
       {activity.budgetStops > 0 ? (
         <p role="status" className="rounded-md border border-rose-200 bg-rose-50 px-3 py-2 text-xs text-rose-800" data-testid="budget-stops">

@@ -1,18 +1,20 @@
 "use client";
 
 import Link from "next/link";
+import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
-import { useMemo, useState } from "react";
-import { Area, AreaChart, Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { useMemo } from "react";
+import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import type { UsageGroup, UsageReport as Report } from "@/lib/billing/report";
 import { CREDITS_PER_USD } from "@/lib/billing/prices";
-import { errorMessage } from "@/lib/errors";
+import { addZonedDays, dayLabel, isoDay, mediumWhen, startOfZonedDay } from "@/lib/client/when";
+import { rangeParams, readRangeChoice, resolveRangeChoice, type RangePreset } from "@/lib/client/usage-range";
+import { ErrorNotice } from "../ui/error-notice";
 import { useApi, useWorkspace } from "../providers";
+import { seriesColors } from "./colors";
 import { formatCount, formatUsd } from "./format";
 
-type Preset = "today" | "7d" | "30d" | "month" | "custom";
-
-const presets: { id: Preset; label: string }[] = [
+const presets: { id: RangePreset | "custom"; label: string }[] = [
   { id: "today", label: "Today" },
   { id: "7d", label: "7 days" },
   { id: "30d", label: "30 days" },
@@ -25,57 +27,54 @@ const groups: { id: UsageGroup; label: string }[] = [
   { id: "source", label: "Source" },
   { id: "mission", label: "Mission" },
 ];
-const palette = ["#6366f1", "#0ea5e9", "#10b981", "#f59e0b", "#ec4899", "#8b5cf6", "#94a3b8"];
 const OTHER = "__other";
-const when = (d: Date) => d.toLocaleString([], { dateStyle: "medium", timeStyle: "short" });
-
-const isoDay = (d: Date) => `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, "0")}-${String(d.getDate()).padStart(2, "0")}`;
-const localDay = (value: string) => {
-  const [y, m, d] = value.split("-").map(Number);
-  return new Date(y!, m! - 1, d!);
-};
-
-/** The range a preset means right now, in the browser's time zone; custom days are whole local days, `to` inclusive. */
-function rangeOf(preset: Preset, custom: { from: string; to: string }): { from: Date; to: Date } | null {
-  const now = new Date();
-  const midnight = new Date(now);
-  midnight.setHours(0, 0, 0, 0);
-  if (preset === "today") return { from: midnight, to: now };
-  if (preset === "7d") return { from: new Date(now.getTime() - 7 * 86_400_000), to: now };
-  if (preset === "30d") return { from: new Date(now.getTime() - 30 * 86_400_000), to: now };
-  if (preset === "month") return { from: new Date(now.getFullYear(), now.getMonth(), 1), to: now };
-  if (!custom.from || !custom.to) return null;
-  const from = localDay(custom.from);
-  const to = localDay(custom.to);
-  to.setDate(to.getDate() + 1);
-  return to > from ? { from, to } : null;
-}
 
 export function UsageReportView() {
   const api = useApi();
-  const { slug } = useWorkspace();
-  const [preset, setPreset] = useState<Preset>("7d");
-  const [custom, setCustom] = useState(() => ({ from: isoDay(new Date(Date.now() - 14 * 86_400_000)), to: isoDay(new Date()) }));
-  const [group, setGroup] = useState<UsageGroup>("agent");
-  const tz = useMemo(() => Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC", []);
-  const customValid = preset !== "custom" || rangeOf("custom", custom) !== null;
+  const { slug, timeZone } = useWorkspace();
+  const router = useRouter();
+  const pathname = usePathname();
+  const searchParams = useSearchParams();
+  const choice = useMemo(() => readRangeChoice(new URLSearchParams(searchParams.toString())), [searchParams]);
+  const groupParam = searchParams.get("group");
+  const group: UsageGroup = groups.some((g) => g.id === groupParam) ? (groupParam as UsageGroup) : "agent";
+  // Presets are resolved when the address changes (and on every refetch below), in the workspace's time zone.
+  const resolved = useMemo(() => resolveRangeChoice(choice, new Date(), timeZone), [choice, timeZone]);
+
+  /** Puts a change into the address (replacing, not pushing: the back button leaves the page), keeping other parameters. */
+  const navigate = (change: { range?: Record<string, string>; group?: UsageGroup }) => {
+    const next = new URLSearchParams(searchParams.toString());
+    if (change.range) {
+      for (const key of ["range", "from", "to"]) next.delete(key);
+      for (const [key, value] of Object.entries(change.range)) next.set(key, value);
+    }
+    if (change.group) next.set("group", change.group);
+    router.replace(`${pathname}?${next.toString()}`, { scroll: false });
+  };
+  const chooseCustom = () => {
+    const today = new Date();
+    navigate({ range: rangeParams({ preset: "custom", from: isoDay(new Date(today.getTime() - 14 * 86_400_000), timeZone), to: isoDay(today, timeZone) }) });
+  };
 
   const report = useQuery({
-    queryKey: ["usage-report", slug, preset, preset === "custom" ? custom : null, group, tz],
+    queryKey: ["usage-report", slug, choice, group, timeZone],
     queryFn: () => {
-      const range = rangeOf(preset, custom)!;
-      const params = new URLSearchParams({ from: range.from.toISOString(), to: range.to.toISOString(), group, tz });
+      const range = resolveRangeChoice(choice, new Date(), timeZone);
+      if (!range.ok) throw new Error(range.problem);
+      const params = new URLSearchParams({ from: range.from.toISOString(), to: range.to.toISOString(), group, tz: timeZone });
       return api<Report>(`/api/usage?${params.toString()}`);
     },
-    enabled: customValid,
+    enabled: resolved.ok,
     placeholderData: keepPreviousData,
     refetchInterval: 30_000,
   });
-  const data = report.data;
+  // A range that cannot be shown shows nothing of the one before: its table, charts and CSV would say another range.
+  const data = resolved.ok ? report.data : undefined;
   // The export names the exact hours the table shows, so its rows and totals are the table's.
   const csvHref = data
-    ? `/api/usage/export.csv?${new URLSearchParams({ from: data.range.from, to: data.range.to, group: data.group, tz, workspace: slug }).toString()}`
+    ? `/api/usage/export.csv?${new URLSearchParams({ from: data.range.from, to: data.range.to, group: data.group, tz: timeZone, workspace: slug }).toString()}`
     : null;
+  const invalid = resolved.ok ? null : resolved;
 
   return (
     <div className="space-y-6">
@@ -85,29 +84,43 @@ export function UsageReportView() {
             <button
               key={p.id}
               type="button"
-              aria-pressed={preset === p.id}
-              onClick={() => setPreset(p.id)}
-              className={`btn border ${preset === p.id ? "border-indigo-600 bg-indigo-600 text-white" : "border-slate-300 bg-surface text-slate-700 hover:bg-slate-100"}`}
+              aria-pressed={choice.preset === p.id}
+              onClick={() => (p.id === "custom" ? (choice.preset === "custom" ? undefined : chooseCustom()) : navigate({ range: rangeParams({ preset: p.id }) }))}
+              className={`btn border ${choice.preset === p.id ? "border-indigo-600 bg-indigo-600 text-white" : "border-slate-300 bg-surface text-slate-700 hover:bg-slate-100"}`}
             >
               {p.label}
             </button>
           ))}
         </div>
-        {preset === "custom" ? (
-          <div className="flex items-end gap-2">
+        {choice.preset === "custom" ? (
+          <div className="flex flex-wrap items-end gap-2">
             <label className="text-xs text-slate-600">
               From
-              <input type="date" className="input mt-1 py-1" value={custom.from} max={custom.to} onChange={(e) => setCustom((c) => ({ ...c, from: e.target.value }))} />
+              <input
+                type="date"
+                className="input mt-1 py-1"
+                value={choice.from}
+                aria-invalid={invalid?.field === "from" || undefined}
+                aria-describedby={invalid ? "usage-range-problem" : undefined}
+                onChange={(e) => navigate({ range: rangeParams({ ...choice, from: e.target.value }) })}
+              />
             </label>
             <label className="text-xs text-slate-600">
               To
-              <input type="date" className="input mt-1 py-1" value={custom.to} min={custom.from} onChange={(e) => setCustom((c) => ({ ...c, to: e.target.value }))} />
+              <input
+                type="date"
+                className="input mt-1 py-1"
+                value={choice.to}
+                aria-invalid={invalid?.field === "to" || undefined}
+                aria-describedby={invalid ? "usage-range-problem" : undefined}
+                onChange={(e) => navigate({ range: rangeParams({ ...choice, to: e.target.value }) })}
+              />
             </label>
           </div>
         ) : null}
         <label className="text-xs text-slate-600">
           Group by
-          <select className="input mt-1 w-32 py-1" value={group} onChange={(e) => setGroup(e.target.value as UsageGroup)}>
+          <select className="input mt-1 w-32 py-1" value={group} onChange={(e) => navigate({ group: e.target.value as UsageGroup })}>
             {groups.map((g) => (
               <option key={g.id} value={g.id}>
                 {g.label}
@@ -120,78 +133,60 @@ export function UsageReportView() {
             <a className="btn-secondary" href={csvHref} download>
               Export CSV
             </a>
-          ) : null}
+          ) : (
+            <button type="button" className="btn-secondary" disabled title={invalid ? "Fix the range to export it." : "Loading…"}>
+              Export CSV
+            </button>
+          )}
         </div>
+        {invalid ? (
+          <p id="usage-range-problem" role="alert" className="w-full text-sm text-rose-700" data-testid="usage-range-problem">
+            {invalid.problem}
+          </p>
+        ) : null}
       </div>
 
-      {!customValid ? <p className="text-sm text-rose-700">Choose a start day on or before the end day.</p> : null}
-      {report.isError ? (
-        <p role="alert" className="text-sm text-rose-700">
-          {errorMessage(report.error, "Could not load usage.")}
-        </p>
-      ) : null}
-      {data ? <ReportBody report={data} /> : report.isPending && customValid ? <p className="text-sm text-slate-500">Loading…</p> : null}
+      {report.isError && !invalid ? <ErrorNotice error={report.error} fallback="Could not load usage." /> : null}
+      {data ? <ReportBody report={data} /> : report.isPending && !invalid ? <p className="text-sm text-slate-500">Loading…</p> : null}
     </div>
   );
 }
 
 function ReportBody({ report }: { report: Report }) {
-  const { slug } = useWorkspace();
-  const { chart, keys } = useMemo(() => chartData(report), [report]);
+  const { slug, timeZone } = useWorkspace();
+  const { chart, keys } = useMemo(() => chartData(report, timeZone), [report, timeZone]);
   const labels = new Map(report.rows.map((r) => [r.key, r.label]));
   const name = (key: string) => (key === OTHER ? "Other" : (labels.get(key) ?? key));
+  const colors = useMemo(() => seriesColors(report.rows.filter((r) => keys.includes(r.key)), OTHER), [report.rows, keys]);
   const groupLabel = groups.find((g) => g.id === report.group)!.label;
-  const from = new Date(report.range.from);
-  const to = new Date(report.range.to);
 
   return (
     <>
       <p className="text-sm text-slate-600" data-testid="usage-range">
-        From {when(from)} up to {when(to)} · {formatCount(report.totals.calls)} model {report.totals.calls === 1 ? "call" : "calls"} · {formatUsd(report.totals.credits)}
+        From {mediumWhen(report.range.from, { timeZone })} up to {mediumWhen(report.range.to, { timeZone })} · {formatCount(report.totals.calls)} model{" "}
+        {report.totals.calls === 1 ? "call" : "calls"} · {formatUsd(report.totals.credits)}
       </p>
       <div className="grid gap-4 lg:grid-cols-2">
-        <section className="card p-4" aria-label="Spend over time">
-          <h2 className="mb-2 text-sm font-semibold">Spend per {report.granularity}</h2>
-          <div className="h-64">
-            <ResponsiveContainer width="100%" height="100%">
-              <BarChart data={chart} margin={{ top: 4, right: 8, left: 8, bottom: 0 }}>
-                <CartesianGrid strokeDasharray="3 3" vertical={false} stroke="#e2e8f0" />
-                <XAxis dataKey="label" tick={{ fontSize: 11 }} minTickGap={16} />
-                <YAxis tick={{ fontSize: 11 }} tickFormatter={(v: number) => formatUsd(v * CREDITS_PER_USD)} width={64} />
-                <Tooltip formatter={(value, key) => [formatUsd(Number(value) * CREDITS_PER_USD), name(String(key))]} />
-                <Legend formatter={(key) => name(String(key))} wrapperStyle={{ fontSize: 12 }} />
-                {keys.map((key, i) => (
-                  <Bar key={key} dataKey={key} stackId="spend" fill={palette[i % palette.length]} isAnimationActive={false} />
-                ))}
-              </BarChart>
-            </ResponsiveContainer>
-          </div>
-        </section>
-        <section className="card p-4" aria-label="Tokens over time">
-          <h2 className="mb-2 text-sm font-semibold">Tokens per {report.granularity} (input and output)</h2>
-          <div className="h-64">
-            <ResponsiveContainer width="100%" height="100%">
-              {chart.length < 2 ? (
-                // An area needs two points: a range of one hour (early in the day) is drawn as one bar.
-                <BarChart data={chart} margin={{ top: 4, right: 8, left: 8, bottom: 0 }}>
-                  <CartesianGrid strokeDasharray="3 3" vertical={false} stroke="#e2e8f0" />
-                  <XAxis dataKey="label" tick={{ fontSize: 11 }} />
-                  <YAxis tick={{ fontSize: 11 }} tickFormatter={(v: number) => formatCount(v)} width={64} />
-                  <Tooltip formatter={(value) => [formatCount(Number(value)), "Tokens"]} />
-                  <Bar dataKey="tokens" fill="#6366f1" maxBarSize={48} isAnimationActive={false} />
-                </BarChart>
-              ) : (
-                <AreaChart data={chart} margin={{ top: 4, right: 8, left: 8, bottom: 0 }}>
-                  <CartesianGrid strokeDasharray="3 3" vertical={false} stroke="#e2e8f0" />
-                  <XAxis dataKey="label" tick={{ fontSize: 11 }} minTickGap={16} />
-                  <YAxis tick={{ fontSize: 11 }} tickFormatter={(v: number) => formatCount(v)} width={64} />
-                  <Tooltip formatter={(value) => [formatCount(Number(value)), "Tokens"]} />
-                  <Area type="monotone" dataKey="tokens" stroke="#6366f1" fill="#c7d2fe" isAnimationActive={false} />
-                </AreaChart>
-              )}
-            </ResponsiveContainer>
-          </div>
-        </section>
+        <UsageChart
+          title={`Spend per ${report.granularity}`}
+          label="Spend over time"
+          chart={chart}
+          keys={keys}
+          colors={colors}
+          name={name}
+          field="credits"
+          format={(v) => formatUsd(v * CREDITS_PER_USD)}
+        />
+        <UsageChart
+          title={`Tokens per ${report.granularity} (input and output)`}
+          label="Tokens over time"
+          chart={chart}
+          keys={keys}
+          colors={colors}
+          name={name}
+          field="tokens"
+          format={formatCount}
+        />
       </div>
 
       <section className="card overflow-x-auto" aria-label="Usage totals">
@@ -264,30 +259,83 @@ function ReportBody({ report }: { report: Report }) {
   );
 }
 
-/** One point per hour or day of the range (zeros included); the five largest groups keep their own colour, the rest are "Other". */
-function chartData(report: Report): { chart: Record<string, number | string>[]; keys: string[] } {
+/** Axis, grid and tooltip colours from the theme's variables, so the charts read in light and dark. */
+const axisTick = { fontSize: 11, fill: "var(--color-slate-600)" };
+const gridStroke = "var(--color-slate-200)";
+const tooltipStyle = { backgroundColor: "var(--color-surface)", borderColor: "var(--color-slate-200)", color: "var(--color-slate-800)", fontSize: 12 };
+
+type ChartPoint = Record<string, number | string>;
+
+/** Stacked bars per hour or day, one colour per group (an agent in its own colour); a bucket without usage is a zero, never a slope. */
+function UsageChart(props: {
+  title: string;
+  label: string;
+  chart: ChartPoint[];
+  keys: string[];
+  colors: Map<string, string>;
+  name: (key: string) => string;
+  field: "credits" | "tokens";
+  format: (value: number) => string;
+}) {
+  const { chart, keys, colors, name, field, format } = props;
+  return (
+    <section className="card p-4" aria-label={props.label}>
+      <h2 className="mb-2 text-sm font-semibold">{props.title}</h2>
+      <div className="h-64">
+        <ResponsiveContainer width="100%" height="100%">
+          <BarChart data={chart} margin={{ top: 4, right: 8, left: 8, bottom: 0 }}>
+            <CartesianGrid strokeDasharray="3 3" vertical={false} stroke={gridStroke} />
+            <XAxis dataKey="label" tick={axisTick} stroke={gridStroke} minTickGap={16} />
+            <YAxis tick={axisTick} stroke={gridStroke} tickFormatter={(v: number) => format(v)} width={64} />
+            <Tooltip
+              contentStyle={tooltipStyle}
+              labelStyle={{ color: "var(--color-slate-800)" }}
+              cursor={{ fill: "var(--color-slate-100)" }}
+              formatter={(value, series) => [format(Number(value)), String(series)]}
+            />
+            <Legend formatter={(series) => <span style={{ color: "var(--color-slate-700)" }}>{String(series)}</span>} wrapperStyle={{ fontSize: 12 }} />
+            {keys.map((key) => (
+              <Bar
+                key={key}
+                dataKey={`${field}:${key}`}
+                name={name(key)}
+                stackId={field}
+                fill={colors.get(key)}
+                maxBarSize={48}
+                isAnimationActive={false}
+              />
+            ))}
+          </BarChart>
+        </ResponsiveContainer>
+      </div>
+    </section>
+  );
+}
+
+/**
+ * One point per hour or day of the range, days counted in the workspace's
+ * time zone as the server counts them; a bucket without usage holds zeros.
+ * The five largest groups keep their own colour, the rest are "Other".
+ */
+function chartData(report: Report, timeZone: string): { chart: ChartPoint[]; keys: string[] } {
   const top = report.rows.slice(0, 5).map((r) => r.key);
   const keys = report.rows.length > 5 ? [...top, OTHER] : top;
-  const buckets = new Map<string, Record<string, number | string>>();
-  const from = new Date(report.range.from);
+  const buckets = new Map<string, ChartPoint>();
   const to = new Date(report.range.to);
-  const cursor = new Date(from);
-  if (report.granularity === "day") cursor.setHours(0, 0, 0, 0);
+  const hourly = report.granularity === "hour";
+  let cursor = hourly ? new Date(report.range.from) : startOfZonedDay(new Date(report.range.from), timeZone);
   while (cursor < to) {
-    const label =
-      report.granularity === "hour"
-        ? cursor.toLocaleString([], { month: "short", day: "numeric", hour: "2-digit" })
-        : cursor.toLocaleDateString([], { month: "short", day: "numeric" });
-    buckets.set(cursor.toISOString(), { label, tokens: 0, ...Object.fromEntries(keys.map((k) => [k, 0])) });
-    if (report.granularity === "hour") cursor.setTime(cursor.getTime() + 3_600_000);
-    else cursor.setDate(cursor.getDate() + 1);
+    const label = dayLabel(cursor, { timeZone, withHour: hourly });
+    const zeros = Object.fromEntries(keys.flatMap((k) => [[`credits:${k}`, 0], [`tokens:${k}`, 0]]));
+    buckets.set(cursor.toISOString(), { label, ...zeros });
+    cursor = hourly ? new Date(cursor.getTime() + 3_600_000) : addZonedDays(cursor, 1, timeZone);
   }
   for (const point of report.series) {
     const bucket = buckets.get(new Date(point.at).toISOString());
     if (!bucket) continue;
     const key = top.includes(point.key) ? point.key : OTHER;
-    bucket[key] = Number(bucket[key] ?? 0) + point.credits / CREDITS_PER_USD;
-    bucket.tokens = Number(bucket.tokens) + point.tokens;
+    bucket[`credits:${key}`] = Number(bucket[`credits:${key}`] ?? 0) + point.credits / CREDITS_PER_USD;
+    bucket[`tokens:${key}`] = Number(bucket[`tokens:${key}`] ?? 0) + point.tokens;
   }
   return { chart: [...buckets.values()], keys };
 }

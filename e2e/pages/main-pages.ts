@@ -33,6 +33,7 @@ export function mainPages(seeded: Seeded): { name: string; path: string }[] {
     { name: "mission", path: `/w/demo/missions/${seeded.missionId}` },
     { name: "crew editor", path: `/w/demo/missions/crews/${seeded.crewId}` },
     { name: "comparison", path: `/w/demo/missions/compare/${seeded.comparisonId}` },
+    { name: "workspace settings", path: "/w/demo/settings/workspace" },
     { name: "members", path: "/w/demo/settings/members" },
     { name: "policy", path: "/w/demo/settings/policy" },
     { name: "billing", path: "/w/demo/settings/billing" },

@@ -30,6 +30,8 @@ export interface UsageRow extends UsageTotals {
   label: string;
   /** Spend on the offline model: a nominal price, nothing really spent. */
   nominal: boolean;
+  /** Grouped by agent: the agent's own colour, which the charts draw it in. */
+  color?: string;
 }
 
 export interface UsageReport {
@@ -112,7 +114,7 @@ export async function getUsageReport(db: Db, workspaceId: string, query: ReportQ
       .groupBy(sql`1`, sql`2`)
       .orderBy(sql`1`),
     query.group === "agent"
-      ? db.select({ id: agents.id, handle: agents.handle, name: agents.name }).from(agents).where(eq(agents.workspaceId, workspaceId))
+      ? db.select({ id: agents.id, handle: agents.handle, name: agents.name, color: agents.color }).from(agents).where(eq(agents.workspaceId, workspaceId))
       : Promise.resolve([]),
     query.group === "mission" ? missionUsage(db, workspaceId, range, granularity, query.tz) : Promise.resolve(null),
   ]);
@@ -121,6 +123,7 @@ export async function getUsageReport(db: Db, workspaceId: string, query: ReportQ
   const missionNames = missions ? await missionLabels(db, workspaceId, missions.grouped.map((g) => g.key)) : new Map<string, string>();
 
   const agentLabels = new Map(names.map((a) => [a.id, `${a.name} (@${a.handle})`]));
+  const agentColors = new Map(names.map((a) => [a.id, a.color]));
   const label = (k: string) => {
     if (query.group === "agent") return k ? (agentLabels.get(k) ?? "Deleted agent") : "No agent";
     if (query.group === "source") return sourceLabels[k] ?? k;
@@ -128,7 +131,12 @@ export async function getUsageReport(db: Db, workspaceId: string, query: ReportQ
     return isNominal(k) ? `${k} (nominal price)` : k;
   };
   const rows = grouped
-    .map((g) => ({ ...g, label: label(g.key), nominal: query.group === "model" && isNominal(g.key) }))
+    .map((g) => ({
+      ...g,
+      label: label(g.key),
+      nominal: query.group === "model" && isNominal(g.key),
+      ...(query.group === "agent" && agentColors.has(g.key) ? { color: agentColors.get(g.key) } : {}),
+    }))
     .sort((a, b) => b.credits - a.credits || a.label.localeCompare(b.label));
   const totals = rows.reduce<UsageTotals>(
     (t, r) => ({

@@ -2,6 +2,7 @@ import { notFound, redirect } from "next/navigation";
 import { getServer } from "../server";
 import { getWorkspaceMembership, listWorkspacesForUser, markWorkspaceOpened, type WorkspaceMembership } from "../workspaces/workspaces";
 import type { PublicUser } from "../workspaces/users";
+import { getWorkspaceTimeZone } from "../workspaces/time-zone";
 import { currentUser } from "./auth";
 
 export async function requireUser(): Promise<PublicUser> {
@@ -12,7 +13,8 @@ export async function requireUser(): Promise<PublicUser> {
 
 export interface WorkspacePage {
   user: PublicUser;
-  workspace: WorkspaceMembership;
+  /** With the zone every date of the workspace is shown in. */
+  workspace: WorkspaceMembership & { timeZone: string };
   workspaces: WorkspaceMembership[];
 }
 
@@ -27,5 +29,6 @@ export async function requireWorkspacePage(slug: string): Promise<WorkspacePage>
   const workspace = await getWorkspaceMembership(db, user.id, { slug });
   if (!workspace) notFound();
   await markWorkspaceOpened(db, user.id, workspace.id);
-  return { user, workspace, workspaces: await listWorkspacesForUser(db, user.id) };
+  const timeZone = await getWorkspaceTimeZone(db, workspace.id);
+  return { user, workspace: { ...workspace, timeZone }, workspaces: await listWorkspacesForUser(db, user.id) };
 }

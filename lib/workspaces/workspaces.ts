@@ -5,6 +5,7 @@ import type { Db } from "../db/client";
 import { memberships, workspaces, type Role } from "../db/schema";
 import { AppError, PG_UNIQUE_VIOLATION, pgErrorCode } from "../errors";
 import { recordAudit } from "../audit";
+import { DEFAULT_TIME_ZONE, isKnownTimeZone } from "./time-zone";
 
 export interface WorkspaceMembership {
   id: string;
@@ -90,13 +91,18 @@ export function slugify(name: string): string {
 }
 
 /** Creates a workspace with its creator as owner; the slug gets a suffix if the name is taken. */
-export async function createWorkspace(db: Db, input: { name: string; ownerId: string; slug?: string }): Promise<WorkspaceMembership> {
+export async function createWorkspace(
+  db: Db,
+  input: { name: string; ownerId: string; slug?: string; timeZone?: string },
+): Promise<WorkspaceMembership> {
+  // The creator's browser zone when this server knows it, else UTC; changed later in Settings → Workspace.
+  const timeZone = input.timeZone && isKnownTimeZone(input.timeZone) ? input.timeZone : DEFAULT_TIME_ZONE;
   const base = input.slug ?? slugify(input.name);
   for (let attempt = 0; attempt < 5; attempt++) {
     const slug = attempt === 0 ? base : `${base}-${crypto.randomBytes(3).toString("hex")}`;
     try {
       return await db.transaction(async (tx) => {
-        const [ws] = await tx.insert(workspaces).values({ name: input.name.trim(), slug }).returning();
+        const [ws] = await tx.insert(workspaces).values({ name: input.name.trim(), slug, timeZone }).returning();
         await tx.insert(memberships).values({ workspaceId: ws!.id, userId: input.ownerId, role: "owner" });
         await recordAudit(tx, {
           workspaceId: ws!.id,

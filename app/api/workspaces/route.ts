@@ -4,6 +4,6 @@ import { createWorkspace, listWorkspacesForUser, workspaceNameSchema } from "@/l
 
 export const GET = userRoute({}, async ({ db, user }) => ({ workspaces: await listWorkspacesForUser(db, user.id) }));
 
-export const POST = userRoute({ body: z.object({ name: workspaceNameSchema }) }, async ({ db, user, body }) =>
-  created({ workspace: await createWorkspace(db, { name: body.name, ownerId: user.id }) }),
+export const POST = userRoute({ body: z.object({ name: workspaceNameSchema, timeZone: z.string().max(64).optional() }) }, async ({ db, user, body }) =>
+  created({ workspace: await createWorkspace(db, { name: body.name, ownerId: user.id, timeZone: body.timeZone }) }),
 );

@@ -27,6 +27,8 @@ export const workspaces = pgTable(
     slug: text().notNull(),
     name: text().notNull(),
     settings: jsonb().$type<WorkspaceSettings>().notNull().default({}),
+    /** The IANA time zone every date and time of the workspace is shown in, and its usage days are counted in. */
+    timeZone: text().notNull().default("UTC"),
     /** Last sequence number handed out to the workspace's feed journal. */
     feedSeq: bigint({ mode: "number" }).notNull().default(0),
     createdAt: createdAt(),

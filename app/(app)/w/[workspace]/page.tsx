@@ -5,6 +5,7 @@ import { listAgents } from "@/lib/agents/agents";
 import { requireWorkspacePage } from "@/lib/http/page";
 import { getServer } from "@/lib/server";
 import { countMembers } from "@/lib/workspaces/members";
+import { hasRole } from "@/lib/workspaces/roles";
 import { AgentCard } from "@/components/agents/agent-card";
 import { BudgetBanner } from "@/components/usage/budget-banner";
 import { OverviewCards } from "@/components/usage/overview-cards";
@@ -17,6 +18,7 @@ export default async function OverviewPage({ params }: { params: Promise<{ works
   const [agents, members] = await Promise.all([listAgents(db, workspace.id), countMembers(db, workspace.id)]);
   // Members see activity and throughput; spend is for reviewers and up.
   const canSeeSpend = spendVisibleTo(workspace);
+  const canEditAgents = hasRole(workspace.role, "manager");
   return (
     <div className="mx-auto max-w-5xl space-y-8">
       <header>
@@ -46,7 +48,19 @@ export default async function OverviewPage({ params }: { params: Promise<{ works
           Agents
         </h2>
         {agents.length === 0 ? (
-          <p className="card p-6 text-sm text-slate-600">This workspace has no agents yet.</p>
+          <div className="card space-y-3 p-6 text-sm text-slate-600" data-testid="no-agents">
+            <p className="text-base font-medium text-slate-900">No agents yet</p>
+            <p>
+              Agents do the work here: people chat with them, reviewers approve what they want to do, and their spend shows on this page.{" "}
+              {canEditAgents ? "Create the first one to get started." : "A manager or an owner creates them."}
+            </p>
+            <Link
+              href={canEditAgents ? `/w/${workspace.slug}/agents?new=1` : `/w/${workspace.slug}/agents`}
+              className={canEditAgents ? "btn-primary inline-flex" : "text-sm font-medium text-indigo-700 hover:underline"}
+            >
+              {canEditAgents ? "Create an agent" : "Open Agents"}
+            </Link>
+          </div>
         ) : (
           <ul className="grid gap-4 sm:grid-cols-2 lg:grid-cols-3">
             {agents.map((agent) => (

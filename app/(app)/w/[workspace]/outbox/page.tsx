@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { Time } from "@/components/ui/time";
 import { listOutboxForViewer } from "@/lib/connections/connections";
 import { requireWorkspacePage } from "@/lib/http/page";
 import { getServer } from "@/lib/server";
@@ -30,9 +31,7 @@ export default async function OutboxPage({ params }: { params: Promise<{ workspa
                 <span className="rounded bg-slate-100 px-1.5 py-0.5 font-mono text-slate-700">{m.service}</span>
                 <span className="font-medium text-slate-700">{m.destination}</span>
                 {m.agent ? <span>from @{m.agent.handle}</span> : null}
-                <time className="ml-auto" dateTime={m.createdAt.toISOString()}>
-                  {m.createdAt.toLocaleString("en-GB", { timeZone: "UTC" })} UTC
-                </time>
+                <Time className="ml-auto" at={m.createdAt.toISOString()} />
               </div>
               <p className="mt-2 whitespace-pre-wrap text-sm">{m.body}</p>
             </li>

@@ -1,0 +1,19 @@
+import type { Metadata } from "next";
+import { requireWorkspacePage } from "@/lib/http/page";
+import { hasRole } from "@/lib/workspaces/roles";
+import { TimeZoneForm } from "@/components/settings/time-zone-form";
+
+export const metadata: Metadata = { title: "Workspace" };
+
+export default async function WorkspaceSettingsPage({ params }: { params: Promise<{ workspace: string }> }) {
+  const { workspace } = await requireWorkspacePage((await params).workspace);
+  return (
+    <div className="mx-auto max-w-4xl space-y-6">
+      <header>
+        <h1 className="text-2xl font-semibold tracking-tight">Workspace</h1>
+        <p className="mt-1 text-sm text-slate-600">How {workspace.name} shows dates and counts its days.</p>
+      </header>
+      <TimeZoneForm canEdit={hasRole(workspace.role, "manager")} />
+    </div>
+  );
+}

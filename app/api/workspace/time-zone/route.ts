@@ -1,0 +1,8 @@
+import { route } from "@/lib/http/route";
+import { getWorkspaceTimeZone, setWorkspaceTimeZone, timeZoneBodySchema } from "@/lib/workspaces/time-zone";
+
+export const GET = route({}, async ({ db, workspace }) => ({ timeZone: await getWorkspaceTimeZone(db, workspace.id) }));
+
+export const PUT = route({ role: "manager", body: timeZoneBodySchema }, async ({ db, workspace, user, body }) => ({
+  timeZone: await setWorkspaceTimeZone(db, workspace.id, user.id, body.timeZone),
+}));

@@ -1,0 +1,30 @@
+"use client";
+
+import { errorWords } from "@/lib/error-sentences";
+import { toast } from "./toaster";
+
+/**
+ * An error said in words: what happened (from the one table in
+ * lib/error-sentences.ts), the server's specifics when it has some, and the
+ * code small beneath.
+ */
+export function ErrorNotice({ error, fallback, className }: { error: unknown; fallback: string; className?: string }) {
+  const words = errorWords(error, fallback);
+  return (
+    <div role="alert" className={`text-sm text-rose-700 ${className ?? ""}`} data-testid="error-notice">
+      <p>{words.sentence}</p>
+      {words.detail ? <p className="mt-0.5 text-slate-700">{words.detail}</p> : null}
+      {words.code ? (
+        <p className="mt-0.5 font-mono text-xs text-slate-500" data-testid="error-code">
+          {words.code}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+/** The same words as a toast: the sentence, with the specifics and the code as its description. */
+export function toastError(error: unknown, fallback: string) {
+  const words = errorWords(error, fallback);
+  toast.error(words.sentence, { description: [words.detail, words.code].filter(Boolean).join(" · ") || undefined });
+}

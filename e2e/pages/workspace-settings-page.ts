@@ -1,0 +1,21 @@
+import { expect, type Page } from "@playwright/test";
+
+/** Settings → Workspace: the time zone every date of the workspace is shown in. */
+export class WorkspaceSettingsPage {
+  constructor(private readonly page: Page) {}
+
+  async goto(slug: string) {
+    await this.page.goto(`/w/${slug}/settings/workspace`);
+    await expect(this.page.getByRole("heading", { name: "Workspace", exact: true })).toBeVisible();
+  }
+
+  zone() {
+    return this.page.getByRole("combobox", { name: "Time zone" });
+  }
+
+  async setZone(zone: string) {
+    await this.zone().selectOption(zone);
+    await this.page.getByRole("button", { name: "Save time zone" }).click();
+    await expect(this.page.getByRole("region", { name: /^Notifications/ }).getByText(`Times are now shown in ${zone}.`)).toBeVisible();
+  }
+}

@@ -1,0 +1,41 @@
+import { describe, expect, it } from "vitest";
+import { chartPalette, OTHER_COLOR, seriesColors } from "../../components/usage/colors";
+import { budgetPercent, budgetStatus } from "../../components/usage/format";
+
+describe("chart colours", () => {
+  it("draws an agent in its own colour, and never two groups in one colour", () => {
+    const colors = seriesColors(
+      [
+        { key: "a", color: "#0EA5E9" },
+        { key: "b", color: "#0ea5e9" },
+        { key: "c", color: "#f59e0b" },
+        { key: "gpt-x" },
+      ],
+      "__other",
+    );
+    expect(colors.get("a")).toBe("#0ea5e9");
+    expect(colors.get("c")).toBe("#f59e0b");
+    expect(colors.get("__other")).toBe(OTHER_COLOR);
+    const all = ["a", "b", "c", "gpt-x", "__other"].map((k) => colors.get(k));
+    expect(new Set(all).size).toBe(5);
+    expect(chartPalette).toContain(colors.get("b"));
+  });
+
+  it("gives a group without a colour the same colour every time", () => {
+    const once = seriesColors([{ key: "claude-opus" }, { key: "offline" }], "__other");
+    const again = seriesColors([{ key: "claude-opus" }, { key: "offline" }], "__other");
+    expect([...once]).toEqual([...again]);
+  });
+});
+
+describe("budget wording", () => {
+  it("says the exact share spent, rounded down", () => {
+    expect(budgetPercent(97_400, 100_000)).toBe(97);
+    expect(budgetStatus(97_400, 100_000)).toBe("97 % of the monthly budget");
+    expect(budgetStatus(0, 100_000)).toBe("0 % of the monthly budget");
+    expect(budgetStatus(99_999, 100_000)).toBe("99 % of the monthly budget");
+    expect(budgetStatus(100_000, 100_000)).toBe("100 % of the monthly budget: runs stop");
+    expect(budgetStatus(2_500_000, 100_000)).toBe("2,500 % of the monthly budget: runs stop");
+    expect(budgetStatus(5, null)).toBe("No budget");
+  });
+});
