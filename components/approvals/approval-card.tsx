@@ -124,12 +124,16 @@ export function ApprovalCard({ item, now, viewerId, canDecide, onDecided, select
       data-approval
       tabIndex={-1}
       data-gone={gone ? "true" : undefined}
-      className={`card min-w-0 space-y-3 p-3 outline-none sm:p-4 ${selected ? "ring-2 ring-indigo-500" : ""} ${gone ? "border-dashed bg-slate-50 grayscale" : ""}`}
+      className={`card relative min-w-0 space-y-3 p-3 outline-none sm:p-4 ${selected ? "ring-2 ring-indigo-500" : ""} ${gone ? "border-dashed bg-slate-50 grayscale" : ""}`}
       aria-current={selected ? "true" : undefined}
       aria-label={`Approval: ${item.preview.title} by @${item.agent.handle}`}>
       {after ? (
-        <div className="flex flex-wrap items-center justify-between gap-2 rounded-md bg-slate-200 px-3 py-2 text-sm text-slate-900" role="status" data-testid="decided-elsewhere">
-          <span className="font-medium">
+        // Laid over the card's top line, so the card keeps its height and nothing below it moves.
+        <div
+          className="absolute inset-x-0 top-0 z-10 flex items-center justify-between gap-2 rounded-t-lg border-b border-slate-300 bg-slate-200 px-3 py-1.5 text-sm text-slate-900 sm:px-4"
+          role="status"
+          data-testid="decided-elsewhere">
+          <span className="min-w-0 truncate font-medium">
             {after.text}
             {after.at ? (
               <>
@@ -139,7 +143,7 @@ export function ApprovalCard({ item, now, viewerId, canDecide, onDecided, select
             ) : null}
           </span>
           {onDismiss ? (
-            <button type="button" className="btn-secondary px-2 py-1 text-xs" onClick={onDismiss}>
+            <button type="button" className="btn-secondary shrink-0 px-2 py-0.5 text-xs" onClick={onDismiss}>
               Dismiss
             </button>
           ) : null}
@@ -161,11 +165,9 @@ export function ApprovalCard({ item, now, viewerId, canDecide, onDecided, select
             {identical} identical requests
           </span>
         ) : null}
-        {gone ? null : (
-          <span className={`ml-auto font-medium ${left === "expired" ? "text-rose-700" : "text-slate-700"}`} title={absoluteWhen(item.expiresAt)}>
-            {left}
-          </span>
-        )}
+        <span className={`ml-auto font-medium ${left === "expired" ? "text-rose-700" : "text-slate-700"}`} title={absoluteWhen(item.expiresAt)}>
+          {left}
+        </span>
       </header>
       {item.judgeVerdict ? (
         <p className="rounded bg-slate-50 px-2 py-1 text-xs text-slate-700" data-testid="approval-judge">
@@ -204,19 +206,20 @@ export function ApprovalCard({ item, now, viewerId, canDecide, onDecided, select
           {ownRequest ? (
             <p className="text-xs text-slate-600">This was asked on your behalf: this workspace needs someone else to approve it. You can still reject it.</p>
           ) : null}
-          {gone && (mode !== "idle" || reason.trim()) ? (
-            <p className="text-sm font-medium text-slate-800" data-testid="draft-not-sent">
-              {mode === "edit" ? "Your edited input was not sent." : "Your reason was not sent."} It is kept below so you can copy it.
-            </p>
-          ) : null}
           {mode === "reject" ? (
             <div className="space-y-2">
               <label className="label" htmlFor={`reason-${item.id}`}>
                 Reason for rejecting
               </label>
-              <p id={`reason-${item.id}-rule`} className="text-xs text-slate-600">
-                Required: the agent is told why.
-              </p>
+              {gone ? (
+                <p id={`reason-${item.id}-rule`} className="text-xs font-medium text-slate-800" data-testid="draft-not-sent">
+                  Your reason was not sent. It is kept here to copy.
+                </p>
+              ) : (
+                <p id={`reason-${item.id}-rule`} className="text-xs text-slate-600">
+                  Required: the agent is told why.
+                </p>
+              )}
               <textarea
                 id={`reason-${item.id}`}
                 autoFocus

@@ -133,8 +133,11 @@ export function EditInput({ item, busy, frozen = false, canApprove, onApprove, o
     return (
       <div className="space-y-2" data-testid="edit-draft">
         <label className="label" htmlFor={id("draft")}>
-          Your edited input (not sent)
+          Your edited input
         </label>
+        <p className="text-xs font-medium text-slate-800" data-testid="draft-not-sent">
+          Your edited input was not sent. It is kept here to copy.
+        </p>
         <textarea id={id("draft")} readOnly className="input font-mono text-xs" rows={6} value={draft} />
         <div className="grid grid-cols-2 gap-2 sm:flex">
           <CopyDraft text={draft} what="edited input" />
