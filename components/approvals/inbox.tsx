@@ -192,6 +192,19 @@ function Pending({ viewerId, canDecide }: { viewerId: string; canDecide: boolean
       <div className="flex flex-wrap items-center justify-between gap-2">
         <p className="text-sm text-slate-600" aria-live="polite">
           {query.data ? `${query.data.approvals.reduce((n, a) => n + (a.identical?.count ?? 1), 0)} waiting for a decision` : "Loading…"}
+          {/* New requests are offered on this line rather than pushing the card being read (and its buttons) down. */}
+          {waiting > 0 ? (
+            <>
+              {" · "}
+              <button
+                type="button"
+                className="font-medium text-indigo-700 underline"
+                data-testid="new-approvals"
+                onClick={() => setSteady((s) => settle(s, { held: false, pointerInside: false, selectedId: selectedId.current }))}>
+                {waiting} new — show
+              </button>
+            </>
+          ) : null}
         </p>
         <div className="flex items-center gap-2">
           <InboxKeysHelp open={keys.help} onOpenChange={keys.setHelp} />
@@ -207,14 +220,6 @@ function Pending({ viewerId, canDecide }: { viewerId: string; canDecide: boolean
       </div>
       <ApprovalFilters filters={filters} onChange={setFilter} />
       {query.isError ? <p className="text-sm text-rose-700">Could not load approvals.</p> : null}
-      {/* New requests wait here rather than pushing the card being read (and its buttons) down. */}
-      <div aria-live="polite">
-        {waiting > 0 ? (
-          <button type="button" className="btn-secondary w-full justify-center py-2 text-sm" data-testid="new-approvals" onClick={() => setSteady((s) => settle(s, { held: false, pointerInside: false, selectedId: selectedId.current }))}>
-            {waiting} new — show
-          </button>
-        ) : null}
-      </div>
       {data && steady.shown.length === 0 ? (
         <p className="card p-6 text-sm text-slate-600">
           {filters.agent || filters.category || filters.taint
