@@ -165,7 +165,14 @@ function Pending({ viewerId, canDecide }: { viewerId: string; canDecide: boolean
     const incoming = data.approvals.filter((a) => !decidedHere.current.has(a.id));
     setSteady((s) => prune(receive(s, incoming, search, moment()), moment()));
   }, [data, search, moment]);
-  const release = () => setSteady((s) => (s.gone.length > 0 || s.waiting.length > 0 ? settle(s, moment()) : s));
+  // The pointer left the list or the focus left it: apply what waited, unless the other one still holds it.
+  const release = (pointerLeft: boolean) =>
+    setSteady((s) => {
+      if (s.gone.length === 0 && s.waiting.length === 0) return s;
+      const now = moment();
+      const m = pointerLeft ? { ...now, pointerInside: false, held: !!list.current?.contains(document.activeElement) } : now;
+      return m.held ? prune(s, m) : settle(s, m);
+    });
 
   const outcomeQueries = useQueries({
     queries: steady.gone.map((id) => ({
@@ -230,9 +237,9 @@ function Pending({ viewerId, canDecide }: { viewerId: string; canDecide: boolean
       <ul
         className="space-y-3"
         ref={list}
-        onPointerLeave={release}
+        onPointerLeave={() => release(true)}
         onBlur={(e) => {
-          if (!e.currentTarget.contains(e.relatedTarget as Node | null)) release();
+          if (!e.currentTarget.contains(e.relatedTarget as Node | null)) release(false);
         }}>
         {steady.shown.map((item, i) => (
           <li key={item.id} onFocusCapture={() => keys.select(i)}>
