@@ -33,6 +33,7 @@ async function askForPosts(page: Page, prefix: string, words: string[], extraLin
 }
 
 test("a card approved by another reviewer stays in place, greyed, with who and when; the typed reason is kept and was not sent", async ({ page, browser }) => {
+  test.setTimeout(120_000);
   await new SignInPage(page).signInAs(OWNER);
   const { handle, ids } = await askForPosts(page, "twice", ["alpha", "beta"]);
   const a = await personWithRole(browser, page, "reviewer");
@@ -44,9 +45,9 @@ test("a card approved by another reviewer stays in place, greyed, with who and w
     await expect(cards).toHaveCount(2, { timeout: 20_000 });
     const target = cards.filter({ hasText: "alpha" });
     const other = cards.filter({ hasText: "beta" });
-    const otherBox = await other.boundingBox();
     await target.getByRole("button", { name: "Reject…" }).click();
     await target.getByLabel(/Reason for rejecting/).fill("wrong channel, use #ops");
+    const otherBox = await other.boundingBox();
 
     // Reviewer B approves the same request from another browser.
     const alphaId = await a.page.evaluate(async (h) => {
@@ -86,6 +87,7 @@ test("a card approved by another reviewer stays in place, greyed, with who and w
 });
 
 test("while the pointer is over the list, a new request is announced instead of being inserted above", async ({ page, browser }) => {
+  test.setTimeout(90_000);
   await new SignInPage(page).signInAs(OWNER);
   const { handle } = await askForPosts(page, "steady", ["first"]);
   const reviewer = await personWithRole(browser, page, "reviewer");
@@ -125,27 +127,27 @@ test("pending filters by agent, category and taint, kept in the address", async 
   await inbox.goto("demo");
   const filters = inbox.pending().getByRole("group", { name: "Filters" });
 
-  await filters.getByLabel("Agent").selectOption(tainted.handle);
+  await filters.getByRole("combobox", { name: /^Agent/ }).selectOption(tainted.handle);
   await expect(page).toHaveURL(new RegExp(`[?&]agent=${tainted.handle}`));
   await expect(inbox.card(tainted.handle)).toHaveCount(1);
   await expect(inbox.card(plain.handle)).toHaveCount(0);
 
-  await filters.getByLabel("Agent").selectOption("");
-  await filters.getByLabel("Category").selectOption("tainted_egress");
+  await filters.getByRole("combobox", { name: /^Agent/ }).selectOption("");
+  await filters.getByRole("combobox", { name: /^Category/ }).selectOption("tainted_egress");
   await expect(page).toHaveURL(/[?&]category=tainted_egress/);
   await expect(inbox.card(tainted.handle)).toHaveCount(1);
   await expect(inbox.card(plain.handle)).toHaveCount(0);
 
-  await filters.getByLabel("Category").selectOption("");
-  await filters.getByLabel("Taint").selectOption("web:127.0.0.1");
+  await filters.getByRole("combobox", { name: /^Category/ }).selectOption("");
+  await filters.getByRole("combobox", { name: /^Taint/ }).selectOption("web:127.0.0.1");
   await expect(page).toHaveURL(/[?&]taint=web%3A127\.0\.0\.1/);
   await expect(inbox.card(tainted.handle)).toHaveCount(1);
   await expect(inbox.card(plain.handle)).toHaveCount(0);
 
   // The address alone brings the same view back.
   await page.goto(`/w/demo/approvals?category=external_send&agent=${plain.handle}`);
-  await expect(filters.getByLabel("Category")).toHaveValue("external_send");
-  await expect(filters.getByLabel("Agent")).toHaveValue(plain.handle);
+  await expect(filters.getByRole("combobox", { name: /^Category/ })).toHaveValue("external_send");
+  await expect(filters.getByRole("combobox", { name: /^Agent/ })).toHaveValue(plain.handle);
   await expect(inbox.card(plain.handle)).toHaveCount(1);
   await expect(inbox.card(tainted.handle)).toHaveCount(0);
   await page.goto(`/w/demo/approvals?agent=${plain.handle}&category=tainted_egress`);

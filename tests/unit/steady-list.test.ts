@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { dismiss, emptySteadyList, receive, settle, type Moment } from "../../components/approvals/steady-list";
+import { dismiss, emptySteadyList, prune, receive, settle, type Moment } from "../../components/approvals/steady-list";
 
 const item = (id: string, v = 0) => ({ id, v });
 const ids = (list: { id: string }[]) => list.map((i) => i.id);
@@ -55,5 +55,15 @@ describe("the steady pending list", () => {
     const other = receive(gone, [item("z")], "q2", hovering("b"));
     expect(ids(other.shown)).toEqual(["z"]);
     expect(other.gone).toEqual([]);
+  });
+
+  it("pruning takes away only gone cards the reviewer has left, keeps the order and what waits, and does nothing under the pointer", () => {
+    const held = receive(start, [item("n"), item("c")], "q", typing("b"));
+    expect(held.gone).toEqual(["a", "b"]);
+    expect(prune(held, { held: true, pointerInside: true, selectedId: "c" })).toBe(held);
+    const pruned = prune(held, typing("b"));
+    expect(ids(pruned.shown)).toEqual(["b", "c"]);
+    expect(pruned.gone).toEqual(["b"]);
+    expect(ids(pruned.waiting)).toEqual(["n"]);
   });
 });
