@@ -108,7 +108,7 @@ test("while the pointer is over the list, a new request is announced instead of 
     expect((await page.request.post(`/api/sessions/${id}/messages`, { headers: DEMO, data: { text: "slack #general post second" } })).ok()).toBe(true);
 
     const announced = inbox.pending().getByTestId("new-approvals");
-    await expect(announced).toHaveText("1 new — show", { timeout: 15_000 });
+    await expect(announced).toHaveText("1 new — show", { timeout: 30_000 });
     await expect(cards).toHaveCount(1);
     expect((await approve.boundingBox())?.y).toBe(before?.y);
     await announced.click();
