@@ -82,7 +82,8 @@ test.describe("chat", () => {
       // Exactly once: one opening paragraph, every command listed once, three replies in all.
       await expect(chat.replies()).toHaveCount(3);
       await expect(chat.userMessages()).toHaveCount(3);
-      await expect(memberPage.getByText("I'm the offline model: I run without a network", { exact: false })).toHaveCount(1);
+      // Counted in the conversation: the screen-reader announcement of the finished reply holds its words too.
+      await expect(memberPage.getByRole("list", { name: "Messages" }).getByText("I'm the offline model: I run without a network", { exact: false })).toHaveCount(1);
       await expect(third.getByRole("listitem")).toHaveCount(offlineGrammar.length);
       for (const g of offlineGrammar) await expect(third.getByText(g.command, { exact: true })).toHaveCount(1);
       const paragraphs = (await third.getByTestId("reply-text").locator("p").allInnerTexts()).map(squash);
@@ -132,5 +133,59 @@ test.describe("chat", () => {
     await expect(chat.replies()).toHaveCount(1);
     await expect(chat.lastReply().getByTestId("reply-cancelled")).toBeVisible();
     await expect(chat.lastReply().getByTestId("reply-text")).toContainText("I'm the");
+  });
+});
+
+test.describe("message actions and the spoken reply", () => {
+  test("Copy puts a message on the clipboard, Retry sends the same words again, and the finished reply is announced once", async ({ page, context }) => {
+    test.setTimeout(120_000);
+    await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+    await new SignInPage(page).signInAs(OWNER);
+    const chat = new ChatPage(page);
+    await chat.goto("demo");
+    await chat.startWith("scout");
+    const announcer = page.getByTestId("reply-announcer");
+    await expect(announcer).toHaveAttribute("aria-live", "polite");
+
+    // Every value the live region takes is recorded: it stays quiet while the reply streams, then holds the whole reply, once.
+    await page.evaluate(() => {
+      const region = document.querySelector('[data-testid="reply-announcer"]')!;
+      const spoken: string[] = [];
+      (window as unknown as { spoken: string[] }).spoken = spoken;
+      new MutationObserver(() => spoken.push(region.textContent ?? "")).observe(region, { childList: true, characterData: true, subtree: true });
+    });
+    await chat.send("How do you work?");
+    await chat.waitUntilIdle();
+    const lastCommand = offlineGrammar[offlineGrammar.length - 1]!.command;
+    await expect(announcer).toContainText(lastCommand);
+    const spoken = (await page.evaluate(() => (window as unknown as { spoken: string[] }).spoken)).filter((text) => text !== "");
+    expect(spoken).toHaveLength(1);
+    expect(spoken[0]!.startsWith("Scout replied: I'm the offline model")).toBe(true);
+    expect(spoken[0]!.split("I'm the offline model").length - 1).toBe(1);
+    expect(spoken[0]!.split(lastCommand).length - 1).toBe(1);
+
+    // Copy, from the keyboard: the message's words on the clipboard and a toast.
+    const message = chat.userMessages().last();
+    const copy = message.getByRole("button", { name: "Copy message" });
+    await expect(copy).toBeVisible();
+    await copy.focus();
+    await page.keyboard.press("Enter");
+    await expect(page.getByText("Message copied")).toBeVisible();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe("How do you work?");
+    await chat.lastReply().getByRole("button", { name: "Copy reply" }).click();
+    await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toContain(lastCommand);
+
+    // Retry: the same words as a new message, and a second reply.
+    await chat.lastReply().getByRole("button", { name: "Retry: send your message again" }).click();
+    await expect(chat.userMessages()).toHaveText(["How do you work?", "How do you work?"]);
+    await expect(chat.replies()).toHaveCount(2);
+    await chat.waitUntilIdle();
+    await expect(chat.lastReply()).toContainText(lastCommand);
+    await expect(message.getByRole("button", { name: "Send this message again" })).toBeEnabled();
+
+    // ↑ in the empty composer still brings back the last message.
+    await chat.input().focus();
+    await page.keyboard.press("ArrowUp");
+    await expect(chat.input()).toHaveValue("How do you work?");
   });
 });

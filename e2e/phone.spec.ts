@@ -101,6 +101,17 @@ test("on a phone the chat composer spans the width and sends", async ({ page }) 
   await expect(chat.userMessages()).toHaveCount(before + 1);
   await expect(chat.userMessages().last()).toContainText("sent from a phone");
   await chat.waitUntilIdle();
+  // Copy and Retry show without hover, inside the screen, big enough to tap.
+  for (const button of [
+    chat.userMessages().last().getByRole("button", { name: "Copy message" }),
+    chat.userMessages().last().getByRole("button", { name: "Send this message again" }),
+    chat.lastReply().getByRole("button", { name: "Copy reply" }),
+  ]) {
+    await expect(button).toBeVisible();
+    const tap = (await button.boundingBox())!;
+    expect(tap.height).toBeGreaterThanOrEqual(32);
+    expect(tap.x + tap.width).toBeLessThanOrEqual(PHONE.width);
+  }
   expect(await horizontalOverflow(page)).toBe(0);
 });
 

@@ -8,6 +8,8 @@ import { toast } from "../ui/toaster";
 import { categoryLabels, judgeLine, originHref, requestLine, timeLeft, type ApprovalItem } from "./types";
 import { absoluteWhen } from "@/lib/client/when";
 import { EditInput } from "./edit-input";
+import { CopyDraft } from "./copy-draft";
+import { Time } from "../ui/time";
 
 export function PreviewCard({ preview }: { preview: ApprovalItem["preview"] }) {
   return (
@@ -50,7 +52,24 @@ export function TaintList({ item, slug }: { item: ApprovalItem; slug: string }) 
   );
 }
 
-export function ApprovalCard({ item, now, viewerId, canDecide, onDecided, selected = false }: {
+/** What became of a card that left the pending list while it was shown: null while that is being looked up. */
+export type Outcome = Pick<ApprovalItem, "status" | "decidedBy" | "decidedAt" | "judgeVerdict"> | null;
+
+function outcomeLine(outcome: Outcome): { text: string; at: string | null } {
+  if (!outcome) return { text: "No longer waiting: it was decided elsewhere", at: null };
+  const by = outcome.decidedBy ?? (outcome.judgeVerdict?.decided ? "the judge" : null);
+  const text =
+    outcome.status === "approved" || outcome.status === "rejected"
+      ? `${outcome.status === "approved" ? "Approved" : "Rejected"}${by ? ` by ${by}` : ""}`
+      : outcome.status === "expired"
+        ? "Expired"
+        : outcome.status === "withdrawn"
+          ? "Withdrawn: the run was stopped"
+          : "No longer waiting";
+  return { text, at: outcome.decidedAt };
+}
+
+export function ApprovalCard({ item, now, viewerId, canDecide, onDecided, selected = false, gone = false, outcome = null, onDismiss }: {
   item: ApprovalItem;
   /** The card keyboard triage acts on. */
   selected?: boolean;
@@ -58,6 +77,10 @@ export function ApprovalCard({ item, now, viewerId, canDecide, onDecided, select
   viewerId: string;
   canDecide: boolean;
   onDecided: () => void;
+  /** Decided, expired or withdrawn elsewhere while shown: kept in place, read-only, until the reviewer moves on. */
+  gone?: boolean;
+  outcome?: Outcome;
+  onDismiss?: () => void;
 }) {
   const api = useApi();
   const { slug, timeZone } = useWorkspace();
@@ -66,11 +89,20 @@ export function ApprovalCard({ item, now, viewerId, canDecide, onDecided, select
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [errorCode, setErrorCode] = useState<string | null>(null);
+  const [reasonMissing, setReasonMissing] = useState(false);
+  const after = gone ? outcomeLine(outcome) : null;
   const ownRequest = item.fourEyes && (item.onBehalfOfUserId ?? item.requestedByUserId) === viewerId;
   const origin = originHref(slug, item);
   const identical = item.identical?.count ?? 1;
 
   async function decide(decision: "approve" | "reject", extra: { reason?: string; input?: Record<string, unknown> } = {}) {
+    if (gone) return;
+    if (decision === "reject" && !extra.reason?.trim()) {
+      setError("Say why you reject it: the agent is told the reason.");
+      setErrorCode(null);
+      setReasonMissing(true);
+      return;
+    }
     setBusy(true);
     setError(null);
     setErrorCode(null);
@@ -91,9 +123,32 @@ export function ApprovalCard({ item, now, viewerId, canDecide, onDecided, select
     <article
       data-approval
       tabIndex={-1}
-      className={`card min-w-0 space-y-3 p-3 outline-none sm:p-4 ${selected ? "ring-2 ring-indigo-500" : ""}`}
+      data-gone={gone ? "true" : undefined}
+      className={`card relative min-w-0 space-y-3 p-3 outline-none sm:p-4 ${selected ? "ring-2 ring-indigo-500" : ""} ${gone ? "border-dashed bg-slate-50 grayscale" : ""}`}
       aria-current={selected ? "true" : undefined}
       aria-label={`Approval: ${item.preview.title} by @${item.agent.handle}`}>
+      {after ? (
+        // Laid over the card's top line, so the card keeps its height and nothing below it moves.
+        <div
+          className="absolute inset-x-0 top-0 z-10 flex items-center justify-between gap-2 rounded-t-lg border-b border-slate-300 bg-slate-200 px-3 py-1.5 text-sm text-slate-900 sm:px-4"
+          role="status"
+          data-testid="decided-elsewhere">
+          <span className="min-w-0 truncate font-medium">
+            {after.text}
+            {after.at ? (
+              <>
+                {" "}
+                <Time at={after.at} />
+              </>
+            ) : null}
+          </span>
+          {onDismiss ? (
+            <button type="button" className="btn-secondary shrink-0 px-2 py-0.5 text-xs" onClick={onDismiss}>
+              Dismiss
+            </button>
+          ) : null}
+        </div>
+      ) : null}
       <header className="flex flex-wrap items-center gap-2 text-xs">
         <span className={`rounded px-2 py-0.5 font-medium ${item.category === "tainted_egress" ? "bg-amber-100 text-amber-900" : "bg-indigo-50 text-indigo-700"}`}>
           {categoryLabels[item.category] ?? item.category}
@@ -154,35 +209,66 @@ export function ApprovalCard({ item, now, viewerId, canDecide, onDecided, select
           {mode === "reject" ? (
             <div className="space-y-2">
               <label className="label" htmlFor={`reason-${item.id}`}>
-                Reason for rejecting (the agent is told)
+                Reason for rejecting
               </label>
-              <textarea id={`reason-${item.id}`} autoFocus className="input" rows={2} value={reason} onChange={(e) => setReason(e.target.value)} />
+              {gone ? (
+                <p id={`reason-${item.id}-rule`} className="text-xs font-medium text-slate-800" data-testid="draft-not-sent">
+                  Your reason was not sent. It is kept here to copy.
+                </p>
+              ) : (
+                <p id={`reason-${item.id}-rule`} className="text-xs text-slate-600">
+                  Required: the agent is told why.
+                </p>
+              )}
+              <textarea
+                id={`reason-${item.id}`}
+                autoFocus
+                required
+                readOnly={gone}
+                aria-describedby={`reason-${item.id}-rule`}
+                aria-invalid={reasonMissing && !reason.trim() ? true : undefined}
+                className="input"
+                rows={2}
+                value={reason}
+                onChange={(e) => {
+                  setReason(e.target.value);
+                  if (reasonMissing) {
+                    setReasonMissing(false);
+                    setError(null);
+                  }
+                }}
+              />
               <div className="grid grid-cols-2 gap-2 sm:flex">
-                <button className="btn-danger py-2.5 sm:py-1.5" disabled={busy} onClick={() => void decide("reject", { reason: reason || undefined })}>
+                <button className="btn-danger py-2.5 sm:py-1.5" disabled={busy || gone} onClick={() => void decide("reject", { reason: reason.trim() || undefined })}>
                   Confirm rejection
                 </button>
-                <button className="btn-secondary py-2.5 sm:py-1.5" onClick={() => setMode("idle")}>
-                  Back
-                </button>
+                {gone ? (
+                  <CopyDraft text={reason} what="reason" />
+                ) : (
+                  <button className="btn-secondary py-2.5 sm:py-1.5" onClick={() => setMode("idle")}>
+                    Back
+                  </button>
+                )}
               </div>
             </div>
           ) : mode === "edit" ? (
             <EditInput
               item={item}
               busy={busy}
+              frozen={gone}
               canApprove={!ownRequest}
               onApprove={(input) => void decide("approve", { input, reason: reason || undefined })}
               onBack={() => setMode("idle")}
             />
           ) : (
             <div className="grid grid-cols-2 gap-2 sm:flex sm:flex-wrap">
-              <button className="btn-primary py-2.5 sm:py-1.5" data-action="approve" disabled={busy || ownRequest} onClick={() => void decide("approve")}>
+              <button className="btn-primary py-2.5 sm:py-1.5" data-action="approve" disabled={busy || ownRequest || gone} onClick={() => void decide("approve")}>
                 Approve
               </button>
-              <button className="btn-danger py-2.5 sm:py-1.5" data-action="reject" disabled={busy} onClick={() => setMode("reject")}>
+              <button className="btn-danger py-2.5 sm:py-1.5" data-action="reject" disabled={busy || gone} onClick={() => setMode("reject")}>
                 Reject…
               </button>
-              <button className="btn-secondary col-span-2 py-2.5 sm:py-1.5" data-action="edit" disabled={busy || ownRequest} onClick={() => setMode("edit")}>
+              <button className="btn-secondary col-span-2 py-2.5 sm:py-1.5" data-action="edit" disabled={busy || ownRequest || gone} onClick={() => setMode("edit")}>
                 Edit, then approve…
               </button>
             </div>

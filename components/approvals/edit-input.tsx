@@ -3,6 +3,7 @@
 import { useMemo, useState } from "react";
 import { formFields, inputChanges, shownValue, type FormField } from "./input-form";
 import type { ApprovalItem } from "./types";
+import { CopyDraft } from "./copy-draft";
 
 type Input = Record<string, unknown>;
 
@@ -72,9 +73,11 @@ export function InputDiff({ before, after }: { before: Input; after: Input }) {
  * shape it cannot show), then the changes against the original before the
  * reviewer confirms.
  */
-export function EditInput({ item, busy, canApprove, onApprove, onBack }: {
+export function EditInput({ item, busy, frozen = false, canApprove, onApprove, onBack }: {
   item: ApprovalItem;
   busy: boolean;
+  /** Decided elsewhere: the draft is shown read-only, to copy, and nothing can be sent. */
+  frozen?: boolean;
   canApprove: boolean;
   onApprove: (input: Input) => void;
   onBack: () => void;
@@ -125,6 +128,23 @@ export function EditInput({ item, busy, canApprove, onApprove, onBack }: {
   }
 
   const id = (key: string) => `edit-${item.id}-${key}`;
+  if (frozen) {
+    const draft = review ? JSON.stringify(review, null, 2) : asJson ? json : JSON.stringify(withoutEmpty(values), null, 2);
+    return (
+      <div className="space-y-2" data-testid="edit-draft">
+        <label className="label" htmlFor={id("draft")}>
+          Your edited input
+        </label>
+        <p className="text-xs font-medium text-slate-800" data-testid="draft-not-sent">
+          Your edited input was not sent. It is kept here to copy.
+        </p>
+        <textarea id={id("draft")} readOnly className="input font-mono text-xs" rows={6} value={draft} />
+        <div className="grid grid-cols-2 gap-2 sm:flex">
+          <CopyDraft text={draft} what="edited input" />
+        </div>
+      </div>
+    );
+  }
   if (review) {
     return (
       <div className="space-y-2" data-testid="edit-review">

@@ -1,7 +1,7 @@
 "use client";
 
 import { Keyboard } from "lucide-react";
-import { useEffect, useState } from "react";
+import { useCallback, useEffect, useState } from "react";
 import { Dialog, DialogContent, DialogTrigger } from "../ui/dialog";
 
 export const inboxKeys = [
@@ -27,10 +27,21 @@ function typingIn(target: EventTarget | null): boolean {
  * press that card's button, ? opens the list of keys. Keys are ignored while
  * typing (a reason, an edited input) and while a dialog is open.
  */
-export function useInboxKeys(list: React.RefObject<HTMLElement | null>, count: number) {
-  const [selected, setSelected] = useState(0);
+export function useInboxKeys(list: React.RefObject<HTMLElement | null>, ids: readonly string[], onSelect?: (id: string | null) => void) {
+  // The selection follows its card, so a card taken away above it does not move it; when its own card goes, the
+  // card now at the same place is selected.
+  const [selection, setSelection] = useState<{ id: string | null; index: number }>({ id: null, index: 0 });
   const [help, setHelp] = useState(false);
-  const index = count === 0 ? -1 : Math.min(selected, count - 1);
+  const found = selection.id === null ? -1 : ids.indexOf(selection.id);
+  const index = ids.length === 0 ? -1 : found >= 0 ? found : Math.min(selection.index, ids.length - 1);
+  const selected = index;
+  const select = useCallback(
+    (i: number) => {
+      setSelection({ id: ids[i] ?? null, index: i });
+      onSelect?.(ids[i] ?? null);
+    },
+    [ids, onSelect],
+  );
 
   useEffect(() => {
     function onKey(event: KeyboardEvent) {
@@ -47,7 +58,7 @@ export function useInboxKeys(list: React.RefObject<HTMLElement | null>, count: n
       if (event.key === "j" || event.key === "k") {
         event.preventDefault();
         const next = Math.max(0, Math.min(cards.length - 1, current + (event.key === "j" ? 1 : -1)));
-        setSelected(next);
+        select(next);
         cards[next]!.focus();
         cards[next]!.scrollIntoView({ block: "nearest" });
         return;
@@ -62,9 +73,9 @@ export function useInboxKeys(list: React.RefObject<HTMLElement | null>, count: n
     }
     document.addEventListener("keydown", onKey);
     return () => document.removeEventListener("keydown", onKey);
-  }, [list, selected]);
+  }, [list, selected, select]);
 
-  return { selected: index, select: setSelected, help, setHelp };
+  return { selected: index, selectedId: index >= 0 ? (ids[index] ?? null) : null, select, help, setHelp };
 }
 
 export function InboxKeysHelp({ open, onOpenChange }: { open: boolean; onOpenChange: (open: boolean) => void }) {

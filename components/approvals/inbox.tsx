@@ -1,19 +1,59 @@
 "use client";
 
-import { keepPreviousData, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useMemo, useRef, useState } from "react";
+import { keepPreviousData, useQueries, useQuery, useQueryClient } from "@tanstack/react-query";
+import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { useApi, useWorkspace } from "../providers";
 import { Tabs, TabsContent, TabsList, TabsTrigger } from "../ui/tabs";
 import { Time, useNow } from "../ui/time";
-import { ApprovalCard, TaintList } from "./approval-card";
+import { ApprovalCard, TaintList, type Outcome } from "./approval-card";
 import { InboxKeysHelp, useInboxKeys } from "./inbox-keys";
 import { useLiveApprovals } from "./live-approvals";
 import { useSelectFromAddress } from "../ui/use-address-selection";
+import { dismiss, emptySteadyList, prune, receive, settle, type Moment } from "./steady-list";
 import { categoryLabels, requestLine, type ApprovalItem } from "./types";
 
+const outcomes = ["all", "decided", "expired", "withdrawn"] as const;
+const sorts = ["expiry", "newest", "oldest"] as const;
+
+interface Filters {
+  tab: "pending" | "history";
+  agent: string;
+  category: string;
+  taint: string;
+  sort: (typeof sorts)[number];
+  outcome: (typeof outcomes)[number];
+}
+
+/** The inbox's tab, sort and filters live in the address, so a filtered view can be shared and survives a reload. */
+function useUrlFilters(): [Filters, (field: keyof Filters, value: string) => void] {
+  const search = useSearchParams();
+  const router = useRouter();
+  const pathname = usePathname();
+  const pick = <T extends string>(value: string | null, allowed: readonly T[], fallback: T): T => (allowed.includes(value as T) ? (value as T) : fallback);
+  const filters: Filters = {
+    tab: search.get("tab") === "history" ? "history" : "pending",
+    agent: search.get("agent") ?? "",
+    category: search.get("category") ?? "",
+    taint: search.get("taint") ?? "",
+    sort: pick(search.get("sort"), sorts, "expiry"),
+    outcome: pick(search.get("outcome"), outcomes, "all"),
+  };
+  const defaults: Record<keyof Filters, string> = { tab: "pending", agent: "", category: "", taint: "", sort: "expiry", outcome: "all" };
+  const set = (field: keyof Filters, value: string) => {
+    const next = new URLSearchParams(search.toString());
+    if (value === defaults[field]) next.delete(field);
+    else next.set(field, value);
+    const query = next.toString();
+    router.replace(query ? `${pathname}?${query}` : pathname, { scroll: false });
+  };
+  return [filters, set];
+}
+
 export function ApprovalsInbox({ viewerId, canDecide }: { viewerId: string; canDecide: boolean }) {
+  const [filters, setFilter] = useUrlFilters();
   return (
-    <Tabs defaultValue="pending" className="space-y-4">
+    <Tabs value={filters.tab} onValueChange={(tab) => setFilter("tab", tab)} className="space-y-4">
       <TabsList aria-label="Approvals">
         <TabsTrigger value="pending">Pending</TabsTrigger>
         <TabsTrigger value="history">History</TabsTrigger>
@@ -28,27 +68,129 @@ export function ApprovalsInbox({ viewerId, canDecide }: { viewerId: string; canD
   );
 }
 
+/** Agent, category and taint: the same filters on Pending and History, read from every approval the viewer can see. */
+function ApprovalFilters({ filters, onChange, outcome }: { filters: Filters; onChange: (field: keyof Filters, value: string) => void; outcome?: React.ReactNode }) {
+  const api = useApi();
+  const { slug } = useWorkspace();
+  const all = useQuery({ queryKey: ["approvals", slug, "facets"], queryFn: () => api<{ approvals: ApprovalItem[] }>("/api/approvals?status=all&limit=200") });
+  // A value from the address that no approval has (yet) is still offered, so the select shows what filters the list.
+  const agents = [...new Set([...(all.data?.approvals ?? []).map((a) => a.agent.handle), ...(filters.agent ? [filters.agent] : [])])].sort();
+  const taints = [...new Set([...(all.data?.approvals ?? []).flatMap((a) => a.taintSources.map((t) => t.source)), ...(filters.taint ? [filters.taint] : [])])].sort();
+  const set = (field: keyof Filters) => (e: React.ChangeEvent<HTMLSelectElement>) => onChange(field, e.target.value);
+  return (
+    <div className="flex flex-wrap gap-3" role="group" aria-label="Filters">
+      {outcome}
+      <label className="text-sm text-slate-600">
+        Category{" "}
+        <select className="input w-52 max-w-full py-1" value={filters.category} onChange={set("category")}>
+          <option value="">Any</option>
+          {Object.entries(categoryLabels).map(([id, label]) => (
+            <option key={id} value={id}>
+              {label}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label className="text-sm text-slate-600">
+        Agent{" "}
+        <select className="input w-36 py-1" value={filters.agent} onChange={set("agent")}>
+          <option value="">Any</option>
+          {agents.map((h) => (
+            <option key={h} value={h}>
+              @{h}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label className="text-sm text-slate-600">
+        Taint{" "}
+        <select className="input w-48 max-w-full py-1" value={filters.taint} onChange={set("taint")}>
+          <option value="">Any</option>
+          {taints.map((t) => (
+            <option key={t} value={t}>
+              {t}
+            </option>
+          ))}
+        </select>
+      </label>
+    </div>
+  );
+}
+
 function Pending({ viewerId, canDecide }: { viewerId: string; canDecide: boolean }) {
   const api = useApi();
   const { slug } = useWorkspace();
   const queryClient = useQueryClient();
   const { version, streamError } = useLiveApprovals();
-  const [sort, setSort] = useState<"expiry" | "newest" | "oldest">("expiry");
+  const [filters, setFilter] = useUrlFilters();
   const now = useNow();
-  const key = ["approvals", slug, "pending", sort];
+  const params = new URLSearchParams({ status: "pending", sort: filters.sort });
+  if (filters.category) params.set("category", filters.category);
+  if (filters.agent) params.set("agent", filters.agent);
+  if (filters.taint) params.set("taint", filters.taint);
+  const search = params.toString();
   const query = useQuery({
-    queryKey: key,
-    queryFn: () => api<{ approvals: ApprovalItem[] }>(`/api/approvals?status=pending&sort=${sort}`),
+    queryKey: ["approvals", slug, "pending", search],
+    queryFn: () => api<{ approvals: ApprovalItem[] }>(`/api/approvals?${search}`),
     placeholderData: keepPreviousData,
   });
   useEffect(() => {
     if (version > 0) void queryClient.invalidateQueries({ queryKey: ["approvals", slug] });
   }, [version, queryClient, slug]);
-  const list = useRef<HTMLUListElement>(null);
-  const keys = useInboxKeys(list, query.data?.approvals.length ?? 0);
-  const ids = useMemo(() => query.data?.approvals.map((a) => a.id), [query.data]);
-  useSelectFromAddress("approval", ids, keys.select);
 
+  const list = useRef<HTMLUListElement>(null);
+  const [steady, setSteady] = useState(emptySteadyList<ApprovalItem>);
+  const ids = useMemo(() => steady.shown.map((item) => item.id), [steady.shown]);
+  const selectedId = useRef<string | null>(null);
+  const moment = useCallback((): Moment => {
+    const el = list.current;
+    const pointerInside = !!el?.matches(":hover");
+    return { held: pointerInside || !!el?.contains(document.activeElement), pointerInside, selectedId: selectedId.current };
+  }, []);
+
+  // Moving on from a card that was decided elsewhere takes it away (never from under the pointer).
+  const onSelect = useCallback((id: string | null) => {
+    selectedId.current = id;
+    setSteady((s) => (s.gone.length > 0 ? prune(s, moment()) : s));
+  }, [moment]);
+  const keys = useInboxKeys(list, ids, onSelect);
+  useSelectFromAddress("approval", ids, keys.select);
+  useEffect(() => {
+    selectedId.current = keys.selectedId;
+  }, [keys.selectedId]);
+  // Decided here: taken out at once, and kept out if a list fetched just before the decision still has it.
+  const decidedHere = useRef(new Set<string>());
+
+  const data = query.isPlaceholderData ? undefined : query.data;
+  useEffect(() => {
+    if (!data) return;
+    const incoming = data.approvals.filter((a) => !decidedHere.current.has(a.id));
+    setSteady((s) => prune(receive(s, incoming, search, moment()), moment()));
+  }, [data, search, moment]);
+  // The pointer left the list or the focus left it: apply what waited, unless the other one still holds it.
+  const release = (pointerLeft: boolean) =>
+    setSteady((s) => {
+      if (s.gone.length === 0 && s.waiting.length === 0) return s;
+      const now = moment();
+      const m = pointerLeft ? { ...now, pointerInside: false, held: !!list.current?.contains(document.activeElement) } : now;
+      return m.held ? prune(s, m) : settle(s, m);
+    });
+
+  const outcomeQueries = useQueries({
+    queries: steady.gone.map((id) => ({
+      queryKey: ["approvals", slug, "one", id],
+      queryFn: () => api<{ approval: ApprovalItem }>(`/api/approvals/${id}`),
+    })),
+  });
+  const outcomeOf = new Map<string, Outcome>(steady.gone.map((id, i) => [id, outcomeQueries[i]?.data?.approval ?? null]));
+
+  function dismissCard(id: string, index: number) {
+    setSteady((s) => dismiss(s, id));
+    keys.select(index);
+    requestAnimationFrame(() => list.current?.querySelectorAll<HTMLElement>("article[data-approval]")[index]?.focus());
+  }
+
+  const waiting = steady.waiting.reduce((n, a) => n + (a.identical?.count ?? 1), 0);
   return (
     <section aria-label="Pending approvals" className="space-y-3">
       {streamError ? (
@@ -59,25 +201,49 @@ function Pending({ viewerId, canDecide }: { viewerId: string; canDecide: boolean
       <div className="flex flex-wrap items-center justify-between gap-2">
         <p className="text-sm text-slate-600" aria-live="polite">
           {query.data ? `${query.data.approvals.reduce((n, a) => n + (a.identical?.count ?? 1), 0)} waiting for a decision` : "Loading…"}
+          {/* New requests are offered on this line rather than pushing the card being read (and its buttons) down. */}
+          {waiting > 0 ? (
+            <>
+              {" · "}
+              <button
+                type="button"
+                className="font-medium text-indigo-700 underline"
+                data-testid="new-approvals"
+                onClick={() => setSteady((s) => settle(s, { held: false, pointerInside: false, selectedId: selectedId.current }))}>
+                {waiting} new — show
+              </button>
+            </>
+          ) : null}
         </p>
         <div className="flex items-center gap-2">
-        <InboxKeysHelp open={keys.help} onOpenChange={keys.setHelp} />
-        <label className="flex items-center gap-2 text-sm text-slate-600">
-          Sort
-          <select className="input w-44 py-1" value={sort} onChange={(e) => setSort(e.target.value as typeof sort)}>
-            <option value="expiry">Soonest expiry first</option>
-            <option value="newest">Newest first</option>
-            <option value="oldest">Oldest first</option>
-          </select>
-        </label>
+          <InboxKeysHelp open={keys.help} onOpenChange={keys.setHelp} />
+          <label className="flex items-center gap-2 text-sm text-slate-600">
+            Sort
+            <select className="input w-44 py-1" value={filters.sort} onChange={(e) => setFilter("sort", e.target.value)}>
+              <option value="expiry">Soonest expiry first</option>
+              <option value="newest">Newest first</option>
+              <option value="oldest">Oldest first</option>
+            </select>
+          </label>
         </div>
       </div>
+      <ApprovalFilters filters={filters} onChange={setFilter} />
       {query.isError ? <p className="text-sm text-rose-700">Could not load approvals.</p> : null}
-      {query.data?.approvals.length === 0 ? (
-        <p className="card p-6 text-sm text-slate-600">Nothing is waiting. Gated agent actions appear here as soon as they are asked for.</p>
+      {data && steady.shown.length === 0 ? (
+        <p className="card p-6 text-sm text-slate-600">
+          {filters.agent || filters.category || filters.taint
+            ? "Nothing waiting matches these filters."
+            : "Nothing is waiting. Gated agent actions appear here as soon as they are asked for."}
+        </p>
       ) : null}
-      <ul className="space-y-3" ref={list}>
-        {query.data?.approvals.map((item, i) => (
+      <ul
+        className="space-y-3"
+        ref={list}
+        onPointerLeave={() => release(true)}
+        onBlur={(e) => {
+          if (!e.currentTarget.contains(e.relatedTarget as Node | null)) release(false);
+        }}>
+        {steady.shown.map((item, i) => (
           <li key={item.id} data-item-id={item.id} onFocusCapture={() => keys.select(i)}>
             <ApprovalCard
               selected={i === keys.selected}
@@ -85,7 +251,14 @@ function Pending({ viewerId, canDecide }: { viewerId: string; canDecide: boolean
               now={now}
               viewerId={viewerId}
               canDecide={canDecide}
-              onDecided={() => void queryClient.invalidateQueries({ queryKey: ["approvals", slug] })}
+              gone={steady.gone.includes(item.id)}
+              outcome={outcomeOf.get(item.id) ?? null}
+              onDismiss={() => dismissCard(item.id, i)}
+              onDecided={() => {
+                decidedHere.current.add(item.id);
+                setSteady((s) => dismiss(s, item.id));
+                void queryClient.invalidateQueries({ queryKey: ["approvals", slug] });
+              }}
             />
           </li>
         ))}
@@ -106,8 +279,8 @@ function History() {
   const { slug } = useWorkspace();
   const { version } = useLiveApprovals();
   const queryClient = useQueryClient();
-  const [filters, setFilters] = useState({ status: "all", category: "", agent: "", taint: "" });
-  const params = new URLSearchParams({ status: filters.status === "all" ? "all" : filters.status, sort: "newest" });
+  const [filters, setFilter] = useUrlFilters();
+  const params = new URLSearchParams({ status: filters.outcome, sort: "newest" });
   if (filters.category) params.set("category", filters.category);
   if (filters.agent) params.set("agent", filters.agent);
   if (filters.taint) params.set("taint", filters.taint);
@@ -120,57 +293,24 @@ function History() {
     if (version > 0) void queryClient.invalidateQueries({ queryKey: ["approvals", slug, "history"] });
   }, [version, queryClient, slug]);
   const items = useMemo(() => (query.data?.approvals ?? []).filter((a) => a.status !== "pending"), [query.data]);
-  const all = useQuery({ queryKey: ["approvals", slug, "facets"], queryFn: () => api<{ approvals: ApprovalItem[] }>("/api/approvals?status=all&limit=200") });
-  const agents = [...new Set((all.data?.approvals ?? []).map((a) => a.agent.handle))].sort();
-  const taints = [...new Set((all.data?.approvals ?? []).flatMap((a) => a.taintSources.map((t) => t.source)))].sort();
-  const set = (field: keyof typeof filters) => (e: React.ChangeEvent<HTMLSelectElement>) => setFilters((f) => ({ ...f, [field]: e.target.value }));
 
   return (
     <section aria-label="Decided approvals" className="space-y-3">
-      <div className="flex flex-wrap gap-3" role="group" aria-label="Filters">
-        <label className="text-sm text-slate-600">
-          Outcome{" "}
-          <select className="input w-36 py-1" value={filters.status} onChange={set("status")}>
-            <option value="all">Any</option>
-            <option value="decided">Approved or rejected</option>
-            <option value="expired">Expired</option>
-            <option value="withdrawn">Withdrawn (run stopped)</option>
-          </select>
-        </label>
-        <label className="text-sm text-slate-600">
-          Category{" "}
-          <select className="input w-52 py-1" value={filters.category} onChange={set("category")}>
-            <option value="">Any</option>
-            {Object.entries(categoryLabels).map(([id, label]) => (
-              <option key={id} value={id}>
-                {label}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label className="text-sm text-slate-600">
-          Agent{" "}
-          <select className="input w-36 py-1" value={filters.agent} onChange={set("agent")}>
-            <option value="">Any</option>
-            {agents.map((h) => (
-              <option key={h} value={h}>
-                @{h}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label className="text-sm text-slate-600">
-          Taint{" "}
-          <select className="input w-48 py-1" value={filters.taint} onChange={set("taint")}>
-            <option value="">Any</option>
-            {taints.map((t) => (
-              <option key={t} value={t}>
-                {t}
-              </option>
-            ))}
-          </select>
-        </label>
-      </div>
+      <ApprovalFilters
+        filters={filters}
+        onChange={setFilter}
+        outcome={
+          <label className="text-sm text-slate-600">
+            Outcome{" "}
+            <select className="input w-36 py-1" value={filters.outcome} onChange={(e) => setFilter("outcome", e.target.value)}>
+              <option value="all">Any</option>
+              <option value="decided">Approved or rejected</option>
+              <option value="expired">Expired</option>
+              <option value="withdrawn">Withdrawn (run stopped)</option>
+            </select>
+          </label>
+        }
+      />
       {items.length === 0 ? <p className="card p-6 text-sm text-slate-600">No decided approvals match.</p> : null}
       <ul className="space-y-2">
         {items.map((item) => (

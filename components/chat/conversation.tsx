@@ -47,7 +47,12 @@ export function Conversation({ sessionId, currentUserId }: { sessionId: string; 
   };
   // At the terminal event the stored reply is complete: fetch it. Until it arrives the
   // finished timeline keeps showing the same text, so nothing flashes.
-  const live = useRunStream(liveRunId, refreshHistory);
+  // What screen readers hear: the whole reply once it is finished, never each piece as it streams.
+  const [announcement, setAnnouncement] = useState<{ runId: string; text: string } | null>(null);
+  const live = useRunStream(liveRunId, (timeline) => {
+    setAnnouncement({ runId: timeline.runId, text: announcementOf(history.data?.session.agent.name ?? "The agent", timeline) });
+    refreshHistory();
+  });
   const running = !!liveRunId && !isDone(live.timeline);
 
   // Finished replies with tool steps: their journals say where each step sat in the text.
@@ -118,6 +123,14 @@ export function Conversation({ sessionId, currentUserId }: { sessionId: string; 
     setDraft("");
     send.mutate(text);
   }
+
+  /** Retry: the same words again, as a new message (the earlier one and its reply stay). */
+  function resend(text: string) {
+    if (running || send.isPending || readOnlyReason) return;
+    send.mutate(text);
+  }
+  const retryBlocked = running || send.isPending ? "You can send again once the reply is done." : null;
+  const canWrite = !readOnlyReason;
 
   function fillExample(text: string) {
     setDraft(text);
@@ -191,15 +204,19 @@ export function Conversation({ sessionId, currentUserId }: { sessionId: string; 
           </div>
         ) : (
           <ol aria-label="Messages" className="space-y-5">
-            {messages.map((m) => (
-              <li key={m.id}>
-                {m.role === "user" ? (
-                  <UserMessage text={m.content} />
-                ) : (
-                  <AssistantReply agent={agent} view={replyView(m)} offline={offline} />
-                )}
-              </li>
-            ))}
+            {messages.map((m, i) => {
+              const asked = m.role === "user" ? m.content : messages.slice(0, i).findLast((u) => u.role === "user")?.content;
+              const retry = canWrite && asked ? { onRetry: () => resend(asked), retryBlocked } : {};
+              return (
+                <li key={m.id}>
+                  {m.role === "user" ? (
+                    <UserMessage text={m.content} actions={{ copyText: m.content, what: "message", ...retry }} />
+                  ) : (
+                    <AssistantReply agent={agent} view={replyView(m)} offline={offline} actions={retry} />
+                  )}
+                </li>
+              );
+            })}
             {optimisticText ? (
               <li key="pending-user">
                 <UserMessage text={optimisticText} pending={send.isPending} />
@@ -212,6 +229,11 @@ export function Conversation({ sessionId, currentUserId }: { sessionId: string; 
             ) : null}
           </ol>
         )}
+
+        {/* Visually hidden, apart from the streaming reply: announced once the reply is complete. */}
+        <div aria-live="polite" aria-atomic="true" className="sr-only" data-testid="reply-announcer">
+          {announcement && (liveRunId === null || liveRunId === announcement.runId) ? announcement.text : ""}
+        </div>
 
         {live.streamError && !live.lost ? (
           <p role="alert" className="mt-4 rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900">
@@ -253,6 +275,15 @@ export function Conversation({ sessionId, currentUserId }: { sessionId: string; 
       />
     </div>
   );
+}
+
+/** "Scout replied: …", "The reply failed: …": what a screen reader says when a reply ends. */
+function announcementOf(agentName: string, timeline: Timeline): string {
+  const text = timeline.text.trim();
+  const { outcome } = timeline;
+  if (outcome.state === "failed") return `The reply failed: ${outcome.message}`;
+  if (outcome.state === "cancelled") return `Stopped.${text ? ` ${agentName} had written: ${text}` : ""}`;
+  return `${agentName} replied: ${text}`;
 }
 
 /** Shown while the chat's agent is paused: nothing sent here would start it. */

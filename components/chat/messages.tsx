@@ -1,6 +1,8 @@
 "use client";
 
+import { Copy, RotateCcw } from "lucide-react";
 import { formatCredits } from "@/lib/billing/prices";
+import { toast } from "../ui/toaster";
 import { Markdown } from "./markdown";
 import { StepCard, TaintBadge } from "./step-card";
 import type { Outcome, StepView, Timeline, TimelineItem, Usage } from "./timeline";
@@ -66,14 +68,58 @@ export function Avatar({ name, color, size = "md" }: { name: string; color: stri
   );
 }
 
-export function UserMessage({ text, pending = false }: { text: string; pending?: boolean }) {
+/** What can be done with a message: always shown (phones have no hover), each button named for screen readers. */
+export interface MessageActionsProps {
+  /** The text Copy puts on the clipboard. */
+  copyText: string;
+  /** "message" or "reply", for the buttons' names. */
+  what: "message" | "reply";
+  /** Sends the person's text again as a new message; absent when nothing can be sent from here. */
+  onRetry?: () => void;
+  /** Why Retry cannot be pressed right now (a reply is being written). */
+  retryBlocked?: string | null;
+}
+
+function copyToClipboard(text: string, what: string) {
+  void navigator.clipboard.writeText(text).then(
+    () => toast.success(what === "reply" ? "Reply copied" : "Message copied"),
+    () => toast.error("Could not copy: the browser refused the clipboard."),
+  );
+}
+
+export function MessageActions({ copyText, what, onRetry, retryBlocked = null }: MessageActionsProps) {
+  const button = "inline-flex size-8 items-center justify-center rounded-md text-slate-500 hover:bg-slate-100 hover:text-slate-800 focus-visible:outline-2 focus-visible:outline-indigo-500 disabled:opacity-50";
   return (
-    <article aria-label="Your message" className="flex justify-end">
+    <div role="group" aria-label={what === "reply" ? "Reply actions" : "Message actions"} className="mt-1 flex gap-1" data-testid="message-actions">
+      {copyText ? (
+        <button type="button" className={button} aria-label={what === "reply" ? "Copy reply" : "Copy message"} title="Copy" onClick={() => copyToClipboard(copyText, what)}>
+          <Copy aria-hidden className="size-4" />
+        </button>
+      ) : null}
+      {onRetry ? (
+        <button
+          type="button"
+          className={button}
+          aria-label={what === "reply" ? "Retry: send your message again" : "Send this message again"}
+          title={retryBlocked ?? "Send again"}
+          disabled={!!retryBlocked}
+          onClick={onRetry}>
+          <RotateCcw aria-hidden className="size-4" />
+        </button>
+      ) : null}
+    </div>
+  );
+}
+
+export function UserMessage({ text, pending = false, actions }: { text: string; pending?: boolean; actions?: MessageActionsProps }) {
+  return (
+    <article aria-label="Your message" className="flex flex-col items-end">
       <div
         className={`max-w-[85%] rounded-2xl rounded-br-md bg-indigo-600 px-4 py-2 text-sm leading-relaxed break-words whitespace-pre-wrap text-white shadow-sm ${pending ? "opacity-70" : ""}`}
       >
         {text}
       </div>
+      {actions ? <MessageActions {...actions} /> : null}
     </article>
   );
 }
@@ -91,7 +137,20 @@ function UsageLine({ usage, offline, streaming }: { usage: Usage | null; offline
   );
 }
 
-export function AssistantReply({ agent, view, offline }: { agent: { name: string; color: string }; view: ReplyView; offline: boolean }) {
+/** The reply's words, as a reader would copy them (tool steps left out). */
+export function replyText(view: ReplyView): string {
+  return view.items
+    .flatMap((item) => (item.kind === "text" && item.text.trim() ? [item.text.trim()] : []))
+    .join("\n\n");
+}
+
+export function AssistantReply({ agent, view, offline, actions }: {
+  agent: { name: string; color: string };
+  view: ReplyView;
+  offline: boolean;
+  /** Copy and Retry, once the reply is finished. */
+  actions?: Omit<MessageActionsProps, "copyText" | "what">;
+}) {
   const { outcome } = view;
   const hasText = view.items.some((i) => i.kind === "text" && i.text.trim());
   const lastIndex = view.items.length - 1;
@@ -153,6 +212,7 @@ export function AssistantReply({ agent, view, offline }: { agent: { name: string
         <div className="mt-1.5 text-[11px] text-slate-500">
           <UsageLine usage={view.usage} offline={offline} streaming={view.streaming} />
         </div>
+        {actions && !view.streaming && (hasText || outcome.state !== "succeeded") ? <MessageActions {...actions} copyText={replyText(view)} what="reply" /> : null}
       </div>
     </article>
   );

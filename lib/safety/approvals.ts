@@ -22,6 +22,9 @@ export const decisionSchema = z.object({
   reason: z.string().trim().max(2000).optional(),
   input: z.record(z.string(), z.unknown()).optional(),
 });
+
+/** A rejection must say why: the agent is told the reason, and an unexplained refusal leaves it guessing. */
+export const REJECT_REASON_REQUIRED = true;
 export type DecisionInput = z.infer<typeof decisionSchema>;
 
 export interface Decider {
@@ -75,6 +78,9 @@ export async function decideApproval(
 ): Promise<Approval> {
   assertCanDecideApproval(input.decider);
   if (input.decision === "reject" && input.input) throw new AppError("bad_request:body", "An edited input goes with an approval, not a rejection.");
+  if (input.decision === "reject" && REJECT_REASON_REQUIRED && !input.reason?.trim()) {
+    throw new AppError("bad_request:reason", "Say why you reject it: the agent is told the reason.");
+  }
   if (!z.uuid().safeParse(input.approvalId).success) throw new AppError("not_found:approval");
   const result = await db.transaction(async (tx) => {
     const [row] = await tx

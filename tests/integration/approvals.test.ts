@@ -225,6 +225,28 @@ describe("gated actions", () => {
     expect(list.approvals.map((a: { id: string }) => a.id)).toContain(approval.id);
   });
 
+  it("a rejection needs a reason: empty or blank gets 400 bad_request:reason and the request stays pending; with a reason it is rejected", async () => {
+    const s = server();
+    useScriptedModel(s, [slackCall(), textTurn(["ok"])]);
+    const { owner, runId } = await start();
+    const approval = await waitForSuspension(runId);
+    const reviewer = await makeUser(s.db, owner.workspaceId, "reviewer");
+    const cookie = await sessionCookie(s, reviewer);
+    const reject = (body: Record<string, unknown>) =>
+      decisionRoute(jsonRequest(`/api/approvals/${approval.id}/decision`, { method: "POST", cookie, body: { decision: "reject", ...body } }), params({ id: approval.id }));
+    for (const body of [{}, { reason: "" }, { reason: "   " }]) {
+      const refused = await reject(body);
+      expect(refused.status).toBe(400);
+      expect((await refused.json()).code).toBe("bad_request:reason");
+    }
+    const [still] = await s.db.select().from(approvals).where(eq(approvals.id, approval.id));
+    expect(still?.status).toBe("pending");
+    const rejected = await reject({ reason: " Wrong channel " });
+    expect(rejected.status).toBe(200);
+    const [decided] = await s.db.select().from(approvals).where(eq(approvals.id, approval.id));
+    expect(decided).toMatchObject({ status: "rejected", reason: "Wrong channel" });
+  });
+
   it("a journal failure before dispatch: the effect does not happen and the run fails with the reason", async () => {
     const s = server();
     useScriptedModel(s, [slackCall(), textTurn(["never"])]);

@@ -52,7 +52,7 @@ describe("run state: the person behind every chain, lifecycle, pause and crashes
   async function decide(user: { id: string; email: string; name: string }, approvalId: string, decision: "approve" | "reject" = "approve") {
     const s = server();
     return decisionRoute(
-      jsonRequest(`/api/approvals/${approvalId}/decision`, { method: "POST", cookie: await sessionCookie(s, user), body: { decision } }),
+      jsonRequest(`/api/approvals/${approvalId}/decision`, { method: "POST", cookie: await sessionCookie(s, user), body: { decision, ...(decision === "reject" ? { reason: "Not now" } : {}) } }),
       params({ id: approvalId }),
     );
   }
