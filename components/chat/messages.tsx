@@ -1,7 +1,7 @@
 "use client";
 
 import { formatCredits } from "@/lib/billing/prices";
-import { Markdown } from "./markdown";
+import { Markdown } from "../markdown/lazy-markdown";
 import { StepCard, TaintBadge } from "./step-card";
 import type { Outcome, StepView, Timeline, TimelineItem, Usage } from "./timeline";
 import type { ChatMessage } from "./types";

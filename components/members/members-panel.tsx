@@ -4,7 +4,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import type { Role } from "@/lib/db/schema";
 import { errorMessage } from "@/lib/errors";
-import { roleDescriptions, roleLabels, roles } from "@/lib/workspaces/roles";
+import { roleDescriptions, roleLabels, roles } from "@/lib/workspaces/role-names";
 import { ConfirmDialog } from "../ui/alert-dialog";
 import { useApi, useWorkspace } from "../providers";
 import { Time } from "../ui/time";

@@ -5,7 +5,7 @@ import Link from "next/link";
 import { useLayoutEffect, useMemo, useRef, useState } from "react";
 import { errorText } from "../agents/types";
 import { Time } from "../ui/time";
-import { Markdown } from "../chat/markdown";
+import { Markdown } from "../markdown/lazy-markdown";
 import { Avatar } from "../chat/messages";
 import { useFeed } from "../feed/use-feed";
 import { useApi, useWorkspace } from "../providers";

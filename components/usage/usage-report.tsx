@@ -3,12 +3,17 @@
 import Link from "next/link";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { useMemo, useState } from "react";
-import { Area, AreaChart, Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import dynamic from "next/dynamic";
 import type { UsageGroup, UsageReport as Report } from "@/lib/billing/report";
 import { CREDITS_PER_USD } from "@/lib/billing/prices";
 import { errorMessage } from "@/lib/errors";
 import { useApi, useWorkspace } from "../providers";
+import { LazyBox } from "../ui/lazy-box";
 import { formatCount, formatUsd } from "./format";
+
+// The charts load after the page (recharts is most of its script), in the same h-64 boxes meanwhile.
+const SpendChart = dynamic(() => import("./usage-charts").then((m) => m.SpendChart), { ssr: false, loading: () => <LazyBox label="Loading the spend chart" /> });
+const TokensChart = dynamic(() => import("./usage-charts").then((m) => m.TokensChart), { ssr: false, loading: () => <LazyBox label="Loading the tokens chart" /> });
 
 type Preset = "today" | "7d" | "30d" | "month" | "custom";
 
@@ -25,7 +30,6 @@ const groups: { id: UsageGroup; label: string }[] = [
   { id: "source", label: "Source" },
   { id: "mission", label: "Mission" },
 ];
-const palette = ["#6366f1", "#0ea5e9", "#10b981", "#f59e0b", "#ec4899", "#8b5cf6", "#94a3b8"];
 const OTHER = "__other";
 const when = (d: Date) => d.toLocaleString([], { dateStyle: "medium", timeStyle: "short" });
 
@@ -153,43 +157,13 @@ function ReportBody({ report }: { report: Report }) {
         <section className="card p-4" aria-label="Spend over time">
           <h2 className="mb-2 text-sm font-semibold">Spend per {report.granularity}</h2>
           <div className="h-64">
-            <ResponsiveContainer width="100%" height="100%">
-              <BarChart data={chart} margin={{ top: 4, right: 8, left: 8, bottom: 0 }}>
-                <CartesianGrid strokeDasharray="3 3" vertical={false} stroke="#e2e8f0" />
-                <XAxis dataKey="label" tick={{ fontSize: 11 }} minTickGap={16} />
-                <YAxis tick={{ fontSize: 11 }} tickFormatter={(v: number) => formatUsd(v * CREDITS_PER_USD)} width={64} />
-                <Tooltip formatter={(value, key) => [formatUsd(Number(value) * CREDITS_PER_USD), name(String(key))]} />
-                <Legend formatter={(key) => name(String(key))} wrapperStyle={{ fontSize: 12 }} />
-                {keys.map((key, i) => (
-                  <Bar key={key} dataKey={key} stackId="spend" fill={palette[i % palette.length]} isAnimationActive={false} />
-                ))}
-              </BarChart>
-            </ResponsiveContainer>
+            <SpendChart chart={chart} keys={keys} name={name} />
           </div>
         </section>
         <section className="card p-4" aria-label="Tokens over time">
           <h2 className="mb-2 text-sm font-semibold">Tokens per {report.granularity} (input and output)</h2>
           <div className="h-64">
-            <ResponsiveContainer width="100%" height="100%">
-              {chart.length < 2 ? (
-                // An area needs two points: a range of one hour (early in the day) is drawn as one bar.
-                <BarChart data={chart} margin={{ top: 4, right: 8, left: 8, bottom: 0 }}>
-                  <CartesianGrid strokeDasharray="3 3" vertical={false} stroke="#e2e8f0" />
-                  <XAxis dataKey="label" tick={{ fontSize: 11 }} />
-                  <YAxis tick={{ fontSize: 11 }} tickFormatter={(v: number) => formatCount(v)} width={64} />
-                  <Tooltip formatter={(value) => [formatCount(Number(value)), "Tokens"]} />
-                  <Bar dataKey="tokens" fill="#6366f1" maxBarSize={48} isAnimationActive={false} />
-                </BarChart>
-              ) : (
-                <AreaChart data={chart} margin={{ top: 4, right: 8, left: 8, bottom: 0 }}>
-                  <CartesianGrid strokeDasharray="3 3" vertical={false} stroke="#e2e8f0" />
-                  <XAxis dataKey="label" tick={{ fontSize: 11 }} minTickGap={16} />
-                  <YAxis tick={{ fontSize: 11 }} tickFormatter={(v: number) => formatCount(v)} width={64} />
-                  <Tooltip formatter={(value) => [formatCount(Number(value)), "Tokens"]} />
-                  <Area type="monotone" dataKey="tokens" stroke="#6366f1" fill="#c7d2fe" isAnimationActive={false} />
-                </AreaChart>
-              )}
-            </ResponsiveContainer>
+            <TokensChart chart={chart} />
           </div>
         </section>
       </div>
