@@ -1,7 +1,11 @@
-// Benchmark of the usage ledger's read side: seeds N usage rows (and their hourly rollups) into a
-// fresh database with set-based SQL, then times the overview cards' summary query and the usage
-// page's report for a 1-day and a 30-day range, against the same aggregations over the raw ledger.
-// PostgreSQL gets a new database on BENCH_DATABASE_URL (or TEST_DATABASE_URL), dropped at the end;
+// Benchmark of the usage ledger's read side: seeds N usage rows (and their hourly and daily rollups)
+// into a fresh database with set-based SQL, then times the overview cards' summary query (daily and
+// hourly rollups) against the same-run baseline (the cards' earlier query, hourly rollups only, checked
+// to give the same figures) and the usage page's report, for a 1-day and a 30-day range, each beside the
+// same aggregations over the raw ledger. Ends with one RESULT line: the cards at the largest PostgreSQL
+// size (else PGlite), 1-day range ("today"), with the load average of the machine.
+// PostgreSQL gets a new database on BENCH_DATABASE_URL (or TEST_DATABASE_URL), dropped at the end
+// (kept with BENCH_KEEP_DATABASE=1; `--database NAME` measures a kept one again, growing it if needed);
 // PGlite a temporary folder, removed at the end.
 //
 //   npm run bench:ledger
@@ -13,6 +17,7 @@
 //   --iterations N         timed runs of each rollup query                    [BENCH_ITERATIONS, 20]
 //   --raw-iterations N     timed runs of each raw-ledger query (slow)         [BENCH_RAW_ITERATIONS, 5]
 //   --days D               how many days back the rows are spread             [BENCH_DAYS, 90]
+//   --database NAME        a kept PostgreSQL bench database to measure again  [BENCH_DATABASE]
 import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
@@ -23,7 +28,8 @@ import postgres from "postgres";
 import { getUsageReport } from "../lib/billing/report";
 import { getUsageSummary } from "../lib/billing/summary";
 import { openDatabase, rowsOf, type Database, type DatabaseHandle } from "../lib/db/client";
-import { agents, usageEvents, usageRollupsHourly, workspaces } from "../lib/db/schema";
+import { agents, usageEvents, usageRollupsDaily, usageRollupsHourly, workspaces } from "../lib/db/schema";
+import { getUsageSummaryHourly } from "./bench-ledger-baseline";
 
 const WORKSPACES = 4;
 const AGENTS_PER_WORKSPACE = 20;
@@ -38,7 +44,7 @@ function options() {
     if (!name.startsWith("--") || value === undefined) throw new Error(`Expected --flag value pairs, got ${argv.slice(i).join(" ")}`);
     flags.set(name.slice(2), value);
   }
-  const known = ["postgres-rows", "pglite-rows", "iterations", "raw-iterations", "days"];
+  const known = ["postgres-rows", "pglite-rows", "iterations", "raw-iterations", "days", "database"];
   for (const name of flags.keys()) if (!known.includes(name)) throw new Error(`Unknown flag --${name} (known: ${known.join(", ")})`);
   const raw = (name: string, fallback: string) => flags.get(name) ?? process.env[`BENCH_${name.replace(/-/g, "_").toUpperCase()}`] ?? fallback;
   const list = (name: string, fallback: string) =>
@@ -68,7 +74,14 @@ function options() {
     iterations: int("iterations", 20),
     rawIterations: int("raw-iterations", 5),
     days: int("days", 90),
+    database: databaseName(raw("database", "")),
   };
+}
+
+function databaseName(name: string): string | null {
+  if (!name) return null;
+  if (!/^clawdeck_bench_[0-9a-f]{8}$/.test(name)) throw new Error(`--database takes a kept bench database (clawdeck_bench_xxxxxxxx), not ${name}`);
+  return name;
 }
 
 const started = performance.now();
@@ -133,7 +146,24 @@ async function growLedger(db: Database, from: number, to: number, days: number, 
     select workspace_id, date_trunc('hour', created_at, 'UTC'), agent_id, model, source_kind, count(*), sum(input_tokens), sum(output_tokens),
            sum(cache_read_tokens), sum(cache_write_tokens), sum(credits), sum(unpriced)
     from ${usageEvents} group by 1, 2, 3, 4, 5`);
+  log("  rebuilding the daily rollups from the hourly ones");
+  await db.execute(sql`delete from ${usageRollupsDaily}`);
+  await db.execute(sql`
+    insert into ${usageRollupsDaily} (workspace_id, day, agent_id, model, source_kind, calls, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, credits, unpriced_calls)
+    select workspace_id, date_trunc('day', bucket, 'UTC'), agent_id, model, source_kind, sum(calls), sum(input_tokens), sum(output_tokens),
+           sum(cache_read_tokens), sum(cache_write_tokens), sum(credits), sum(unpriced_calls)
+    from ${usageRollupsHourly} group by 1, 2, 3, 4, 5`);
+  await settle(db);
+}
+
+/**
+ * Statistics for the planner, and the rollups vacuumed as autovacuum would after a bulk load: their pages
+ * marked all-visible, so the covering indexes answer without visiting the table.
+ */
+async function settle(db: Database) {
   await db.execute(sql`analyze`);
+  await db.execute(sql`vacuum ${usageRollupsHourly}`);
+  await db.execute(sql`vacuum ${usageRollupsDaily}`);
 }
 
 /** The cards' spend over the raw ledger: what the summary would cost without rollups. */
@@ -165,7 +195,15 @@ async function rawReport(db: Database, workspaceId: string, from: Date, to: Date
   await db.execute(sql`select date_trunc(${unit}, created_at, 'UTC'), agent_id, sum(credits), sum(input_tokens + output_tokens) from ${usageEvents} where ${where} group by 1, 2`);
 }
 
-async function time(iterations: number, fn: () => Promise<unknown>): Promise<{ p50: number; p95: number }> {
+type Timing = { p50: number; p95: number };
+
+function percentiles(samples: number[]): Timing {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const pick = (q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
+  return { p50: pick(0.5), p95: pick(0.95) };
+}
+
+async function time(iterations: number, fn: () => Promise<unknown>): Promise<Timing> {
   await fn();
   const samples: number[] = [];
   for (let i = 0; i < iterations; i++) {
@@ -173,9 +211,22 @@ async function time(iterations: number, fn: () => Promise<unknown>): Promise<{ p
     await fn();
     samples.push(performance.now() - t);
   }
-  samples.sort((a, b) => a - b);
-  const pick = (q: number) => samples[Math.min(samples.length - 1, Math.ceil(q * samples.length) - 1)]!;
-  return { p50: pick(0.5), p95: pick(0.95) };
+  return percentiles(samples);
+}
+
+/** Two queries timed in turns (a, b, a, b, …), so both meet the same load on a shared machine. */
+async function timePair(iterations: number, a: () => Promise<unknown>, b: () => Promise<unknown>): Promise<[Timing, Timing]> {
+  await a();
+  await b();
+  const samples: [number[], number[]] = [[], []];
+  for (let i = 0; i < iterations; i++) {
+    for (const [k, fn] of [a, b].entries()) {
+      const t = performance.now();
+      await fn();
+      samples[k]!.push(performance.now() - t);
+    }
+  }
+  return [percentiles(samples[0]), percentiles(samples[1])];
 }
 
 interface Row {
@@ -183,29 +234,44 @@ interface Row {
   rows: number;
   query: string;
   range: string;
-  rollup: { p50: number; p95: number };
-  raw: { p50: number; p95: number };
+  /** The query as it was before (cards: hourly rollups only), timed in the same run; none for the usage page. */
+  baseline: Timing | null;
+  rollup: Timing;
+  raw: Timing;
 }
 
 async function measure(db: Database, driver: string, rows: number, seeded: Seeded, iterations: number, rawIterations: number): Promise<Row[]> {
-  const [check] = rowsOf<{ ledger: string; rollup: string }>(
+  const [check] = rowsOf<{ ledger: string; rollup: string; daily: string }>(
     await db.execute(sql`select (select sum(credits) from ${usageEvents} where workspace_id = ${seeded.workspaceId})::text as ledger,
-                                (select sum(credits) from ${usageRollupsHourly} where workspace_id = ${seeded.workspaceId})::text as rollup`),
+                                (select sum(credits) from ${usageRollupsHourly} where workspace_id = ${seeded.workspaceId})::text as rollup,
+                                (select sum(credits) from ${usageRollupsDaily} where workspace_id = ${seeded.workspaceId})::text as daily`),
   );
-  if (check?.ledger !== check?.rollup) throw new Error(`Rollups (${check?.rollup}) differ from the ledger (${check?.ledger})`);
-  log(`  rollups equal the ledger: ${Number(check!.ledger).toLocaleString("en-US")} credits in the measured workspace`);
+  if (check?.ledger !== check?.rollup) throw new Error(`Hourly rollups (${check?.rollup}) differ from the ledger (${check?.ledger})`);
+  if (check?.ledger !== check?.daily) throw new Error(`Daily rollups (${check?.daily}) differ from the ledger (${check?.ledger})`);
+  log(`  hourly and daily rollups equal the ledger: ${Number(check!.ledger).toLocaleString("en-US")} credits in the measured workspace`);
   const out: Row[] = [];
   for (const days of [1, 30]) {
     const to = seeded.now;
     const from = new Date(to.getTime() - days * 86_400_000);
     const range = days === 1 ? "1 day" : "30 days";
-    log(`  timing the ${range} range`);
+    const input = { from, to, includeSpend: true, now: to };
+    const [before, after] = await Promise.all([getUsageSummaryHourly(db, seeded.workspaceId, input), getUsageSummary(db, seeded.workspaceId, input)]);
+    if (JSON.stringify(before) !== JSON.stringify(after)) {
+      throw new Error(`The cards differ from the baseline over ${range}:\n${JSON.stringify(before)}\n${JSON.stringify(after)}`);
+    }
+    log(`  timing the ${range} range (the cards give the same figures as the baseline)`);
+    const [baseline, rollup] = await timePair(
+      iterations,
+      () => getUsageSummaryHourly(db, seeded.workspaceId, input),
+      () => getUsageSummary(db, seeded.workspaceId, input),
+    );
     out.push({
       driver,
       rows,
       query: "summary (cards)",
       range,
-      rollup: await time(iterations, () => getUsageSummary(db, seeded.workspaceId, { from, to, includeSpend: true, now: to })),
+      baseline,
+      rollup,
       // The same summary, with its spend and token sums read from the raw ledger instead of the rollups.
       raw: await time(rawIterations, () =>
         Promise.all([rawSummary(db, seeded.workspaceId, from, to), getUsageSummary(db, seeded.workspaceId, { from, to, includeSpend: false, now: to })]),
@@ -216,6 +282,7 @@ async function measure(db: Database, driver: string, rows: number, seeded: Seede
       rows,
       query: "usage page (by agent)",
       range,
+      baseline: null,
       rollup: await time(iterations, () => getUsageReport(db, seeded.workspaceId, { from, to, group: "agent", tz: "UTC" })),
       raw: await time(rawIterations, () => rawReport(db, seeded.workspaceId, from, to)),
     });
@@ -223,20 +290,46 @@ async function measure(db: Database, driver: string, rows: number, seeded: Seede
   return out;
 }
 
-async function runDriver(name: "postgres" | "pglite", sizes: number[], open: () => Promise<DatabaseHandle>, opts: ReturnType<typeof options>): Promise<Row[]> {
+async function runDriver(name: "postgres" | "pglite", sizes: number[], open: () => Promise<DatabaseHandle>, opts: ReturnType<typeof options>, reuse = false): Promise<Row[]> {
   const handle = await open();
   const results: Row[] = [];
   try {
     await handle.migrate();
-    const [workspaceId] = await seedOwners(handle.db);
-    // Whole hours, so the 1-day and 30-day ranges hold exactly the rollup buckets they name.
-    const now = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000);
+    let workspaceId: string;
     let have = 0;
+    // Whole hours, so the 1-day and 30-day ranges hold exactly the rollup buckets they name.
+    let now = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000);
+    const [kept] = reuse
+      ? rowsOf<{ id: string; rows: string; newest: string }>(
+          await handle.db.execute(sql`select w.id, (select count(*) from ${usageEvents})::text as rows,
+                                         (select max(created_at) from ${usageEvents})::text as newest
+                                  from ${workspaces} w where w.slug = 'bench-0'`),
+        )
+      : [];
+    if (kept) {
+      workspaceId = kept.id;
+      have = Number(kept.rows);
+      // The rows were spread back from the hour the database was seeded in: measure from there.
+      now = new Date(Math.ceil(new Date(kept.newest).getTime() / 3_600_000) * 3_600_000);
+      log(`${name}: measuring the kept database (${have.toLocaleString("en-US")} rows)`);
+      await settle(handle.db);
+    } else {
+      [workspaceId] = (await seedOwners(handle.db)) as [string];
+    }
     for (const size of sizes) {
-      log(`${name}: growing the ledger to ${size.toLocaleString("en-US")} rows`);
-      await growLedger(handle.db, have, size, opts.days, now);
-      have = size;
-      results.push(...(await measure(handle.db, name, size, { workspaceId: workspaceId!, now }, opts.iterations, opts.rawIterations)));
+      if (size > have) {
+        log(`${name}: growing the ledger to ${size.toLocaleString("en-US")} rows`);
+        await growLedger(handle.db, have, size, opts.days, now);
+        have = size;
+      } else if (size < have) continue;
+      else if (kept) {
+        const [daily] = rowsOf<{ n: string }>(await handle.db.execute(sql`select count(*)::text as n from ${usageRollupsDaily}`));
+        if (Number(daily?.n) === 0) {
+          log("  the kept database has no daily rollups yet: rebuilding them");
+          await growLedger(handle.db, have, have, opts.days, now);
+        }
+      }
+      results.push(...(await measure(handle.db, name, size, { workspaceId, now }, opts.iterations, opts.rawIterations)));
     }
   } finally {
     await handle.close();
@@ -247,11 +340,11 @@ async function runDriver(name: "postgres" | "pglite", sizes: number[], open: () 
 function printTable(rows: Row[]) {
   const ms = (n: number) => (n < 10 ? n.toFixed(2) : n < 100 ? n.toFixed(1) : n.toFixed(0));
   const lines = [
-    "| driver | ledger rows | query | range | rollups p50 ms | rollups p95 ms | raw ledger p50 ms | raw ledger p95 ms | raw / rollups (p50) |",
-    "| --- | ---: | --- | --- | ---: | ---: | ---: | ---: | ---: |",
+    "| driver | ledger rows | query | range | before p50 ms | before p95 ms | now p50 ms | now p95 ms | raw ledger p50 ms | raw ledger p95 ms | before / now (p95) |",
+    "| --- | ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ...rows.map(
       (r) =>
-        `| ${r.driver} | ${r.rows.toLocaleString("en-US")} | ${r.query} | ${r.range} | ${ms(r.rollup.p50)} | ${ms(r.rollup.p95)} | ${ms(r.raw.p50)} | ${ms(r.raw.p95)} | ${(r.raw.p50 / r.rollup.p50).toFixed(1)}× |`,
+        `| ${r.driver} | ${r.rows.toLocaleString("en-US")} | ${r.query} | ${r.range} | ${r.baseline ? ms(r.baseline.p50) : "="} | ${r.baseline ? ms(r.baseline.p95) : "="} | ${ms(r.rollup.p50)} | ${ms(r.rollup.p95)} | ${ms(r.raw.p50)} | ${ms(r.raw.p95)} | ${r.baseline ? `${(r.baseline.p95 / r.rollup.p95).toFixed(1)}×` : ""} |`,
     ),
   ];
   console.log(`\n${lines.join("\n")}\n`);
@@ -265,9 +358,9 @@ async function main() {
   );
   const results: Row[] = [];
   if (opts.url && opts.postgresRows.length > 0) {
-    const name = `clawdeck_bench_${crypto.randomBytes(4).toString("hex")}`;
+    const name = opts.database ?? `clawdeck_bench_${crypto.randomBytes(4).toString("hex")}`;
     const admin = postgres(opts.url, { max: 1, onnotice: () => {} });
-    await admin.unsafe(`create database ${name}`);
+    if (!opts.database) await admin.unsafe(`create database ${name}`);
     // Interrupted (Ctrl-C): the database is dropped all the same.
     const dropOnSignal = () => {
       log(`interrupted: dropping ${name}`);
@@ -282,11 +375,14 @@ async function main() {
     const u = new URL(opts.url);
     u.pathname = `/${name}`;
     try {
-      results.push(...(await runDriver("postgres", opts.postgresRows, () => openDatabase({ driver: "postgres", url: u.toString(), max: 2 }), opts)));
+      results.push(...(await runDriver("postgres", opts.postgresRows, () => openDatabase({ driver: "postgres", url: u.toString(), max: 2 }), opts, Boolean(opts.database))));
     } finally {
-      await admin.unsafe(`drop database if exists ${name} with (force)`);
+      if (process.env.BENCH_KEEP_DATABASE === "1" || opts.database) log(`postgres: kept ${name} (measure it again with --database ${name})`);
+      else {
+        await admin.unsafe(`drop database if exists ${name} with (force)`);
+        log(`postgres: dropped ${name}`);
+      }
       await admin.end();
-      log(`postgres: dropped ${name}`);
     }
   } else {
     console.log("(No BENCH_DATABASE_URL or TEST_DATABASE_URL: PostgreSQL is skipped.)");
@@ -301,6 +397,14 @@ async function main() {
     }
   }
   printTable(results);
+  const cards = [...results].reverse().find((r) => r.query === "summary (cards)" && r.range === "1 day");
+  if (cards?.baseline) {
+    const f = (n: number) => n.toFixed(2);
+    console.log(
+      `RESULT bench=ledger driver=${cards.driver} rows=${cards.rows} mode=default range=1d p50_ms=${f(cards.rollup.p50)} p95_ms=${f(cards.rollup.p95)} ` +
+        `baseline_p50_ms=${f(cards.baseline.p50)} baseline_p95_ms=${f(cards.baseline.p95)} load1=${os.loadavg()[0]!.toFixed(2)}`,
+    );
+  }
   log("done");
 }
 

@@ -1,10 +1,8 @@
 "use client";
 
 import { createContext, useContext, useEffect, useState } from "react";
-import { z } from "zod";
+import { pendingMessageSchema as messageSchema } from "@/lib/client/approvals-stream";
 import { STREAM_ERROR_EVENT, streamErrorFromData } from "@/lib/errors";
-
-const messageSchema = z.object({ pending: z.number().int().min(0) });
 
 interface LiveApprovals {
   /** Pending approvals in the workspace, or null before the first message. */

@@ -3,7 +3,7 @@
 import { Copy, RotateCcw } from "lucide-react";
 import { formatCredits } from "@/lib/billing/prices";
 import { toast } from "../ui/toaster";
-import { Markdown } from "./markdown";
+import { Markdown } from "../markdown/lazy-markdown";
 import { StepCard, TaintBadge } from "./step-card";
 import type { Outcome, StepView, Timeline, TimelineItem, Usage } from "./timeline";
 import type { ChatMessage } from "./types";

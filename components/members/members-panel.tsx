@@ -3,7 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import type { Role } from "@/lib/db/schema";
-import { roleDescriptions, roleLabels, roles } from "@/lib/workspaces/roles";
+import { roleDescriptions, roleLabels, roles } from "@/lib/workspaces/role-names";
 import { ConfirmDialog } from "../ui/alert-dialog";
 import { useApi, useWorkspace } from "../providers";
 import { Time } from "../ui/time";

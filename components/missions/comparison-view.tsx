@@ -2,7 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { Markdown } from "../chat/markdown";
+import { Markdown } from "../markdown/lazy-markdown";
 import { useApi, useWorkspace } from "../providers";
 import { formatCount, formatDuration, formatUsd } from "../usage/format";
 import { missionStateLabels, type MissionItem } from "./types";

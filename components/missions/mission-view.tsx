@@ -1,21 +1,25 @@
 "use client";
 
-import "@xyflow/react/dist/style.css";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { Background, Controls, MarkerType, ReactFlow, type Edge } from "@xyflow/react";
+import type { Edge } from "@xyflow/react";
+import dynamic from "next/dynamic";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useMemo, useState } from "react";
-import { Markdown } from "../chat/markdown";
+import { Markdown } from "../markdown/lazy-markdown";
 import { errorText } from "../agents/types";
 import { useApi, useWorkspace } from "../providers";
 import { formatCount, formatDuration, formatUsd } from "../usage/format";
-import { crewNodeTypes, type CrewFlowNode } from "./crew-node";
+import { LazyBox } from "../ui/lazy-box";
+import type { CrewFlowNode } from "./crew-node";
 import { useNow } from "./use-now";
 import { layoutPositions, missionKeys, missionStateLabels, type MissionEventItem, type MissionItem, type NodeState } from "./types";
 import { ErrorNotice } from "../ui/error-notice";
 
 const TERMINAL = new Set(["succeeded", "failed", "cancelled"]);
+
+// The graph (@xyflow/react) loads after the page, in the graph's box meanwhile.
+const MissionGraph = dynamic(() => import("./mission-graph").then((m) => m.MissionGraph), { ssr: false, loading: () => <LazyBox label="Loading the crew graph" /> });
 
 /** Follows a mission's journal over SSE; every event refreshes the mission and is kept for the timeline. */
 function useMissionEvents(missionId: string) {
@@ -86,7 +90,6 @@ export function MissionView({ missionId }: { missionId: string }) {
       id: `${e.from}->${e.to}`,
       source: e.from,
       target: e.to,
-      markerEnd: { type: MarkerType.ArrowClosed },
       animated: (replayed ? replayed.get(e.to) : mission.nodes.find((n) => n.id === e.to)?.state) === "running",
     }));
     return { nodes, edges };
@@ -138,23 +141,15 @@ export function MissionView({ missionId }: { missionId: string }) {
       </dl>
 
       <section aria-label="Crew graph" className="card relative h-80 w-full min-w-0 overflow-hidden sm:h-96">
-        <ReactFlow
+        <MissionGraph
           nodes={nodes}
           edges={edges}
-          nodeTypes={crewNodeTypes}
-          fitView
-          nodesDraggable={false}
-          nodesConnectable={false}
-          onNodeClick={(_, node) => {
-            const clicked = mission.nodes.find((n) => n.id === node.id);
+          onOpen={(nodeId) => {
+            const clicked = mission.nodes.find((n) => n.id === nodeId);
             const runId = clicked?.runIds.at(-1);
             if (runId) router.push(runHref(slug, runId, clicked!.stepId));
           }}
-          proOptions={{ hideAttribution: true }}
-        >
-          <Background />
-          <Controls showInteractive={false} />
-        </ReactFlow>
+        />
       </section>
 
       {TERMINAL.has(mission.state) && lastSeq > 1 ? (

@@ -4,7 +4,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useLayoutEffect, useMemo, useRef, useState } from "react";
 import { Time } from "../ui/time";
-import { Markdown } from "../chat/markdown";
+import { Markdown } from "../markdown/lazy-markdown";
 import { Avatar } from "../chat/messages";
 import { useFeed } from "../feed/use-feed";
 import { useApi, useWorkspace } from "../providers";

@@ -3,16 +3,21 @@
 import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
-import { useMemo } from "react";
-import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import dynamic from "next/dynamic";
+import { useMemo, type ComponentProps } from "react";
 import type { UsageGroup, UsageReport as Report } from "@/lib/billing/report";
 import { CREDITS_PER_USD } from "@/lib/billing/prices";
 import { addZonedDays, dayLabel, isoDay, mediumWhen, startOfZonedDay } from "@/lib/client/when";
 import { rangeParams, readRangeChoice, resolveRangeChoice, type RangePreset } from "@/lib/client/usage-range";
 import { ErrorNotice } from "../ui/error-notice";
 import { useApi, useWorkspace } from "../providers";
+import { LazyBox } from "../ui/lazy-box";
 import { seriesColors } from "./colors";
 import { formatCount, formatUsd } from "./format";
+import type { ChartPoint } from "./usage-charts";
+
+// The charts load after the page (recharts is most of its script), in the same h-64 boxes meanwhile.
+const UsageBars = dynamic(() => import("./usage-charts").then((m) => m.UsageBars), { ssr: false, loading: () => <LazyBox label="Loading the chart" /> });
 
 const presets: { id: RangePreset | "custom"; label: string }[] = [
   { id: "today", label: "Today" },
@@ -260,53 +265,13 @@ function ReportBody({ report }: { report: Report }) {
 }
 
 /** Axis, grid and tooltip colours from the theme's variables, so the charts read in light and dark. */
-const axisTick = { fontSize: 11, fill: "var(--color-slate-600)" };
-const gridStroke = "var(--color-slate-200)";
-const tooltipStyle = { backgroundColor: "var(--color-surface)", borderColor: "var(--color-slate-200)", color: "var(--color-slate-800)", fontSize: 12 };
-
-type ChartPoint = Record<string, number | string>;
-
-/** Stacked bars per hour or day, one colour per group (an agent in its own colour); a bucket without usage is a zero, never a slope. */
-function UsageChart(props: {
-  title: string;
-  label: string;
-  chart: ChartPoint[];
-  keys: string[];
-  colors: Map<string, string>;
-  name: (key: string) => string;
-  field: "credits" | "tokens";
-  format: (value: number) => string;
-}) {
-  const { chart, keys, colors, name, field, format } = props;
+/** A chart's card: its title and a fixed-height box the bars load into. */
+function UsageChart({ title, label, ...bars }: { title: string; label: string } & ComponentProps<typeof UsageBars>) {
   return (
-    <section className="card p-4" aria-label={props.label}>
-      <h2 className="mb-2 text-sm font-semibold">{props.title}</h2>
+    <section className="card p-4" aria-label={label}>
+      <h2 className="mb-2 text-sm font-semibold">{title}</h2>
       <div className="h-64">
-        <ResponsiveContainer width="100%" height="100%">
-          <BarChart data={chart} margin={{ top: 4, right: 8, left: 8, bottom: 0 }}>
-            <CartesianGrid strokeDasharray="3 3" vertical={false} stroke={gridStroke} />
-            <XAxis dataKey="label" tick={axisTick} stroke={gridStroke} minTickGap={16} />
-            <YAxis tick={axisTick} stroke={gridStroke} tickFormatter={(v: number) => format(v)} width={64} />
-            <Tooltip
-              contentStyle={tooltipStyle}
-              labelStyle={{ color: "var(--color-slate-800)" }}
-              cursor={{ fill: "var(--color-slate-100)" }}
-              formatter={(value, series) => [format(Number(value)), String(series)]}
-            />
-            <Legend formatter={(series) => <span style={{ color: "var(--color-slate-700)" }}>{String(series)}</span>} wrapperStyle={{ fontSize: 12 }} />
-            {keys.map((key) => (
-              <Bar
-                key={key}
-                dataKey={`${field}:${key}`}
-                name={name(key)}
-                stackId={field}
-                fill={colors.get(key)}
-                maxBarSize={48}
-                isAnimationActive={false}
-              />
-            ))}
-          </BarChart>
-        </ResponsiveContainer>
+        <UsageBars {...bars} />
       </div>
     </section>
   );

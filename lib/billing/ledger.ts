@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { usageEvents, usageRollupsHourly } from "../db/schema";
+import { usageEvents, usageRollupsDaily, usageRollupsHourly } from "../db/schema";
 import type { Usage } from "../models/types";
 import { lookupPrice } from "./price-book";
 import { creditsAtRates } from "./prices";
@@ -28,9 +28,22 @@ export interface ChargeResult {
   unpriced: boolean;
 }
 
+/** Adds the inserted row's sums to the rollup row it collided with. */
+function increments(t: typeof usageRollupsHourly | typeof usageRollupsDaily) {
+  return {
+    calls: sql`${t.calls} + 1`,
+    inputTokens: sql`${t.inputTokens} + excluded.input_tokens`,
+    outputTokens: sql`${t.outputTokens} + excluded.output_tokens`,
+    cacheReadTokens: sql`${t.cacheReadTokens} + excluded.cache_read_tokens`,
+    cacheWriteTokens: sql`${t.cacheWriteTokens} + excluded.cache_write_tokens`,
+    credits: sql`${t.credits} + excluded.credits`,
+    unpricedCalls: sql`${t.unpricedCalls} + excluded.unpriced_calls`,
+  };
+}
+
 /**
- * Writes one ledger row for one model call, and adds it to the hourly rollup
- * in the same transaction, so the rollups always equal the ledger. The price
+ * Writes one ledger row for one model call, and adds it to the hourly and daily
+ * rollups in the same transaction, so the rollups always equal the ledger. The price
  * is the workspace's (read inside the transaction, so a price change applies
  * to the next call exactly); a model without one is charged at the default
  * and flagged. A repeated idempotency key changes nothing.
@@ -61,36 +74,36 @@ export async function chargeUsage(db: Db, input: ChargeInput): Promise<ChargeRes
       .onConflictDoNothing({ target: usageEvents.idempotencyKey })
       .returning({ id: usageEvents.id, createdAt: usageEvents.createdAt });
     if (!row) return { charged: false, credits: 0, unpriced: !price.priced };
-    // One atomic upsert per call: concurrent calls of the same hour, agent and model
+    // One atomic upsert per call and rollup: concurrent calls of the same hour (day), agent and model
     // serialise on the rollup row's lock, so none of their increments is lost.
+    const sums = {
+      workspaceId: input.workspaceId,
+      agentId: input.agentId,
+      model: input.model,
+      sourceKind: input.source.kind,
+      calls: 1,
+      inputTokens: input.usage.inputTokens,
+      outputTokens: input.usage.outputTokens,
+      cacheReadTokens: input.usage.cacheReadTokens,
+      cacheWriteTokens: input.usage.cacheWriteTokens,
+      credits,
+      unpricedCalls: price.priced ? 0 : 1,
+    };
+    const at = row.createdAt.toISOString();
+    // Buckets are UTC hours and days whatever the server's time zone, so ranges on whole hours line up.
     await tx
       .insert(usageRollupsHourly)
-      .values({
-        workspaceId: input.workspaceId,
-        // Buckets are UTC hours whatever the server's time zone, so ranges on whole hours line up.
-        bucket: sql`date_trunc('hour', ${row.createdAt.toISOString()}::timestamptz, 'UTC')`,
-        agentId: input.agentId,
-        model: input.model,
-        sourceKind: input.source.kind,
-        calls: 1,
-        inputTokens: input.usage.inputTokens,
-        outputTokens: input.usage.outputTokens,
-        cacheReadTokens: input.usage.cacheReadTokens,
-        cacheWriteTokens: input.usage.cacheWriteTokens,
-        credits,
-        unpricedCalls: price.priced ? 0 : 1,
-      })
+      .values({ ...sums, bucket: sql`date_trunc('hour', ${at}::timestamptz, 'UTC')` })
       .onConflictDoUpdate({
         target: [usageRollupsHourly.workspaceId, usageRollupsHourly.bucket, usageRollupsHourly.agentId, usageRollupsHourly.model, usageRollupsHourly.sourceKind],
-        set: {
-          calls: sql`${usageRollupsHourly.calls} + 1`,
-          inputTokens: sql`${usageRollupsHourly.inputTokens} + excluded.input_tokens`,
-          outputTokens: sql`${usageRollupsHourly.outputTokens} + excluded.output_tokens`,
-          cacheReadTokens: sql`${usageRollupsHourly.cacheReadTokens} + excluded.cache_read_tokens`,
-          cacheWriteTokens: sql`${usageRollupsHourly.cacheWriteTokens} + excluded.cache_write_tokens`,
-          credits: sql`${usageRollupsHourly.credits} + excluded.credits`,
-          unpricedCalls: sql`${usageRollupsHourly.unpricedCalls} + excluded.unpriced_calls`,
-        },
+        set: increments(usageRollupsHourly),
+      });
+    await tx
+      .insert(usageRollupsDaily)
+      .values({ ...sums, day: sql`date_trunc('day', ${at}::timestamptz, 'UTC')` })
+      .onConflictDoUpdate({
+        target: [usageRollupsDaily.workspaceId, usageRollupsDaily.day, usageRollupsDaily.agentId, usageRollupsDaily.model, usageRollupsDaily.sourceKind],
+        set: increments(usageRollupsDaily),
       });
     return { charged: true, credits, unpriced: !price.priced };
   });

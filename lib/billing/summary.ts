@@ -1,15 +1,14 @@
-import { and, desc, eq, gte, inArray, lt, sql } from "drizzle-orm";
+import { and, eq, gte, inArray, lt, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
-import type { Db } from "../db/client";
-import { agentMessages, agentRuns, agents, approvals, usageRollupsHourly } from "../db/schema";
+import { rowsOf, type Db } from "../db/client";
+import { agentMessages, agentRuns, agents, approvals } from "../db/schema";
 import { isNominal } from "./prices";
 import { DAY_MS, HOUR_MS, rangeFields, resolveRange, toHourRange, type HourRange } from "./range";
+import { planRollups, rollupRows } from "./rollup-plan";
 
 /** Defaults to the last 24 hours; the overview sends local midnight to now ("today"). */
 export const summaryQuerySchema = z.object(rangeFields).transform((q) => resolveRange(q, DAY_MS));
 
-const total = (column: unknown) => sql<number>`coalesce(sum(${column}), 0)::float8`.mapWith(Number);
-const between = (range: HourRange) => and(gte(usageRollupsHourly.bucket, range.from), lt(usageRollupsHourly.bucket, range.to));
 
 export interface SpendPeriod {
   key: "range" | "7d" | "30d";
@@ -61,8 +60,8 @@ const iso = (d: Date) => d.toISOString();
 const shift = (d: Date, ms: number) => new Date(d.getTime() + ms);
 
 /**
- * What the overview cards show. Spend and tokens come from the hourly rollups
- * only (never the raw ledger); runs, durations and approvals from their own
+ * What the overview cards show. Spend and tokens come from the rollups only
+ * (daily and hourly, never the raw ledger); runs, durations and approvals from their own
  * tables, always within the range (indexed on workspace and time).
  */
 export async function getUsageSummary(
@@ -74,12 +73,8 @@ export async function getUsageSummary(
   const now = input.now ?? new Date();
   // Rates are per minute of the range that has happened (a range ending in the future counts up to now).
   const elapsedMinutes = Math.max(1, (Math.min(range.to.getTime(), now.getTime()) - range.from.getTime()) / 60_000);
-  const [spend, rollups, runs, hourly, messages, approvalCounts] = await Promise.all([
-    input.includeSpend ? spendOf(db, workspaceId, range) : Promise.resolve(null),
-    db
-      .select({ tokens: total(sql`${usageRollupsHourly.inputTokens} + ${usageRollupsHourly.outputTokens}`), calls: total(usageRollupsHourly.calls) })
-      .from(usageRollupsHourly)
-      .where(and(eq(usageRollupsHourly.workspaceId, workspaceId), between(range))),
+  const [figures, runs, hourly, messages, approvalCounts] = await Promise.all([
+    rollupFigures(db, workspaceId, range, input.includeSpend),
     runStats(db, workspaceId, range),
     hourlyRuns(db, workspaceId, range.to),
     db
@@ -94,14 +89,14 @@ export async function getUsageSummary(
       .from(approvals)
       .where(and(eq(approvals.workspaceId, workspaceId), inArray(approvals.status, ["pending", "approved", "rejected"]))),
   ]);
-  const tokens = rollups[0]?.tokens ?? 0;
+  const { tokens, spend } = figures;
   return {
     range: { from: iso(range.from), to: iso(range.to) },
     spend,
     activity: {
       runs: runs.runs,
       toolCalls: runs.toolCalls,
-      modelCalls: rollups[0]?.calls ?? 0,
+      modelCalls: figures.calls,
       chatMessages: runs.chatMessages,
       doorCalls: runs.doorCalls,
       agentMessages: messages[0]?.n ?? 0,
@@ -123,57 +118,75 @@ export async function getUsageSummary(
   };
 }
 
+interface RollupFigures {
+  tokens: number;
+  calls: number;
+  spend: NonNullable<UsageSummary["spend"]> | null;
+}
+
 /**
- * Spend of the range, the 7 and the 30 days up to its end, each against the period of the same length before it:
- * one scan of the rollups from the earliest of those periods (60 days for the cards' "today").
+ * Tokens and model calls of the range and, for people who see spend, the spend of the range, the 7 and the 30
+ * days up to its end, each against the period of the same length before it, the top agents of the 7 days and
+ * the nominal credits of the 30: one query over the rollups from the earliest of those periods (60 days for the
+ * cards' "today"), grouped by agent and model. Whole UTC days between the periods' edges are read from the daily
+ * rollups, the hours around the edges from the hourly ones, so the sums are those of the hourly rollups.
  */
-async function spendOf(db: Db, workspaceId: string, range: HourRange): Promise<NonNullable<UsageSummary["spend"]>> {
+async function rollupFigures(db: Db, workspaceId: string, range: HourRange, includeSpend: boolean): Promise<RollupFigures> {
   const span = range.to.getTime() - range.from.getTime();
   const range0 = { key: "range" as const, from: range.from, to: range.to, before: shift(range.from, -span) };
   const week = { key: "7d" as const, from: shift(range.to, -7 * DAY_MS), to: range.to, before: shift(range.to, -14 * DAY_MS) };
   const month = { key: "30d" as const, from: shift(range.to, -30 * DAY_MS), to: range.to, before: shift(range.to, -60 * DAY_MS) };
-  const windows = [range0, week, month];
-  const earliest = new Date(Math.min(...windows.map((w) => w.before.getTime())));
-  const sumWhen = (from: Date, to: Date) =>
-    sql<number>`coalesce(sum(${usageRollupsHourly.credits}) filter (where ${usageRollupsHourly.bucket} >= ${iso(from)}::timestamptz and ${usageRollupsHourly.bucket} < ${iso(to)}::timestamptz), 0)::float8`.mapWith(
-      Number,
-    );
-  const scope = and(eq(usageRollupsHourly.workspaceId, workspaceId), between({ from: earliest, to: range.to }));
-  const agentCredits = total(usageRollupsHourly.credits);
-  const [[sums], top, nominal] = await Promise.all([
-    db
-      .select({
-        rangeNow: sumWhen(range0.from, range0.to),
-        rangeBefore: sumWhen(range0.before, range0.from),
-        weekNow: sumWhen(week.from, week.to),
-        weekBefore: sumWhen(week.before, week.from),
-        monthNow: sumWhen(month.from, month.to),
-        monthBefore: sumWhen(month.before, month.from),
-      })
-      .from(usageRollupsHourly)
-      .where(scope),
-    db
-      .select({ agentId: usageRollupsHourly.agentId, handle: agents.handle, name: agents.name, credits: agentCredits, calls: total(usageRollupsHourly.calls) })
-      .from(usageRollupsHourly)
-      .leftJoin(agents, eq(agents.id, usageRollupsHourly.agentId))
-      .where(and(eq(usageRollupsHourly.workspaceId, workspaceId), between({ from: week.from, to: range.to })))
-      .groupBy(usageRollupsHourly.agentId, agents.handle, agents.name)
-      .orderBy(desc(agentCredits), usageRollupsHourly.agentId)
-      .limit(5),
-    db
-      .select({ model: usageRollupsHourly.model, credits: total(usageRollupsHourly.credits) })
-      .from(usageRollupsHourly)
-      .where(and(eq(usageRollupsHourly.workspaceId, workspaceId), between({ from: month.from, to: range.to })))
-      .groupBy(usageRollupsHourly.model),
-  ]);
+  const windows = includeSpend ? [range0, week, month] : [];
+  const cuts = windows.flatMap((w) => [w.before, w.from]);
+  const earliest = new Date(Math.min(range.from.getTime(), ...cuts.map((c) => c.getTime())));
+  const plan = planRollups({ from: earliest, to: range.to }, [range.from, ...cuts]);
+  const when = (from: Date, to: Date) => sql`r.bucket >= ${iso(from)}::timestamptz and r.bucket < ${iso(to)}::timestamptz`;
+  const sumWhen = (column: SQL, from: Date, to: Date) => sql`coalesce(sum(${column}) filter (where ${when(from, to)}), 0)::float8`;
+  const as = (name: string) => sql.raw(`"${name}"`);
+  const columns = [
+    sql`${sumWhen(sql`r.input_tokens + r.output_tokens`, range.from, range.to)} as tokens`,
+    sql`${sumWhen(sql`r.calls`, range.from, range.to)} as calls`,
+    ...windows.flatMap((w) => [sql`${sumWhen(sql`r.credits`, w.from, w.to)} as ${as(`${w.key}_now`)}`, sql`${sumWhen(sql`r.credits`, w.before, w.from)} as ${as(`${w.key}_before`)}`]),
+    ...(includeSpend ? [sql`${sumWhen(sql`r.calls`, week.from, week.to)} as week_calls`] : []),
+  ];
+  const rows = rowsOf<Record<string, unknown>>(
+    await db.execute(sql`
+      select g.*, a.handle, a.name from (
+        select r.agent_id, r.model, ${sql.join(columns, sql`, `)}
+        from ${rollupRows(workspaceId, plan)}
+        group by r.agent_id, r.model
+      ) g left join ${agents} a on a.id = g.agent_id`),
+  );
+  const num = (v: unknown) => Number(v ?? 0);
+  const tokens = rows.reduce((t, r) => t + num(r.tokens), 0);
+  const calls = rows.reduce((t, r) => t + num(r.calls), 0);
+  if (!includeSpend) return { tokens, calls, spend: null };
+  const credits = (key: string) => rows.reduce((t, r) => t + num(r[key]), 0);
+  const byAgent = new Map<string | null, { agentId: string | null; handle: string | null; name: string | null; credits: number; calls: number }>();
+  for (const r of rows) {
+    const agentId = (r.agent_id as string | null) ?? null;
+    const agent = byAgent.get(agentId) ?? { agentId, handle: (r.handle as string | null) ?? null, name: (r.name as string | null) ?? null, credits: 0, calls: 0 };
+    agent.credits += num(r["7d_now"]);
+    agent.calls += num(r.week_calls);
+    byAgent.set(agentId, agent);
+  }
+  // The agents with the most credits over the 7 days, ties by id (no agent last), as PostgreSQL orders uuids.
+  const topAgents = [...byAgent.values()]
+    .filter((a) => a.credits > 0)
+    .sort((a, b) => b.credits - a.credits || (a.agentId === null ? 1 : b.agentId === null ? -1 : a.agentId < b.agentId ? -1 : a.agentId > b.agentId ? 1 : 0))
+    .slice(0, 5);
   return {
-    periods: [
-      [range0, sums?.rangeNow ?? 0, sums?.rangeBefore ?? 0] as const,
-      [week, sums?.weekNow ?? 0, sums?.weekBefore ?? 0] as const,
-      [month, sums?.monthNow ?? 0, sums?.monthBefore ?? 0] as const,
-    ].map(([w, credits, previousCredits]) => ({ key: w.key, from: iso(w.from), to: iso(w.to), credits, previousCredits, change: change(credits, previousCredits) })),
-    topAgents: top.filter((t) => t.credits > 0).map((t) => ({ ...t, handle: t.handle ?? null, name: t.name ?? null })),
-    nominalCredits: nominal.filter((m) => isNominal(m.model)).reduce((sum, m) => sum + m.credits, 0),
+    tokens,
+    calls,
+    spend: {
+      periods: windows.map((w) => {
+        const now = credits(`${w.key}_now`);
+        const before = credits(`${w.key}_before`);
+        return { key: w.key, from: iso(w.from), to: iso(w.to), credits: now, previousCredits: before, change: change(now, before) };
+      }),
+      topAgents,
+      nominalCredits: rows.filter((r) => isNominal(String(r.model))).reduce((t, r) => t + num(r["30d_now"]), 0),
+    },
   };
 }
 

@@ -4,7 +4,7 @@ import { chargeUsage } from "../../lib/billing/ledger";
 import { updatePrices } from "../../lib/billing/price-book";
 import { reconcileKey, reconcileUsage } from "../../lib/billing/reconcile";
 import { rowsOf } from "../../lib/db/client";
-import { usageEvents, usageReconciliations, usageRollupsHourly } from "../../lib/db/schema";
+import { usageEvents, usageReconciliations, usageRollupsDaily, usageRollupsHourly } from "../../lib/db/schema";
 import { textTurn } from "../../lib/models/scripted";
 import { createSession } from "../../lib/runtime/sessions";
 import { makeUser, makeWorkspace } from "../support/fixtures";
@@ -99,6 +99,10 @@ describe("usage ledger", () => {
     const { ledger, rollup } = await sums(workspace.id);
     expect(ledger).toEqual({ calls: 50, input: 50_000, output: 25_000, credits: 525_000 });
     expect(rollup).toEqual(ledger);
+    // The daily rollup took the same 50 increments under the same concurrency.
+    const daily = await s.db.select().from(usageRollupsDaily).where(eq(usageRollupsDaily.workspaceId, workspace.id));
+    expect(daily).toHaveLength(1);
+    expect(daily[0]).toMatchObject({ calls: 50, inputTokens: 50_000, outputTokens: 25_000, credits: 525_000, day: new Date(Math.floor(at.getTime() / 86_400_000) * 86_400_000) });
   });
 
   it("concurrent charges across hours, agents, models and sources: every rollup group equals its ledger group", async () => {
