@@ -20,25 +20,35 @@ describe("the group-committing feed writer", () => {
     const start = (await readFeed(s.db, owner.workspaceId, 0, {}, 10_000)).at(-1)?.seq ?? 0;
     const notices: { seq: number; stored: number }[] = [];
     const reads: Promise<void>[] = [];
+    let heard: () => void = () => undefined;
     const unsubscribe = s.bus.subscribe(feedTopic(owner.workspaceId), (message) => {
       // What a reader finds when the notification arrives: everything it announces is already committed.
       reads.push(
         readFeed(s.db, owner.workspaceId, start, {}, 10_000).then((rows) => {
           notices.push({ seq: Number(message.seq), stored: rows.length });
+          heard();
         }),
       );
     });
     const names = Array.from({ length: 20 }, (_, i) => `item-${i}`);
     await Promise.all(names.map((n) => appendFeedItems(s.db, s.bus, [item(owner.workspaceId, n)])));
+    expect(writer.stats.flushes - before.flushes).toBe(1);
+    expect(writer.stats.items - before.items).toBe(20);
+    // One more item, on its own: its notification comes after the batch's (one connection, in order), so every
+    // notification of the batch has arrived once it has.
+    const last = new Promise<void>((resolve) => (heard = () => notices.some((n) => n.seq === start + 21) && resolve()));
+    await appendFeedItems(s.db, s.bus, [item(owner.workspaceId, "after")]);
+    await last;
     await Promise.all(reads);
     unsubscribe();
 
-    expect(writer.stats.flushes - before.flushes).toBe(1);
-    expect(writer.stats.items - before.items).toBe(20);
     const rows = await readFeed(s.db, owner.workspaceId, start, {}, 10_000);
-    expect(rows.map((r) => r.payload.n)).toEqual(names);
-    expect(rows.map((r) => r.seq)).toEqual(names.map((_, i) => start + 1 + i));
-    expect(notices).toEqual([{ seq: start + 20, stored: 20 }]);
+    expect(rows.map((r) => r.payload.n)).toEqual([...names, "after"]);
+    expect(rows.map((r) => r.seq)).toEqual([...names, "after"].map((_, i) => start + 1 + i));
+    expect(notices).toEqual([
+      { seq: start + 20, stored: 20 },
+      { seq: start + 21, stored: 21 },
+    ]);
   });
 
   it("keeps the items of other appenders when one appender's items cannot be written", async () => {
