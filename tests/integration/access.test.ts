@@ -222,7 +222,7 @@ describe("one access rule per object, through every door", () => {
     });
     expect(feed).toHaveLength(1);
     expect(feed[0]).toMatchObject({ approvalId, runId: null, stepId: null, payload: { tool: "slack.post" } });
-    expect(feed[0].payload).not.toHaveProperty("sessionId");
+    expect(feed[0]!.payload).not.toHaveProperty("sessionId");
 
     await cancelRoute(jsonRequest(`/api/runs/${runId}/cancel`, { method: "POST", cookie: cookies.a }), params({ id: runId }));
     await waitForRun(s.db, runId);
