@@ -2,7 +2,8 @@ import { and, asc, eq, gt, inArray, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import type { Viewer } from "../access/access";
 import { feedItemsForViewer } from "../access/reads";
-import { rowsOf, type Db } from "../db/client";
+import { rowsOf, type Db, type Transaction } from "../db/client";
+import { feedWriterFor } from "./feed-writer";
 import { feedItems, workspaces, type AgentRun } from "../db/schema";
 import type { EventBus } from "../runtime/bus";
 import { tailJournal, type TailItem } from "../runtime/tail";
@@ -81,12 +82,20 @@ export async function notifyFeed(bus: EventBus, written: { workspaceId: string; 
   for (const w of written) await bus.publish(feedTopic(w.workspaceId), { seq: w.seq });
 }
 
-/** Appends feed items in their own transaction, then notifies: persist before emit. */
+/**
+ * Appends feed items in their own transaction, then notifies: persist before
+ * emit. Outside a transaction they go through the process's feed writer
+ * (group commit: items appended at the same time share one transaction and
+ * one notification per workspace); inside one they are part of it.
+ */
 export async function appendFeedItems(db: Db, bus: EventBus, items: FeedItemInput[]): Promise<void> {
   if (items.length === 0) return;
+  if (!isTransaction(db)) return feedWriterFor(db, bus).append(items);
   const written = await db.transaction((tx) => insertFeedItems(tx, items));
   await notifyFeed(bus, written);
 }
+
+const isTransaction = (db: Db): db is Transaction => "rollback" in db;
 
 /** A feed append that must never break what it reports on (a run, a decision). */
 export async function recordFeed(db: Db, bus: EventBus, items: FeedItemInput[]): Promise<void> {

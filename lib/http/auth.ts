@@ -1,6 +1,6 @@
 import NextAuth, { CredentialsSignin } from "next-auth";
 import Credentials from "next-auth/providers/credentials";
-import { getToken } from "next-auth/jwt";
+import { getToken, type JWT } from "next-auth/jwt";
 import { z } from "zod";
 import { getServer } from "../server";
 import { AppError } from "../errors";
@@ -106,10 +106,49 @@ export const { handlers, auth, signIn, signOut } = NextAuth(async () => {
 
 const SESSION_COOKIE = "authjs.session-token";
 
-async function tokenFromRequest(req: Request) {
+type Token = JWT | null;
+
+/**
+ * Decoded session cookies, by their exact text: decrypting the cookie is the
+ * same work with the same answer on every request of a tab, so it is done
+ * once per cookie and process. Only the decoding is kept: whether the session
+ * it names is still live is asked of the database on every request. An entry
+ * is used only while the token itself is unexpired, and at most a minute.
+ */
+const decoded = new Map<string, { token: Token; secret: string; until: number }>();
+const DECODED_MAX = 5_000;
+const DECODED_MS = 60_000;
+
+/** The session cookie's own parts (a large token is split into `.0`, `.1`…), as one key. */
+function sessionCookieText(req: Request): string | null {
+  const parts: string[] = [];
+  for (const part of (req.headers.get("cookie") ?? "").split(";")) {
+    const text = part.trim();
+    if (text.startsWith(SESSION_COOKIE) || text.startsWith(`__Secure-${SESSION_COOKIE}`)) parts.push(text);
+  }
+  return parts.length > 0 ? parts.sort().join("; ") : null;
+}
+
+async function tokenFromRequest(req: Request): Promise<Token> {
   const server = await getServer();
-  const secureCookie = (req.headers.get("cookie") ?? "").includes(`__Secure-${SESSION_COOKIE}`);
-  return getToken({ req, secret: server.secrets.authSecret, secureCookie });
+  const secret = server.secrets.authSecret;
+  const text = sessionCookieText(req);
+  if (text === null) return (await getToken({ req, secret, secureCookie: false })) as Token;
+  const now = Date.now();
+  const hit = decoded.get(text);
+  if (hit && hit.until > now && hit.secret === secret) return hit.token;
+  if (hit) decoded.delete(text);
+  const secureCookie = text.includes(`__Secure-${SESSION_COOKIE}`);
+  const token = (await getToken({ req, secret, secureCookie })) as Token;
+  if (token) {
+    const exp = typeof token.exp === "number" ? token.exp * 1000 : now;
+    const until = Math.min(exp, now + DECODED_MS);
+    if (until > now) {
+      if (decoded.size >= DECODED_MAX) decoded.delete(decoded.keys().next().value!);
+      decoded.set(text, { token, secret, until });
+    }
+  }
+  return token;
 }
 
 /**

@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
 import { and, asc, eq, inArray, isNull, lt, ne, sql } from "drizzle-orm";
-import type { Db } from "../db/client";
+import { rowsOf, type Db } from "../db/client";
 import { agentRuns, agents, approvals, executionGrants, messages, sessions, steps, workspaces, type AgentRun, type Approval, type TaintSource } from "../db/schema";
 import { AppError } from "../errors";
 import { recordFeed, recordRunFinished } from "../feed/feed";
@@ -60,25 +60,22 @@ export function chainOf(run: Pick<AgentRun, "onBehalfOfUserId" | "via" | "origin
  */
 export async function createChatRun(
   db: Db,
-  input: { workspaceId: string; sessionId: string; userId: string; text: string; owner: string },
+  input: { workspaceId: string; sessionId: string; userId: string; text: string; owner: string; title?: string },
 ): Promise<{ runId: string; userMessageId: string; replyMessageId: string }> {
   return withDbRetry(() =>
     db.transaction(async (tx) => {
-      const [session] = await tx
-        .select({ id: sessions.id, agentId: sessions.agentId })
-        .from(sessions)
-        .where(and(eq(sessions.id, input.sessionId), eq(sessions.workspaceId, input.workspaceId)))
-        .for("update");
-      if (!session) throw new AppError("not_found:session");
-      const [agent] = await tx
-        .select({ model: agents.model, status: agents.status, handle: agents.handle })
-        .from(agents)
-        .where(eq(agents.id, session.agentId))
-        // As in createWakeRuns: a pause committed before we read wins; one committed after waits for this run.
-        .for("share");
-      if (!agent) throw new AppError("not_found:agent");
-      if (agent.status === "paused") {
-        throw new AppError("conflict:agent_paused", `${pausedMessage(agent.handle)} Nothing was sent; ask a manager to resume it.`, { details: { agent: agent.handle } });
+      // The chat locked, its agent shared (as in createWakeRuns: a pause committed before we read wins; one committed
+      // after waits for this run): one statement.
+      const [found] = rowsOf<{ agent_id: string; model: string; status: string; handle: string }>(
+        await tx.execute(sql`
+          select ${sessions.agentId} as agent_id, ${agents.model} as model, ${agents.status} as status, ${agents.handle} as handle
+            from ${sessions} join ${agents} on ${agents.id} = ${sessions.agentId}
+           where ${sessions.id} = ${input.sessionId} and ${sessions.workspaceId} = ${input.workspaceId}
+             for update of ${sessions} for share of ${agents}`),
+      );
+      if (!found) throw new AppError("not_found:session");
+      if (found.status === "paused") {
+        throw new AppError("conflict:agent_paused", `${pausedMessage(found.handle)} Nothing was sent; ask a manager to resume it.`, { details: { agent: found.handle } });
       }
       const [busy] = await tx
         .select({ id: agentRuns.id })
@@ -87,38 +84,47 @@ export async function createChatRun(
         .limit(1);
       if (busy) throw new AppError("conflict:run", "The agent is still answering. Wait for it, or stop it first.", { details: { runId: busy.id } });
 
+      // The run's id is chosen here, so both messages carry it from their insert (one statement for the two).
+      const runId = crypto.randomUUID();
       const now = new Date();
-      const [userMessage] = await tx
+      const inserted = await tx
         .insert(messages)
-        .values({ workspaceId: input.workspaceId, sessionId: input.sessionId, role: "user", content: input.text, userId: input.userId, createdAt: now })
-        .returning({ id: messages.id });
-      const [reply] = await tx
-        .insert(messages)
-        .values({ workspaceId: input.workspaceId, sessionId: input.sessionId, role: "assistant", content: "", createdAt: new Date(now.getTime() + 1) })
-        .returning({ id: messages.id });
-      const [run] = await tx
-        .insert(agentRuns)
-        .values({
-          workspaceId: input.workspaceId,
-          agentId: session.agentId,
-          sessionId: input.sessionId,
-          userId: input.userId,
-          onBehalfOfUserId: input.userId,
-          via: [],
-          originSessionId: input.sessionId,
-          trigger: "chat",
-          userMessageId: userMessage!.id,
-          replyMessageId: reply!.id,
-          model: agent.model,
-          state: "running",
-          claimedBy: input.owner,
-          leaseExpiresAt: lease(),
-          startedAt: now,
+        .values([
+          { workspaceId: input.workspaceId, sessionId: input.sessionId, role: "user", content: input.text, userId: input.userId, runId, createdAt: now },
+          { workspaceId: input.workspaceId, sessionId: input.sessionId, role: "assistant", content: "", runId, createdAt: new Date(now.getTime() + 1) },
+        ])
+        .returning({ id: messages.id, role: messages.role });
+      const userMessageId = inserted.find((m) => m.role === "user")!.id;
+      const replyMessageId = inserted.find((m) => m.role === "assistant")!.id;
+      await tx.insert(agentRuns).values({
+        id: runId,
+        workspaceId: input.workspaceId,
+        agentId: found.agent_id,
+        sessionId: input.sessionId,
+        userId: input.userId,
+        onBehalfOfUserId: input.userId,
+        via: [],
+        originSessionId: input.sessionId,
+        trigger: "chat",
+        userMessageId,
+        replyMessageId,
+        model: found.model,
+        state: "running",
+        claimedBy: input.owner,
+        leaseExpiresAt: lease(),
+        startedAt: now,
+      });
+      // The chat's time, and its title from this message unless it already has one (an earlier message, a rename).
+      await tx
+        .update(sessions)
+        .set({
+          updatedAt: now,
+          ...(input.title === undefined
+            ? {}
+            : { title: sql`case when ${sessions.titleChosen} then ${sessions.title} else ${input.title} end`, titleChosen: true }),
         })
-        .returning({ id: agentRuns.id });
-      await tx.update(messages).set({ runId: run!.id }).where(inArray(messages.id, [userMessage!.id, reply!.id]));
-      await tx.update(sessions).set({ updatedAt: now }).where(eq(sessions.id, input.sessionId));
-      return { runId: run!.id, userMessageId: userMessage!.id, replyMessageId: reply!.id };
+        .where(eq(sessions.id, input.sessionId));
+      return { runId, userMessageId, replyMessageId };
     }),
   );
 }

@@ -86,7 +86,8 @@ export async function driveRun(deps: RuntimeDeps, runId: string, options: DriveO
       state = parseCheckpoint(run.checkpoint);
     } else {
       state = await freshState(db, run, agent);
-      await recordFeed(db, bus, [
+      // Not awaited: the feed writer commits it with the other runs' items; the run's own journal need not wait for it.
+      void recordFeed(db, bus, [
         {
           workspaceId: run.workspaceId,
           kind: "run_started",

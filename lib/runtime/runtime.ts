@@ -23,8 +23,11 @@ import { logError } from "../log";
 
 export interface Runtime {
   deps: RuntimeDeps;
-  /** Stores the message, starts the run in the background, and returns at once. */
-  startChatRun(input: { workspaceId: string; sessionId: string; userId: string; text: string }): Promise<{ runId: string }>;
+  /**
+   * Stores the message, starts the run in the background, and returns at once.
+   * With `title`, a chat without one is named with it in the same transaction.
+   */
+  startChatRun(input: { workspaceId: string; sessionId: string; userId: string; text: string; title?: string }): Promise<{ runId: string }>;
   /**
    * Gives agents a turn on a message (a room post, a mission step, a door):
    * creates their runs and drives them. Paused agents get none; they are returned.

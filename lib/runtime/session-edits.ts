@@ -16,14 +16,6 @@ export function titleFrom(text: string): string {
   return truncate(line, AUTO_TITLE_MAX, "…") || "New chat";
 }
 
-/** Names a chat after its first message, unless it already has a title (from an earlier message or a rename). */
-export async function titleFromFirstMessage(db: Db, sessionId: string, text: string): Promise<void> {
-  await db
-    .update(sessions)
-    .set({ title: titleFrom(text), titleChosen: true })
-    .where(and(eq(sessions.id, sessionId), eq(sessions.titleChosen, false)));
-}
-
 /** Only the person who started a chat renames it; anyone else gets the same answer as for a chat that does not exist. */
 export async function renameSession(db: Db, workspaceId: string, sessionId: string, viewer: Viewer, title: string): Promise<SessionSummary> {
   const session = await getSession(db, workspaceId, sessionId, viewer);

@@ -256,7 +256,9 @@ export async function suspendRun(ctx: CallContext, pending: NewApproval): Promis
   await ctx.journal.flush();
   const { approvalId } = await suspendWithCheckpoint(deps.db, deps.bus, { run, owner: deps.instanceId, state: ctx.state, approval: pending, tools: deps.tools });
   await deps.bus.publish(approvalsTopic(run.workspaceId), { approvalId, status: "pending" });
-  await recordFeed(deps.db, deps.bus, [
+  // Not awaited: the run lets go as soon as it is suspended (a decision may resume it at once); the feed writer
+  // commits the item with the others.
+  void recordFeed(deps.db, deps.bus, [
     {
       workspaceId: run.workspaceId,
       kind: "approval_requested",

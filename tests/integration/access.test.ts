@@ -76,6 +76,8 @@ describe("one access rule per object, through every door", () => {
     const session = await createSession(s.db, { workspaceId, userId: a.id, agent: { id: agent.id } });
     const { runId } = await s.runtime.startChatRun({ workspaceId, sessionId: session.id, userId: a.id, text: SECRET });
     await waitForRun(s.db, runId);
+    // The run's feed items are written after its end: wait for the work that follows it too.
+    await s.runtime.drain();
     return { s, workspaceId, a, b, reviewer, cookies, agentId: agent.id, sessionId: session.id, runId };
   }
 
@@ -213,10 +215,14 @@ describe("one access rule per object, through every door", () => {
     const forReviewer = (await (await approvalRoute(jsonRequest(`/api/approvals/${approvalId}`, { cookie: cookies.reviewer }), params({ id: approvalId }))).json()).approval;
     expect(forReviewer).toMatchObject({ runId, sessionId, canOpenRun: true });
 
-    const feed = (await (await feedRoute(jsonRequest(`/api/feed?agent=${agentId}&kind=approval_requested`, { cookie: cookies.b }))).json()).items;
+    // The feed item is committed after the approval (its own write): wait for it.
+    const feed = await poll(async () => {
+      const items = (await (await feedRoute(jsonRequest(`/api/feed?agent=${agentId}&kind=approval_requested`, { cookie: cookies.b }))).json()).items as { payload: Record<string, unknown> }[];
+      return items.length > 0 ? items : undefined;
+    });
     expect(feed).toHaveLength(1);
     expect(feed[0]).toMatchObject({ approvalId, runId: null, stepId: null, payload: { tool: "slack.post" } });
-    expect(feed[0].payload).not.toHaveProperty("sessionId");
+    expect(feed[0]!.payload).not.toHaveProperty("sessionId");
 
     await cancelRoute(jsonRequest(`/api/runs/${runId}/cancel`, { method: "POST", cookie: cookies.a }), params({ id: runId }));
     await waitForRun(s.db, runId);

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { route } from "@/lib/http/route";
 import { limitRunStart } from "@/lib/runtime/run-limit";
 import { assertSessionOwner, getSession } from "@/lib/runtime/sessions";
-import { titleFromFirstMessage } from "@/lib/runtime/session-edits";
+import { titleFrom } from "@/lib/runtime/session-edits";
 
 export const POST = route(
   { params: z.object({ id: z.uuid() }), body: z.object({ text: z.string().trim().min(1, "Write a message").max(20_000) }) },
@@ -11,8 +11,14 @@ export const POST = route(
     const session = await getSession(server.db, workspace.id, params.id, viewer);
     assertSessionOwner(session, viewer);
     await limitRunStart(server, user.id);
-    await titleFromFirstMessage(server.db, session.id, body.text);
-    const { runId } = await server.runtime.startChatRun({ workspaceId: workspace.id, sessionId: session.id, userId: user.id, text: body.text });
+    // The chat is named after its first message in the run's own transaction.
+    const { runId } = await server.runtime.startChatRun({
+      workspaceId: workspace.id,
+      sessionId: session.id,
+      userId: user.id,
+      text: body.text,
+      title: titleFrom(body.text),
+    });
     return Response.json({ runId }, { status: 202, headers: { "Cache-Control": "no-store" } });
   },
 );

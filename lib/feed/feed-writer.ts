@@ -1,0 +1,112 @@
+import type { Database } from "../db/client";
+import type { EventBus } from "../runtime/bus";
+import { withDbRetry } from "../runtime/db-retry";
+import { logError } from "../log";
+import { insertFeedItems, notifyFeed, type FeedItemInput } from "./feed";
+
+type Written = { workspaceId: string; seq: number }[];
+
+interface Waiting {
+  items: FeedItemInput[];
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * The process's feed writer: feed items appended outside a transaction are
+ * written together (group commit), like the run journal. A flush starts as
+ * soon as the previous one returns, with everything that arrived meanwhile:
+ * one transaction, one sequence allocation per workspace (the workspace row
+ * is locked once per flush, not once per item), one INSERT. Persist before
+ * emit: after the commit, one notification per workspace names the newest
+ * sequence number written, and only then do the appenders' promises resolve.
+ * Items keep their arrival order within a workspace.
+ */
+export class FeedWriter {
+  private pending: Waiting[] = [];
+  private flushing = false;
+  private scheduled = false;
+  /** Flushes (transactions) and items written so far, for the benchmark. */
+  readonly stats = { flushes: 0, items: 0 };
+
+  constructor(
+    private readonly db: Database,
+    private readonly bus: EventBus,
+  ) {}
+
+  /** Queues items for the next flush; resolves once they are committed and announced. */
+  append(items: FeedItemInput[]): Promise<void> {
+    if (items.length === 0) return Promise.resolve();
+    const promise = new Promise<void>((resolve, reject) => this.pending.push({ items, resolve, reject }));
+    this.schedule();
+    return promise;
+  }
+
+  private schedule() {
+    if (this.flushing || this.scheduled) return;
+    this.scheduled = true;
+    // Items appended in the same turn of the event loop share the flush.
+    setImmediate(() => {
+      this.scheduled = false;
+      void this.flush();
+    });
+  }
+
+  private async flush() {
+    if (this.flushing || this.pending.length === 0) return;
+    this.flushing = true;
+    const batch = this.pending;
+    this.pending = [];
+    try {
+      await this.write(batch);
+    } finally {
+      this.flushing = false;
+      if (this.pending.length > 0) void this.flush();
+    }
+  }
+
+  private async write(batch: Waiting[]) {
+    let written: Written;
+    try {
+      written = await this.commit(batch.flatMap((w) => w.items));
+    } catch (error) {
+      if (batch.length === 1) return batch[0]!.reject(error);
+      // One appender's items (say, of a workspace deleted meanwhile) must not sink the others': each is tried alone.
+      for (const w of batch) {
+        try {
+          await this.announce(await this.commit(w.items));
+          w.resolve();
+        } catch (own) {
+          w.reject(own);
+        }
+      }
+      return;
+    }
+    await this.announce(written);
+    for (const w of batch) w.resolve();
+  }
+
+  private async commit(items: FeedItemInput[]): Promise<Written> {
+    const written = await withDbRetry(() => this.db.transaction((tx) => insertFeedItems(tx, items)));
+    this.stats.flushes += 1;
+    this.stats.items += items.length;
+    return written;
+  }
+
+  /** The items are committed whatever happens here: a lost notification is caught up by the readers' heartbeat. */
+  private async announce(written: Written) {
+    await notifyFeed(this.bus, written).catch((error: unknown) => logError("Could not announce feed items", error));
+  }
+}
+
+/** See journal-writer.ts: the registry lives on `globalThis`, shared by every server chunk that loads this module. */
+const registry = globalThis as typeof globalThis & { [key: symbol]: WeakMap<object, FeedWriter> | undefined };
+const REGISTRY_KEY = Symbol.for("clawdeck.feedWriters");
+
+/** The one feed writer of a database handle in this process (created on first use, with the bus it is given then). */
+export function feedWriterFor(db: Database, bus: EventBus): FeedWriter {
+  const writers = (registry[REGISTRY_KEY] ??= new WeakMap());
+  let writer = writers.get(db);
+  if (!writer) writers.set(db, (writer = new FeedWriter(db, bus)));
+  return writer;
+}

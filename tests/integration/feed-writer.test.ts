@@ -1,0 +1,82 @@
+import crypto from "node:crypto";
+import { eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { feedItems } from "../../lib/db/schema";
+import { appendFeedItems, feedTopic, readFeed, type FeedItemInput } from "../../lib/feed/feed";
+import { feedWriterFor } from "../../lib/feed/feed-writer";
+import { demoOwner } from "../support/fixtures";
+import { useTestServer } from "../support/server";
+
+const item = (workspaceId: string, n: string): FeedItemInput => ({ workspaceId, kind: "run_started", payload: { n } });
+
+describe("the group-committing feed writer", () => {
+  const server = useTestServer();
+
+  it("writes items appended at the same time in one transaction, numbered in arrival order, with one notification after the commit", async () => {
+    const s = server();
+    const owner = await demoOwner(s.db);
+    const writer = feedWriterFor(s.db, s.bus);
+    const before = { ...writer.stats };
+    const start = (await readFeed(s.db, owner.workspaceId, 0, {}, 10_000)).at(-1)?.seq ?? 0;
+    const notices: { seq: number; stored: number }[] = [];
+    const reads: Promise<void>[] = [];
+    let heard: () => void = () => undefined;
+    const unsubscribe = s.bus.subscribe(feedTopic(owner.workspaceId), (message) => {
+      // What a reader finds when the notification arrives: everything it announces is already committed.
+      reads.push(
+        readFeed(s.db, owner.workspaceId, start, {}, 10_000).then((rows) => {
+          notices.push({ seq: Number(message.seq), stored: rows.length });
+          heard();
+        }),
+      );
+    });
+    const names = Array.from({ length: 20 }, (_, i) => `item-${i}`);
+    await Promise.all(names.map((n) => appendFeedItems(s.db, s.bus, [item(owner.workspaceId, n)])));
+    expect(writer.stats.flushes - before.flushes).toBe(1);
+    expect(writer.stats.items - before.items).toBe(20);
+    // One more item, on its own: its notification comes after the batch's (one connection, in order), so every
+    // notification of the batch has arrived once it has.
+    const last = new Promise<void>((resolve) => (heard = () => notices.some((n) => n.seq === start + 21) && resolve()));
+    await appendFeedItems(s.db, s.bus, [item(owner.workspaceId, "after")]);
+    await last;
+    await Promise.all(reads);
+    unsubscribe();
+
+    const rows = await readFeed(s.db, owner.workspaceId, start, {}, 10_000);
+    expect(rows.map((r) => r.payload.n)).toEqual([...names, "after"]);
+    expect(rows.map((r) => r.seq)).toEqual([...names, "after"].map((_, i) => start + 1 + i));
+    expect(notices).toEqual([
+      { seq: start + 20, stored: 20 },
+      { seq: start + 21, stored: 21 },
+    ]);
+  });
+
+  it("keeps the items of other appenders when one appender's items cannot be written", async () => {
+    const s = server();
+    const owner = await demoOwner(s.db);
+    const start = (await readFeed(s.db, owner.workspaceId, 0, {}, 10_000)).at(-1)?.seq ?? 0;
+    const results = await Promise.allSettled([
+      appendFeedItems(s.db, s.bus, [item(owner.workspaceId, "first")]),
+      // A workspace that does not exist: no sequence to number the item from.
+      appendFeedItems(s.db, s.bus, [item(crypto.randomUUID(), "nowhere")]),
+      appendFeedItems(s.db, s.bus, [item(owner.workspaceId, "second")]),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    const rows = await readFeed(s.db, owner.workspaceId, start, {}, 10_000);
+    expect(rows.map((r) => r.payload.n)).toEqual(["first", "second"]);
+  });
+
+  it("writes inside the caller's transaction when given one: a rollback leaves nothing", async () => {
+    const s = server();
+    const owner = await demoOwner(s.db);
+    const marker = `rolled-back-${crypto.randomBytes(3).toString("hex")}`;
+    await expect(
+      s.db.transaction(async (tx) => {
+        await appendFeedItems(tx, s.bus, [item(owner.workspaceId, marker)]);
+        throw new Error("changed my mind");
+      }),
+    ).rejects.toThrow("changed my mind");
+    const rows = await s.db.select().from(feedItems).where(eq(feedItems.workspaceId, owner.workspaceId));
+    expect(rows.filter((r) => (r.payload as { n?: string }).n === marker)).toHaveLength(0);
+  });
+});
