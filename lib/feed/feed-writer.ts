@@ -1,6 +1,7 @@
 import type { Database } from "../db/client";
 import type { EventBus } from "../runtime/bus";
 import { withDbRetry } from "../runtime/db-retry";
+import { FlushLoop } from "../runtime/group-commit";
 import { logError } from "../log";
 import { insertFeedItems, notifyFeed, type FeedItemInput } from "./feed";
 
@@ -24,8 +25,10 @@ interface Waiting {
  */
 export class FeedWriter {
   private pending: Waiting[] = [];
-  private flushing = false;
-  private scheduled = false;
+  private readonly loop = new FlushLoop(
+    () => this.pending.length > 0,
+    () => this.flush(),
+  );
   /** Flushes (transactions) and items written so far, for the benchmark. */
   readonly stats = { flushes: 0, items: 0 };
 
@@ -38,31 +41,15 @@ export class FeedWriter {
   append(items: FeedItemInput[]): Promise<void> {
     if (items.length === 0) return Promise.resolve();
     const promise = new Promise<void>((resolve, reject) => this.pending.push({ items, resolve, reject }));
-    this.schedule();
+    this.loop.schedule();
     return promise;
   }
 
-  private schedule() {
-    if (this.flushing || this.scheduled) return;
-    this.scheduled = true;
-    // Items appended in the same turn of the event loop share the flush.
-    setImmediate(() => {
-      this.scheduled = false;
-      void this.flush();
-    });
-  }
-
+  /** Takes everything waiting and writes it as one flush. */
   private async flush() {
-    if (this.flushing || this.pending.length === 0) return;
-    this.flushing = true;
     const batch = this.pending;
     this.pending = [];
-    try {
-      await this.write(batch);
-    } finally {
-      this.flushing = false;
-      if (this.pending.length > 0) void this.flush();
-    }
+    await this.write(batch);
   }
 
   private async write(batch: Waiting[]) {

@@ -4,6 +4,7 @@ import { agentRuns, runEvents } from "../db/schema";
 import { cleanDeep } from "../text";
 import type { EventBus } from "./bus";
 import { withDbRetry } from "./db-retry";
+import { FlushLoop } from "./group-commit";
 import { isTerminal, parseRunEvent, type RunEvent, type RunEventInput } from "./events";
 import { LEASE_SECONDS, readRunEvents, RunLostError } from "./journal";
 
@@ -50,8 +51,10 @@ let writerCount = 0;
 export class JournalWriter {
   /** Runs with events waiting for the next flush, in arrival order. */
   private pending = new Map<string, Pending>();
-  private flushing = false;
-  private scheduled = false;
+  private readonly loop = new FlushLoop(
+    () => this.pending.size > 0,
+    () => this.flush(),
+  );
   private readonly listeners = new Map<string, Set<JournalListener>>();
   /** Runs announced by other writers: rows handed over so far, and the last one announced. */
   private readonly remote = new Map<string, { after: number; upTo: number }>();
@@ -88,7 +91,7 @@ export class JournalWriter {
     for (const event of events) joinEvent(entry.events, event);
     entry.closed = closes >= 0;
     const promise = new Promise<number>((resolve, reject) => entry.waiters.push({ resolve, reject }));
-    this.schedule();
+    this.loop.schedule();
     return promise;
   }
 
@@ -107,27 +110,11 @@ export class JournalWriter {
     this.unsubscribe();
   }
 
-  private schedule() {
-    if (this.flushing || this.scheduled) return;
-    this.scheduled = true;
-    // Runs whose deltas arrive in the same turn of the event loop share the flush.
-    setImmediate(() => {
-      this.scheduled = false;
-      void this.flush();
-    });
-  }
-
+  /** Takes every run's waiting events and writes them as one flush. */
   private async flush() {
-    if (this.flushing || this.pending.size === 0) return;
-    this.flushing = true;
     const batch = [...this.pending.values()];
     this.pending = new Map();
-    try {
-      await this.write(batch);
-    } finally {
-      this.flushing = false;
-      if (this.pending.size > 0) void this.flush();
-    }
+    await this.write(batch);
   }
 
   private async write(batch: Pending[]) {
