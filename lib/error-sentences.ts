@@ -16,6 +16,7 @@ const sentences = {
   "bad_request:content_length": "The request was garbled on the way. Reload the page and try again.",
   "bad_request:encoding": "The text contains characters that could not be read. Remove unusual characters and try again.",
   "bad_request:nul": "The text contains an invisible NUL character, which cannot be saved. Remove it and try again.",
+  "bad_request:reason": "Rejecting needs a reason: the agent is told why. Write one and try again.",
   "bad_request:password": "That password cannot be used. Choose another one.",
   "bad_request:range": "That date range cannot be shown. Choose a start before the end, at most 400 days long.",
   "bad_request:comparison": "That comparison cannot be started as asked. Check the crews and the goal.",
