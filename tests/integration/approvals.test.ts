@@ -245,6 +245,9 @@ describe("gated actions", () => {
     expect(rejected.status).toBe(200);
     const [decided] = await s.db.select().from(approvals).where(eq(approvals.id, approval.id));
     expect(decided).toMatchObject({ status: "rejected", reason: "Wrong channel" });
+    // The run carries on with the refusal and ends before the next test gives the model its own turns.
+    const events = await waitForRun(s.db, runId);
+    expect(events.at(-1)?.type).toBe("run_completed");
   });
 
   it("a journal failure before dispatch: the effect does not happen and the run fails with the reason", async () => {
