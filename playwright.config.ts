@@ -6,7 +6,9 @@ export default defineConfig({
   testDir: "e2e",
   fullyParallel: false,
   workers: 1,
-  retries: 0,
+  // One more try on CI, where one machine runs the server, the browser and the database at once; a retried test is
+  // listed as flaky in the report.
+  retries: process.env.CI ? 1 : 0,
   forbidOnly: !!process.env.CI,
   timeout: 60_000,
   expect: { timeout: 10_000 },
