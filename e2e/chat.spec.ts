@@ -33,7 +33,7 @@ test.describe("chat", () => {
       await chat.send("remember the demo is on Tuesday");
       await expect(chat.replies()).toHaveCount(1);
       const first = chat.lastReply();
-      const seen = await chat.watchReply(first, "I'll remember");
+      const seen = await chat.watchLastReply("I'll remember");
       const final = squash(seen[seen.length - 1]!);
       expect(seen.length).toBeGreaterThan(2);
       expect(squash(seen[0]!).length).toBeGreaterThan(0);

@@ -67,19 +67,47 @@ export class ChatPage {
   }
 
   /**
-   * Samples a reply's text until it contains `final`; returns every distinct
-   * value seen, so a test can check that the text arrived in pieces.
+   * Records, in the page itself, every distinct text the last reply's markdown
+   * takes until it contains `final`, and returns them in order, so a test can
+   * check that the text arrived in pieces. A mutation observer sees each
+   * render; polling from the test would miss those between two round trips.
+   * The last reply is looked up again on each change: React may replace its
+   * element when the stored history arrives.
    */
-  async watchReply(reply: Locator, final: string, timeoutMs = 20_000): Promise<string[]> {
-    const seen: string[] = [];
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline) {
-      const text = await this.replyText(reply).catch(() => "");
-      if (text && text !== seen[seen.length - 1]) seen.push(text);
-      if (text.includes(final)) return seen;
-      await this.page.waitForTimeout(15);
-    }
-    throw new Error(`The reply never contained ${JSON.stringify(final)}; last seen: ${JSON.stringify(seen[seen.length - 1] ?? "")}`);
+  async watchLastReply(final: string, timeoutMs = 20_000): Promise<string[]> {
+    await expect(this.lastReply()).toBeVisible();
+    return this.page.evaluate(
+      ({ final, timeoutMs }) =>
+        new Promise<string[]>((resolve, reject) => {
+          const seen: string[] = [];
+          const read = () => {
+            const replies = document.querySelectorAll<HTMLElement>('article[aria-label^="Reply from "]');
+            const last = replies[replies.length - 1];
+            if (!last) return "";
+            return Array.from(last.querySelectorAll<HTMLElement>('[data-testid="reply-text"]'))
+              .map((el) => el.innerText)
+              .join("\n")
+              .trim();
+          };
+          const observer = new MutationObserver(() => sample());
+          const timer = setTimeout(() => {
+            observer.disconnect();
+            reject(new Error(`The reply never contained ${JSON.stringify(final)}; last seen: ${JSON.stringify(seen[seen.length - 1] ?? "")}`));
+          }, timeoutMs);
+          function sample() {
+            const text = read();
+            if (text && text !== seen[seen.length - 1]) seen.push(text);
+            if (text.includes(final)) {
+              observer.disconnect();
+              clearTimeout(timer);
+              resolve(seen);
+            }
+          }
+          observer.observe(document.body, { subtree: true, childList: true, characterData: true });
+          sample();
+        }),
+      { final, timeoutMs },
+    );
   }
 
   async waitUntilIdle() {
