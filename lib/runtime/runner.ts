@@ -188,8 +188,9 @@ async function currentReply(db: Database, replyMessageId: string | null): Promis
 }
 
 async function freshState(db: Database, run: AgentRun, agent: Agent): Promise<LoopState> {
-  const question = (await messageText(db, run.userMessageId)) ?? run.inputText ?? "";
-  const conversation = await loadHistory(db, run);
+  // Two reads at once: they do not depend on each other, and this is the path to the run's first text.
+  const [stored, conversation] = await Promise.all([messageText(db, run.userMessageId), loadHistory(db, run)]);
+  const question = stored ?? run.inputText ?? "";
   if (conversation.length === 0 || conversation[conversation.length - 1]!.role !== "user") {
     conversation.push({ role: "user", content: [{ type: "text", text: question || "(no text)" }] });
   }

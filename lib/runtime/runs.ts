@@ -44,10 +44,10 @@ export async function listOrphanedRuns(db: Db, limit = 50): Promise<string[]> {
 
 /** A run and its agent, as its driver loads them. */
 export async function getRunWithAgent(db: Db, runId: string) {
-  const [run] = await db.select().from(agentRuns).where(eq(agentRuns.id, runId));
-  if (!run) return { run: undefined, agent: undefined };
-  const [agent] = await db.select().from(agents).where(eq(agents.id, run.agentId));
-  return { run, agent };
+  // One statement: this is the first read of every run a process drives.
+  const [row] = await db.select({ run: agentRuns, agent: agents }).from(agentRuns).leftJoin(agents, eq(agents.id, agentRuns.agentId)).where(eq(agentRuns.id, runId));
+  if (!row) return { run: undefined, agent: undefined };
+  return { run: row.run, agent: row.agent ?? undefined };
 }
 
 /** The stored text of a chat message ("" when there is none). */
