@@ -3,7 +3,8 @@
 // run with an EventSource client plus extra viewers, and prints delta → client latency, time to
 // first text, how long each stream took against one chat alone (measured first, same run), and the
 // server's RSS and CPU. With --instances 2 a second server on the same database serves the extra
-// viewers (PostgreSQL NOTIFY path). Only localhost traffic; every loop is bounded; it stops by itself.
+// viewers (PostgreSQL NOTIFY path). Feed viewers follow the workspace's live feed meanwhile (item →
+// viewer latency). Only localhost traffic; every loop is bounded; it stops by itself.
 //
 //   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench:http -- --chats 60 --viewers 300
 //
@@ -11,6 +12,8 @@
 //   --chats N         chats started in the same second          [BENCH_CHATS, 60]
 //   --viewers V       extra viewers, 10 per run on V/10 runs    [BENCH_VIEWERS, 100]
 //   --instances I     1, or 2 (extra viewers on the second)     [BENCH_INSTANCES, 1]
+//   --feed-viewers F  clients on the live feed, same instance   [BENCH_FEED_VIEWERS, 20]
+//                     as the extra viewers
 //   --pace-ms P       the offline model's pause per piece       [BENCH_PACE_MS, 15]
 //   --port P          the first server's port                   [BENCH_PORT, 3110]
 //   --timeout-s T     limit for the measured pass               [BENCH_TIMEOUT_S, 120]
@@ -31,7 +34,7 @@ function readOptions() {
     if (!name.startsWith("--") || argv[i + 1] === undefined) throw new Error(`Flags come as --name value, not ${name}`);
     flags.set(name.slice(2), argv[i + 1]!);
   }
-  const known = ["chats", "viewers", "instances", "pace-ms", "port", "timeout-s"];
+  const known = ["chats", "viewers", "instances", "feed-viewers", "pace-ms", "port", "timeout-s"];
   for (const name of flags.keys()) if (!known.includes(name)) throw new Error(`Unknown flag --${name}`);
   const int = (name: string, fallback: number, min: number, max: number) => {
     const value = flags.get(name) ?? process.env[`BENCH_${name.replace(/-/g, "_").toUpperCase()}`];
@@ -47,6 +50,7 @@ function readOptions() {
     chats: int("chats", 60, 1, 300),
     viewers: int("viewers", 100, 0, 1000),
     instances: int("instances", 1, 1, 2),
+    feedViewers: int("feed-viewers", 20, 0, 500),
     paceMs: int("pace-ms", 15, 1, 1000),
     port: int("port", 3110, 1024, 65535),
     timeoutS: int("timeout-s", 120, 5, 600),
@@ -232,6 +236,57 @@ function follow(origin: string, cookie: string, runId: string, signal: AbortSign
   });
 }
 
+interface FeedFollow {
+  latencies: number[];
+  openedAt: number | null;
+  lastSeq: number;
+  seqProblem: boolean;
+  finished: Set<string>;
+  complete: boolean;
+}
+
+/**
+ * Follows the workspace's live feed with a real EventSource client (from its first item) until it has seen every
+ * given run's `run_finished` item. Latency: receipt − the item's time, for items written after the stream opened.
+ */
+function followFeed(origin: string, cookie: string, runIds: Promise<string[]>, signal: AbortSignal): Promise<FeedFollow> {
+  const result: FeedFollow = { latencies: [], openedAt: null, lastSeq: 0, seqProblem: false, finished: new Set(), complete: false };
+  return new Promise((resolve) => {
+    const source = new EventSource(`${origin}/api/feed/events?workspace=demo`, {
+      fetch: (input, init) => fetch(input, { ...init, headers: { ...init.headers, cookie } }),
+    });
+    let wanted: string[] | null = null;
+    const done = () => {
+      source.close();
+      signal.removeEventListener("abort", done);
+      resolve(result);
+    };
+    const check = () => {
+      if (wanted && wanted.every((id) => result.finished.has(id))) {
+        result.complete = true;
+        done();
+      }
+    };
+    signal.addEventListener("abort", done);
+    void runIds.then((ids) => {
+      wanted = ids;
+      check();
+    });
+    source.addEventListener("open", () => (result.openedAt ??= Date.now()));
+    source.addEventListener("feed", (event) => {
+      const now = Date.now();
+      const item = JSON.parse(event.data as string) as { seq: number; at: string; kind: string; runId: string | null };
+      if (item.seq <= result.lastSeq) return;
+      if (item.seq !== result.lastSeq + 1) result.seqProblem = true;
+      result.lastSeq = item.seq;
+      const at = Date.parse(item.at);
+      if (result.openedAt !== null && at >= result.openedAt) result.latencies.push(now - at);
+      if (item.kind === "run_finished" && item.runId) result.finished.add(item.runId);
+      check();
+    });
+  });
+}
+
 const percentile = (xs: number[], p: number) => {
   const sorted = [...xs].sort((a, b) => a - b);
   return sorted.length ? sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]! : Number.NaN;
@@ -249,6 +304,8 @@ interface Pass {
   streamMs: number[];
   chatLatency: number[];
   viewerLatency: number[];
+  feedViewers: number;
+  feedLatency: number[];
   lost: number;
   failures: string[];
   rssMb: number;
@@ -258,7 +315,7 @@ interface Pass {
 
 const PROMPT = "Give me a short status of the launch plan and what is left to do";
 
-async function runPass(instances: Instance[], cookies: string[], chats: number, viewers: number, timeoutS: number): Promise<Pass> {
+async function runPass(instances: Instance[], cookies: string[], chats: number, viewers: number, feedViewers: number, timeoutS: number): Promise<Pass> {
   const [first] = instances;
   const viewerHost = instances[instances.length - 1]!;
   const viewerCookie = cookies[cookies.length - 1]!;
@@ -269,6 +326,9 @@ async function runPass(instances: Instance[], cookies: string[], chats: number, 
   const before = instances.map((i) => usageOf(i.child.pid!));
   const peak = instances.map(() => 0);
   const sampler = setInterval(() => instances.forEach((inst, k) => (peak[k] = Math.max(peak[k]!, usageOf(inst.child.pid!).rssMb))), 250);
+  let passRuns!: (ids: string[]) => void;
+  const runIds = new Promise<string[]>((resolve) => (passRuns = resolve));
+  const feeds = Array.from({ length: feedViewers }, () => followFeed(viewerHost.origin, viewerCookie, runIds, signal));
   const started = Date.now();
   const runs = await Promise.all(
     sessions.map(async (id, i) => {
@@ -277,6 +337,7 @@ async function runPass(instances: Instance[], cookies: string[], chats: number, 
       const answeredAt = Date.now();
       const watchers = i < Math.ceil(viewers / 10) ? Math.min(10, viewers - i * 10) : 0;
       return {
+        runId,
         postedAt,
         answeredAt,
         main: follow(first!.origin, cookies[0]!, runId, signal),
@@ -284,7 +345,24 @@ async function runPass(instances: Instance[], cookies: string[], chats: number, 
       };
     }),
   );
-  const pass: Pass = { chats, viewers, ttft: [], postMs: [], openMs: [], streamMs: [], chatLatency: [], viewerLatency: [], lost: 0, failures: [], rssMb: 0, cpuPercent: 0, wallMs: 0 };
+  passRuns(runs.map((r) => r.runId));
+  const pass: Pass = {
+    chats,
+    viewers,
+    ttft: [],
+    postMs: [],
+    openMs: [],
+    streamMs: [],
+    chatLatency: [],
+    viewerLatency: [],
+    feedViewers,
+    feedLatency: [],
+    lost: 0,
+    failures: [],
+    rssMb: 0,
+    cpuPercent: 0,
+    wallMs: 0,
+  };
   let expected: string | null = null;
   for (const run of runs) {
     const main = await run.main;
@@ -302,6 +380,11 @@ async function runPass(instances: Instance[], cookies: string[], chats: number, 
       if (viewer.seqProblem || viewer.endAt === null) pass.failures.push("a viewer's stream skipped a sequence number or did not end");
     }
     if (main.text !== expected) pass.lost += Math.abs(main.text.length - expected.length) || 1;
+  }
+  for (const feed of await Promise.all(feeds)) {
+    pass.feedLatency.push(...feed.latencies);
+    if (!feed.complete) pass.failures.push("a feed viewer did not see every run finish");
+    if (feed.seqProblem) pass.failures.push("a feed viewer's stream skipped a sequence number");
   }
   clearInterval(sampler);
   pass.wallMs = Date.now() - started;
@@ -328,14 +411,15 @@ async function main(): Promise<number> {
     if (options.instances === 2) instances.push(await startInstance(await freePort(), u.toString(), options.paceMs, shared));
     const cookies = await Promise.all(instances.map((i) => signIn(i.origin)));
     console.log(
-      `HTTP benchmark: ${options.chats} chats started at once, ${options.viewers} extra viewers (10 per run) on instance ${options.instances}, ` +
+      `HTTP benchmark: ${options.chats} chats started at once, ${options.viewers} extra viewers (10 per run) and ${options.feedViewers} feed viewers ` +
+        `on instance ${options.instances}, ` +
         `offline model at ${options.paceMs} ms per piece, ${options.instances} instance(s); node ${process.version}, ${os.cpus().length} CPUs`,
     );
     console.log(`load average at start: ${load()}`);
-    await runPass(instances, cookies, 2, 0, options.timeoutS); // warm-up: routes compiled, connections open
-    const alone = await runPass(instances, cookies, 1, 0, options.timeoutS);
+    await runPass(instances, cookies, 2, 0, 1, options.timeoutS); // warm-up: routes compiled, connections open
+    const alone = await runPass(instances, cookies, 1, 0, 1, options.timeoutS);
     const loadAlone = load();
-    const crowd = await runPass(instances, cookies, options.chats, options.viewers, options.timeoutS);
+    const crowd = await runPass(instances, cookies, options.chats, options.viewers, options.feedViewers, options.timeoutS);
     const loadCrowd = load();
     const streamRatio = percentile(crowd.streamMs, 50) / percentile(alone.streamMs, 50);
     const rows = [
@@ -355,6 +439,12 @@ async function main(): Promise<number> {
     console.log(`stream time, ${options.chats} chats / one alone (p50): ${f(streamRatio, 2)}x`);
     for (const [label, p] of rows) {
       console.log(
+        `${label}: feed item → viewer p50 ${f(percentile(p.feedLatency, 50))} ms (p99 ${f(percentile(p.feedLatency, 99))}), ` +
+          `${p.feedViewers} feed viewer(s), ${p.feedLatency.length} live items received`,
+      );
+    }
+    for (const [label, p] of rows) {
+      console.log(
         `${label}: first text = POST answered p50 ${f(percentile(p.postMs, 50))} ms (p99 ${f(percentile(p.postMs, 99))}), ` +
           `then stream open p50 ${f(percentile(p.openMs, 50))} ms (p99 ${f(percentile(p.openMs, 99))})`,
       );
@@ -369,12 +459,14 @@ async function main(): Promise<number> {
     console.log(
       `RESULT ${common} chats=1 viewers=0 p50_ms=${f(percentile(alone.chatLatency, 50))} p99_ms=${f(percentile(alone.chatLatency, 99))} ` +
         `ttft_p50_ms=${f(percentile(alone.ttft, 50))} ttft_p99_ms=${f(percentile(alone.ttft, 99))} stream_p50_ms=${f(percentile(alone.streamMs, 50))} ` +
+        `feed_viewers=1 feed_p50_ms=${f(percentile(alone.feedLatency, 50))} feed_p99_ms=${f(percentile(alone.feedLatency, 99))} ` +
         `lost=${alone.lost} rss_mb=${f(alone.rssMb)} cpu_pct=${f(alone.cpuPercent)} load=${loadAlone} mode=baseline`,
     );
     console.log(
       `RESULT ${common} chats=${options.chats} viewers=${options.viewers} p50_ms=${f(percentile(all, 50))} p99_ms=${f(percentile(all, 99))} ` +
         `viewer_p99_ms=${f(percentile(crowd.viewerLatency, 99))} ttft_p50_ms=${f(percentile(crowd.ttft, 50))} ttft_p99_ms=${f(percentile(crowd.ttft, 99))} ` +
-        `stream_ratio=${f(streamRatio, 2)} lost=${crowd.lost} rss_mb=${f(crowd.rssMb)} cpu_pct=${f(crowd.cpuPercent)} load=${loadCrowd} mode=default`,
+        `stream_ratio=${f(streamRatio, 2)} feed_viewers=${options.feedViewers} feed_p50_ms=${f(percentile(crowd.feedLatency, 50))} ` +
+        `feed_p99_ms=${f(percentile(crowd.feedLatency, 99))} lost=${crowd.lost} rss_mb=${f(crowd.rssMb)} cpu_pct=${f(crowd.cpuPercent)} load=${loadCrowd} mode=default`,
     );
   } finally {
     for (const instance of instances) await instance.stop();

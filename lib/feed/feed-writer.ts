@@ -1,11 +1,13 @@
+import { randomUUID } from "node:crypto";
 import type { Database } from "../db/client";
 import type { EventBus } from "../runtime/bus";
 import { withDbRetry } from "../runtime/db-retry";
 import { FlushLoop } from "../runtime/group-commit";
 import { logError } from "../log";
-import { insertFeedItems, notifyFeed, type FeedItemInput } from "./feed";
+import { insertFeedItems, notifyFeed, type FeedItemInput, type FeedItemView, type WrittenFeed } from "./feed";
 
-type Written = { workspaceId: string; seq: number }[];
+type Written = WrittenFeed[];
+type FeedListener = (items: FeedItemView[]) => void;
 
 interface Waiting {
   items: FeedItemInput[];
@@ -21,10 +23,15 @@ interface Waiting {
  * is locked once per flush, not once per item), one INSERT. Persist before
  * emit: after the commit, one notification per workspace names the newest
  * sequence number written, and only then do the appenders' promises resolve.
- * Items keep their arrival order within a workspace.
+ * Items keep their arrival order within a workspace. Followers in this
+ * process (`listen`) are handed the committed items from memory before the
+ * notification goes out; the notification names this writer (`origin`) so
+ * they do not read them again.
  */
 export class FeedWriter {
+  readonly origin = randomUUID();
   private pending: Waiting[] = [];
+  private readonly listeners = new Map<string, Set<FeedListener>>();
   private readonly loop = new FlushLoop(
     () => this.pending.length > 0,
     () => this.flush(),
@@ -43,6 +50,17 @@ export class FeedWriter {
     const promise = new Promise<void>((resolve, reject) => this.pending.push({ items, resolve, reject }));
     this.loop.schedule();
     return promise;
+  }
+
+  /** Follows one workspace's committed items in this process. Returns the unsubscribe function. */
+  listen(workspaceId: string, listener: FeedListener): () => void {
+    let set = this.listeners.get(workspaceId);
+    if (!set) this.listeners.set(workspaceId, (set = new Set()));
+    set.add(listener);
+    return () => {
+      set.delete(listener);
+      if (set.size === 0 && this.listeners.get(workspaceId) === set) this.listeners.delete(workspaceId);
+    };
   }
 
   /** Takes everything waiting and writes it as one flush. */
@@ -82,7 +100,8 @@ export class FeedWriter {
 
   /** The items are committed whatever happens here: a lost notification is caught up by the readers' heartbeat. */
   private async announce(written: Written) {
-    await notifyFeed(this.bus, written).catch((error: unknown) => logError("Could not announce feed items", error));
+    for (const w of written) for (const listener of this.listeners.get(w.workspaceId) ?? []) listener(w.items);
+    await notifyFeed(this.bus, written, this.origin).catch((error: unknown) => logError("Could not announce feed items", error));
   }
 }
 

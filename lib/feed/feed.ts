@@ -2,6 +2,8 @@ import { and, asc, eq, gt, inArray, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import type { Viewer } from "../access/access";
 import { feedItemsForViewer } from "../access/reads";
+import { feedItemForViewer } from "../access/redact";
+import { runFactsCache } from "../access/run-facts-cache";
 import { rowsOf, type Db, type Transaction } from "../db/client";
 import { feedWriterFor } from "./feed-writer";
 import { feedItems, workspaces, type AgentRun } from "../db/schema";
@@ -47,8 +49,8 @@ export interface FeedItemInput {
  * workspace's own sequence; call `notifyFeed` after the commit. Readers get
  * the rows from the table, so a reconnecting browser sees what a live one saw.
  */
-export async function insertFeedItems(tx: Db, items: FeedItemInput[]): Promise<{ workspaceId: string; seq: number }[]> {
-  const out: { workspaceId: string; seq: number }[] = [];
+export async function insertFeedItems(tx: Db, items: FeedItemInput[], at = new Date()): Promise<WrittenFeed[]> {
+  const out: WrittenFeed[] = [];
   const byWorkspace = new Map<string, FeedItemInput[]>();
   for (const item of items) byWorkspace.set(item.workspaceId, [...(byWorkspace.get(item.workspaceId) ?? []), item]);
   for (const [workspaceId, group] of byWorkspace) {
@@ -58,28 +60,41 @@ export async function insertFeedItems(tx: Db, items: FeedItemInput[]): Promise<{
       .where(eq(workspaces.id, workspaceId))
       .returning({ feedSeq: workspaces.feedSeq });
     const first = row!.feedSeq - group.length + 1;
-    await tx.insert(feedItems).values(
-      group.map((item, i) => ({
-        workspaceId,
-        seq: first + i,
-        kind: item.kind,
-        agentId: item.agentId ?? null,
-        targetAgentId: item.targetAgentId ?? null,
-        roomId: item.roomId ?? null,
-        threadId: item.threadId ?? null,
-        runId: item.runId ?? null,
-        stepId: item.stepId ?? null,
-        approvalId: item.approvalId ?? null,
-        payload: item.payload,
-      })),
-    );
-    out.push({ workspaceId, seq: row!.feedSeq });
+    const rows = group.map((item, i) => ({
+      workspaceId,
+      seq: first + i,
+      kind: item.kind,
+      agentId: item.agentId ?? null,
+      targetAgentId: item.targetAgentId ?? null,
+      roomId: item.roomId ?? null,
+      threadId: item.threadId ?? null,
+      runId: item.runId ?? null,
+      stepId: item.stepId ?? null,
+      approvalId: item.approvalId ?? null,
+      payload: item.payload,
+      createdAt: at,
+    }));
+    await tx.insert(feedItems).values(rows);
+    // What a reader of the rows gets (the payload as stored JSON), for followers fed from memory after the commit.
+    out.push({ workspaceId, seq: row!.feedSeq, items: rows.map((r) => toView({ ...r, payload: JSON.parse(JSON.stringify(r.payload)) as unknown })) });
   }
   return out;
 }
 
-export async function notifyFeed(bus: EventBus, written: { workspaceId: string; seq: number }[]): Promise<void> {
-  for (const w of written) await bus.publish(feedTopic(w.workspaceId), { seq: w.seq });
+/** A workspace's items written by one insert: `seq` is the newest; `items` run without a gap up to it. */
+export interface WrittenFeed {
+  workspaceId: string;
+  seq: number;
+  items: FeedItemView[];
+}
+
+/**
+ * Tells followers that a workspace's feed grew. `origin` names the writer
+ * whose followers in this process were already handed the items from memory,
+ * so they skip the notice; everyone else reads the rows.
+ */
+export async function notifyFeed(bus: EventBus, written: { workspaceId: string; seq: number }[], origin?: string): Promise<void> {
+  for (const w of written) await bus.publish(feedTopic(w.workspaceId), origin ? { seq: w.seq, o: origin } : { seq: w.seq });
 }
 
 /**
@@ -127,6 +142,15 @@ export interface FeedItemView {
   at: string;
 }
 
+/** `filterWhere` for items already in memory: the same four conditions. */
+export function feedFilterMatches(filter: FeedFilter, item: FeedItemView): boolean {
+  if (filter.agent && item.agentId !== filter.agent && item.targetAgentId !== filter.agent) return false;
+  if (filter.room && item.roomId !== filter.room) return false;
+  if (filter.thread && item.threadId !== filter.thread) return false;
+  if (filter.kind && filter.kind.length > 0 && !filter.kind.includes(item.kind as FeedKind)) return false;
+  return true;
+}
+
 function filterWhere(workspaceId: string, filter: FeedFilter): SQL[] {
   const where: SQL[] = [eq(feedItems.workspaceId, workspaceId)];
   if (filter.agent) where.push(sql`(${feedItems.agentId} = ${filter.agent} or ${feedItems.targetAgentId} = ${filter.agent})`);
@@ -136,7 +160,7 @@ function filterWhere(workspaceId: string, filter: FeedFilter): SQL[] {
   return where;
 }
 
-const toView = (r: typeof feedItems.$inferSelect): FeedItemView => ({
+const toView = (r: Omit<typeof feedItems.$inferSelect, "payload"> & { payload: unknown }): FeedItemView => ({
   seq: r.seq,
   kind: r.kind,
   agentId: r.agentId,
@@ -194,10 +218,17 @@ export async function currentFeedSeq(db: Db, workspaceId: string): Promise<numbe
 export type FeedStreamItem = TailItem<FeedItemView>;
 
 /**
- * Every feed item after `afterSeq`, then the live tail, read from the table
- * after each notification, each batch shaped for the viewer.
+ * Every feed item after `afterSeq`, then the live tail, each item shaped for
+ * the viewer. Items this process's feed writer committed are handed over from
+ * memory right after the commit; items written elsewhere (another process, a
+ * caller's transaction) are read after their notification. Either way the
+ * stream follows the workspace's whole sequence and keeps what `filter`
+ * matches, so a gap in the sequence always means "read the table". Who may
+ * open each item's run is known once per run and process (`runFactsCache`):
+ * a run's person, trigger and chat never change. `fromMemory: false` reads
+ * every batch back per stream (the former path, a baseline).
  */
-export function streamFeed(options: {
+export async function* streamFeed(options: {
   db: Db;
   bus: EventBus;
   workspaceId: string;
@@ -206,16 +237,34 @@ export function streamFeed(options: {
   filter?: FeedFilter;
   signal?: AbortSignal;
   heartbeatMs?: number;
+  fromMemory?: boolean;
 }): AsyncGenerator<FeedStreamItem> {
-  const { db, bus, workspaceId } = options;
-  return tailJournal<FeedItemView>({
-    subscribe: (wake) => bus.subscribe(feedTopic(workspaceId), wake),
-    read: async (after) => feedItemsForViewer(db, workspaceId, options.viewer, await readFeed(db, workspaceId, after, options.filter, 500)),
+  const { db, bus, workspaceId, viewer } = options;
+  const filter = options.filter ?? {};
+  const writer = feedWriterFor(db, bus);
+  const fromMemory = options.fromMemory !== false;
+  const facts = runFactsCache(db);
+  for await (const next of tailJournal<FeedItemView>({
+    subscribe: (wake) =>
+      bus.subscribe(feedTopic(workspaceId), (message) => {
+        if (fromMemory && message.o === writer.origin) return; // handed over from memory already
+        wake();
+      }),
+    push: fromMemory ? (deliver) => writer.listen(workspaceId, deliver) : undefined,
+    read: (after) => readFeed(db, workspaceId, after, {}, 500),
     batchSize: 500,
     afterSeq: options.afterSeq,
     signal: options.signal,
     heartbeatMs: options.heartbeatMs,
-  });
+  })) {
+    if (next.kind === "heartbeat") {
+      yield next;
+      continue;
+    }
+    if (!feedFilterMatches(filter, next.item)) continue;
+    const runId = next.item.runId;
+    yield { kind: "item", item: feedItemForViewer(viewer, next.item, runId ? await facts.get(workspaceId, runId) : undefined) };
+  }
 }
 
 /** Who-talks-to-whom range: ISO timestamps, `from` before `to`, at most 400 days (the last 7 days by default). */

@@ -1,0 +1,96 @@
+import { describe, expect, it } from "vitest";
+import type { Viewer } from "../../lib/access/access";
+import { feedItemsForViewer } from "../../lib/access/reads";
+import { recordQueries } from "../../lib/db/query-count";
+import { appendFeedItems, insertFeedItems, notifyFeed, readFeed, streamFeed, type FeedFilter, type FeedItemInput, type FeedItemView } from "../../lib/feed/feed";
+import { textTurn } from "../../lib/models/scripted";
+import { createSession } from "../../lib/runtime/sessions";
+import type { Server } from "../../lib/server";
+import { demoOwner, makeUser } from "../support/fixtures";
+import { makeAgent, useScriptedModel, waitForRun } from "../support/runtime";
+import { useTestServer } from "../support/server";
+
+/** Follows the feed until `count` items have arrived; returns them and the SQL the stream itself sent. */
+async function follow(s: Server, options: { workspaceId: string; viewer: Viewer; afterSeq: number; filter?: FeedFilter; fromMemory?: boolean }, count: number) {
+  const items: FeedItemView[] = [];
+  const abort = new AbortController();
+  let ready!: () => void;
+  const opened = new Promise<void>((resolve) => (ready = resolve));
+  const done = recordQueries(async () => {
+    const stream = streamFeed({ db: s.db, bus: s.bus, ...options, signal: abort.signal, heartbeatMs: 60_000 });
+    // The first step subscribes and reads the backlog (nothing): the stream is live from there.
+    const first = stream.next();
+    ready();
+    let next = await first;
+    while (!next.done) {
+      if (next.value.kind === "item") items.push(next.value.item);
+      if (items.length >= count) break;
+      next = await stream.next();
+    }
+    await stream.return(undefined);
+  });
+  return { opened, done: done.then(({ queries }) => ({ items, queries })), abort };
+}
+
+const item = (workspaceId: string, kind: FeedItemInput["kind"], extra: Partial<FeedItemInput>): FeedItemInput => ({ workspaceId, kind, payload: {}, ...extra });
+
+describe("the feed as an event stream", () => {
+  const server = useTestServer();
+
+  it("hands this process's items over from memory, reads what another writer committed, and gives each viewer what a read of the table gives", async () => {
+    const s = server();
+    const { workspaceId, ...owner } = await demoOwner(s.db);
+    const [a, b] = await Promise.all([makeUser(s.db, workspaceId, "member"), makeUser(s.db, workspaceId, "member")]);
+    const agent = await makeAgent(s.db, workspaceId, { model: "scripted" });
+    const other = await makeAgent(s.db, workspaceId, { model: "scripted" });
+    // A private chat of member A: member B may not open its run, so its items reach B without text or ids.
+    useScriptedModel(s, [textTurn(["Kept between us."])]);
+    const session = await createSession(s.db, { workspaceId, userId: a.id, agent: { id: agent.id } });
+    const { runId } = await s.runtime.startChatRun({ workspaceId, sessionId: session.id, userId: a.id, text: "a private plan" });
+    await waitForRun(s.db, runId);
+    await s.runtime.drain();
+    const start = (await readFeed(s.db, workspaceId, 0, {}, 10_000)).at(-1)?.seq ?? 0;
+
+    const filter: FeedFilter = { agent: agent.id };
+    const asB: Viewer = { userId: b.id, role: "member" };
+    const written: FeedItemInput[] = [
+      item(workspaceId, "run_started", { agentId: agent.id, runId, payload: { agent: "x", text: "the plan, step 1", sessionId: session.id } }),
+      item(workspaceId, "agent_message", { agentId: other.id, targetAgentId: agent.id, payload: { text: "to the agent" } }),
+      item(workspaceId, "agent_message", { agentId: other.id, payload: { text: "not about the agent" } }),
+      item(workspaceId, "run_finished", { agentId: agent.id, runId, payload: { state: "succeeded", text: "the plan, done" } }),
+    ];
+    const expectedCount = 3 * 2; // three of every four match the filter; the items are written twice below
+
+    const memory = await follow(s, { workspaceId, viewer: asB, afterSeq: start, filter }, expectedCount);
+    const baseline = await follow(s, { workspaceId, viewer: asB, afterSeq: start, filter, fromMemory: false }, expectedCount);
+    const owners = await follow(s, { workspaceId, viewer: { userId: owner.id, role: "owner" }, afterSeq: start }, written.length * 2);
+    await Promise.all([memory.opened, baseline.opened, owners.opened]);
+
+    // Through this process's writer (one item per append, so they share flushes), then by another writer: a
+    // transaction of its own and a notification that names no writer here.
+    await Promise.all(written.map((w) => appendFeedItems(s.db, s.bus, [w])));
+    const elsewhere = await s.db.transaction((tx) => insertFeedItems(tx, written));
+    await notifyFeed(s.bus, elsewhere);
+
+    const [fromMemory, readBack, ownerSaw] = await Promise.all([memory.done, baseline.done, owners.done]);
+    const table = await readFeed(s.db, workspaceId, start, filter, 10_000);
+    const expected = await feedItemsForViewer(s.db, workspaceId, asB, table);
+    expect(expected).toHaveLength(expectedCount);
+    expect(fromMemory.items).toEqual(expected);
+    expect(readBack.items).toEqual(expected);
+    // Member B: the private run's items lose their text and ids; the world's messages keep theirs.
+    const started = fromMemory.items.find((i) => i.kind === "run_started")!;
+    expect(started).toMatchObject({ runId: null, stepId: null });
+    expect(started.payload).not.toHaveProperty("text");
+    expect(fromMemory.items.find((i) => i.kind === "agent_message")!.payload.text).toBe("to the agent");
+    // The owner sees everything as written.
+    expect(ownerSaw.items).toEqual(await readFeed(s.db, workspaceId, start, {}, 10_000));
+
+    // What each stream read: from memory, the backlog once and the other writer's items once; read back, once per flush
+    // or notification. The run's facts are read once for the process, not per stream and batch.
+    const feedReads = (q: string[]) => q.filter((sql) => /from "feed_items"/.test(sql)).length;
+    expect(feedReads(fromMemory.queries)).toBe(2);
+    expect(feedReads(readBack.queries)).toBeGreaterThan(feedReads(fromMemory.queries));
+    expect(fromMemory.queries.filter((sql) => /from "agent_runs"/.test(sql)).length).toBeLessThanOrEqual(1);
+  });
+});
