@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Database } from "../db/client";
 import type { EventBus } from "../runtime/bus";
 import { withDbRetry } from "../runtime/db-retry";
-import { FlushLoop } from "../runtime/group-commit";
+import { FlushLoop, KeyedListeners } from "../runtime/group-commit";
 import { logError } from "../log";
 import { insertFeedItems, notifyFeed, type FeedItemInput, type FeedItemView, type WrittenFeed } from "./feed";
 
@@ -31,7 +31,7 @@ interface Waiting {
 export class FeedWriter {
   readonly origin = randomUUID();
   private pending: Waiting[] = [];
-  private readonly listeners = new Map<string, Set<FeedListener>>();
+  private readonly listeners = new KeyedListeners<FeedListener>();
   private readonly loop = new FlushLoop(
     () => this.pending.length > 0,
     () => this.flush(),
@@ -54,13 +54,7 @@ export class FeedWriter {
 
   /** Follows one workspace's committed items in this process. Returns the unsubscribe function. */
   listen(workspaceId: string, listener: FeedListener): () => void {
-    let set = this.listeners.get(workspaceId);
-    if (!set) this.listeners.set(workspaceId, (set = new Set()));
-    set.add(listener);
-    return () => {
-      set.delete(listener);
-      if (set.size === 0 && this.listeners.get(workspaceId) === set) this.listeners.delete(workspaceId);
-    };
+    return this.listeners.add(workspaceId, listener);
   }
 
   /** Takes everything waiting and writes it as one flush. */
@@ -100,7 +94,7 @@ export class FeedWriter {
 
   /** The items are committed whatever happens here: a lost notification is caught up by the readers' heartbeat. */
   private async announce(written: Written) {
-    for (const w of written) for (const listener of this.listeners.get(w.workspaceId) ?? []) listener(w.items);
+    for (const w of written) for (const listener of this.listeners.of(w.workspaceId)) listener(w.items);
     await notifyFeed(this.bus, written, this.origin).catch((error: unknown) => logError("Could not announce feed items", error));
   }
 }

@@ -35,3 +35,31 @@ export class FlushLoop {
     }
   }
 }
+
+/**
+ * Followers of a group-commit writer in this process, by key (a run, a
+ * workspace): each is handed what was committed under its key.
+ */
+export class KeyedListeners<L> {
+  private readonly byKey = new Map<string, Set<L>>();
+
+  /** Adds a follower of `key`; returns the function that removes it. */
+  add(key: string, listener: L): () => void {
+    let set = this.byKey.get(key);
+    if (!set) this.byKey.set(key, (set = new Set()));
+    set.add(listener);
+    return () => {
+      set.delete(listener);
+      if (set.size === 0 && this.byKey.get(key) === set) this.byKey.delete(key);
+    };
+  }
+
+  has(key: string): boolean {
+    return this.byKey.has(key);
+  }
+
+  /** The followers of `key` (none when nobody follows it). */
+  of(key: string): Iterable<L> {
+    return this.byKey.get(key) ?? [];
+  }
+}

@@ -4,7 +4,7 @@ import { agentRuns, runEvents } from "../db/schema";
 import { cleanDeep } from "../text";
 import type { EventBus } from "./bus";
 import { withDbRetry } from "./db-retry";
-import { FlushLoop } from "./group-commit";
+import { FlushLoop, KeyedListeners } from "./group-commit";
 import { isTerminal, parseRunEvent, type RunEvent, type RunEventInput } from "./events";
 import { LEASE_SECONDS, readRunEvents, RunLostError } from "./journal";
 
@@ -55,7 +55,7 @@ export class JournalWriter {
     () => this.pending.size > 0,
     () => this.flush(),
   );
-  private readonly listeners = new Map<string, Set<JournalListener>>();
+  private readonly listeners = new KeyedListeners<JournalListener>();
   /** Runs announced by other writers: rows handed over so far, and the last one announced. */
   private readonly remote = new Map<string, { after: number; upTo: number }>();
   private readonly origin = `w${process.pid}-${++writerCount}-${Math.random().toString(36).slice(2, 8)}`;
@@ -97,13 +97,7 @@ export class JournalWriter {
 
   /** Follows one run's journal in this process. Returns the unsubscribe function. */
   listen(runId: string, listener: JournalListener): () => void {
-    let set = this.listeners.get(runId);
-    if (!set) this.listeners.set(runId, (set = new Set()));
-    set.add(listener);
-    return () => {
-      set.delete(listener);
-      if (set.size === 0 && this.listeners.get(runId) === set) this.listeners.delete(runId);
-    };
+    return this.listeners.add(runId, listener);
   }
 
   close() {
@@ -143,13 +137,12 @@ export class JournalWriter {
       const first = last - entry.events.length + 1;
       ranges.push([entry.runId, first, last]);
       this.stats.rows += entry.events.length;
-      const listeners = this.listeners.get(entry.runId);
-      if (listeners && listeners.size > 0) {
+      if (this.listeners.has(entry.runId)) {
         // What a reader of the rows gets: the stored (cleaned, JSON) payload through the same parser.
         const events = entry.events
           .map((e, i) => parseRunEvent(e.type, first + i, iso, JSON.parse(JSON.stringify(cleanDeep(e.payload)))))
           .filter((e): e is RunEvent => e !== null);
-        for (const listener of listeners) listener.events(events);
+        for (const listener of this.listeners.of(entry.runId)) listener.events(events);
       }
       for (const w of entry.waiters) w.resolve(last);
     }
@@ -190,10 +183,10 @@ export class JournalWriter {
         const events = await readRunEvents(this.db, runId, state.after, 500);
         if (events.length === 0) break;
         state.after = events[events.length - 1]!.seq;
-        for (const listener of this.listeners.get(runId) ?? []) listener.events(events);
+        for (const listener of this.listeners.of(runId)) listener.events(events);
       }
     } catch {
-      for (const listener of this.listeners.get(runId) ?? []) listener.wake();
+      for (const listener of this.listeners.of(runId)) listener.wake();
     } finally {
       this.remote.delete(runId);
     }
