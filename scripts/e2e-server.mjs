@@ -16,8 +16,9 @@ const server = spawn(process.execPath, ["scripts/start.mjs"], {
     DATABASE_URL: "",
     // The browser tests fetch the app's own sign-in page as "the web".
     CLAWDECK_FETCH_ALLOW: `127.0.0.1:${process.env.E2E_PORT ?? "3100"}`,
-    // Slow the offline model's stream a little so a test can reload the page in the middle of a reply.
-    CLAWDECK_OFFLINE_DELAY_MS: "60",
+    // Slow the offline model's stream so a test can reload the page in the middle of its longest reply (about 5 s)
+    // even on a busy machine.
+    CLAWDECK_OFFLINE_DELAY_MS: "100",
   },
 });
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => server.kill(signal));

@@ -67,47 +67,69 @@ export class ChatPage {
   }
 
   /**
-   * Records, in the page itself, every distinct text the last reply's markdown
-   * takes until it contains `final`, and returns them in order, so a test can
-   * check that the text arrived in pieces. A mutation observer sees each
-   * render; polling from the test would miss those between two round trips.
-   * The last reply is looked up again on each change: React may replace its
-   * element when the stored history arrives.
+   * Starts recording, in the page itself, every distinct text that the next
+   * reply's markdown takes (the reply after those on screen now); call it
+   * before sending, so no early render is missed however slow the test is.
+   * `until(final)` waits for a text containing `final` and returns them all
+   * in order, so a test can check that the text arrived in pieces. A mutation
+   * observer sees each render; polling from the test would miss those between
+   * two round trips. The reply is looked up again on each change: React may
+   * replace its element when the stored history arrives.
    */
-  async watchLastReply(final: string, timeoutMs = 20_000): Promise<string[]> {
-    await expect(this.lastReply()).toBeVisible();
-    return this.page.evaluate(
-      ({ final, timeoutMs }) =>
-        new Promise<string[]>((resolve, reject) => {
-          const seen: string[] = [];
-          const read = () => {
-            const replies = document.querySelectorAll<HTMLElement>('article[aria-label^="Reply from "]');
-            const last = replies[replies.length - 1];
-            if (!last) return "";
-            return Array.from(last.querySelectorAll<HTMLElement>('[data-testid="reply-text"]'))
-              .map((el) => el.innerText)
-              .join("\n")
-              .trim();
-          };
-          const observer = new MutationObserver(() => sample());
-          const timer = setTimeout(() => {
-            observer.disconnect();
-            reject(new Error(`The reply never contained ${JSON.stringify(final)}; last seen: ${JSON.stringify(seen[seen.length - 1] ?? "")}`));
-          }, timeoutMs);
-          function sample() {
-            const text = read();
-            if (text && text !== seen[seen.length - 1]) seen.push(text);
-            if (text.includes(final)) {
-              observer.disconnect();
-              clearTimeout(timer);
-              resolve(seen);
-            }
-          }
-          observer.observe(document.body, { subtree: true, childList: true, characterData: true });
-          sample();
-        }),
-      { final, timeoutMs },
-    );
+  async recordNextReply(): Promise<{ until(final: string, timeoutMs?: number): Promise<string[]> }> {
+    const key = `__reply${Math.random().toString(36).slice(2)}`;
+    await this.page.evaluate((key) => {
+      const before = document.querySelectorAll('article[aria-label^="Reply from "]').length;
+      const seen: string[] = [];
+      const read = () => {
+        const reply = document.querySelectorAll<HTMLElement>('article[aria-label^="Reply from "]')[before];
+        if (!reply) return "";
+        return Array.from(reply.querySelectorAll<HTMLElement>('[data-testid="reply-text"]'))
+          .map((el) => el.innerText)
+          .join("\n")
+          .trim();
+      };
+      const sample = () => {
+        const text = read();
+        if (text && text !== seen[seen.length - 1]) seen.push(text);
+      };
+      new MutationObserver(sample).observe(document.body, { subtree: true, childList: true, characterData: true });
+      (window as unknown as Record<string, string[]>)[key] = seen;
+    }, key);
+    return {
+      until: async (final, timeoutMs = 20_000) => {
+        const handle = await this.page.waitForFunction(
+          ({ key, final }) => {
+            const seen = (window as unknown as Record<string, string[]>)[key]!;
+            return seen.length > 0 && seen[seen.length - 1]!.includes(final) ? seen : null;
+          },
+          { key, final },
+          { timeout: timeoutMs },
+        );
+        return (await handle.jsonValue()) as string[];
+      },
+    };
+  }
+
+  /**
+   * Presses Stop from inside the page as soon as the next reply's text is
+   * longer than `chars`: a click from the test could land after a short reply
+   * has finished on a slow machine. Call it before sending.
+   */
+  async stopNextReplyAfter(chars: number): Promise<void> {
+    await this.page.evaluate((chars) => {
+      const before = document.querySelectorAll('article[aria-label^="Reply from "]').length;
+      const observer = new MutationObserver(() => {
+        const reply = document.querySelectorAll<HTMLElement>('article[aria-label^="Reply from "]')[before];
+        const text = reply ? Array.from(reply.querySelectorAll<HTMLElement>('[data-testid="reply-text"]'), (el) => el.innerText).join("").trim() : "";
+        const stop = Array.from(document.querySelectorAll<HTMLButtonElement>("button")).find((b) => b.textContent?.trim() === "Stop" || b.getAttribute("aria-label") === "Stop");
+        if (text.length > chars && stop) {
+          observer.disconnect();
+          stop.click();
+        }
+      });
+      observer.observe(document.body, { subtree: true, childList: true, characterData: true });
+    }, chars);
   }
 
   async waitUntilIdle() {
