@@ -7,6 +7,9 @@ import { personWithRole } from "./people";
 
 
 test.describe("gated actions", () => {
+  // Three people sign in and a run waits for a decision: on a busy machine this takes more than the default minute.
+  test.describe.configure({ timeout: 120_000 });
+
   test("a reviewer approves a tainted Slack post live from the inbox; the member's chat resumes with the result", async ({ page, browser, baseURL }) => {
     await new SignInPage(page).signInAs(OWNER);
     const handle = `relay${Date.now().toString(36)}`;
