@@ -36,7 +36,8 @@ test.describe("chat", () => {
       const first = chat.lastReply();
       const seen = await recording.until("I'll remember");
       const final = squash(seen[seen.length - 1]!);
-      expect(seen.length).toBeGreaterThan(2);
+      // At least two renders: the text arrived in pieces (on a busy machine several pieces can share one render).
+      expect(seen.length).toBeGreaterThan(1);
       expect(squash(seen[0]!).length).toBeGreaterThan(0);
       expect(squash(seen[0]!).length).toBeLessThan(final.length);
       for (const partial of seen) expect(final.startsWith(squash(partial))).toBe(true);
