@@ -2,6 +2,7 @@ import AxeBuilder from "@axe-core/playwright";
 import { expect, test } from "@playwright/test";
 import { OWNER } from "./fixtures";
 import { mainPages, seedWorkspace, type Seeded } from "./pages/main-pages";
+import { watchNetwork } from "./pages/network";
 import { SignInPage } from "./pages/sign-in-page";
 
 let seeded: Seeded;
@@ -43,10 +44,11 @@ for (const scheme of ["light", "dark"] as const) {
     };
     await check("sign-in");
     await new SignInPage(page).signInAs(OWNER);
+    const network = watchNetwork(page);
     for (const { name, path } of mainPages(seeded)) {
       await page.goto(path);
       await expect(page.locator("main h1").first(), name).toBeVisible();
-      await page.waitForLoadState("networkidle");
+      await network.settled();
       await check(name);
     }
     // The phone's open drawer and an open menu are pages of their own for a screen reader.
