@@ -84,7 +84,9 @@ function PricesEditor({ list, canEdit }: { list: PriceList; canEdit: boolean }) 
                   {f.label}
                 </th>
               ))}
-              <th className="px-2 py-2" />
+              <th className="px-2 py-2">
+                <span className="sr-only">Actions</span>
+              </th>
             </tr>
           </thead>
           <tbody className="divide-y divide-slate-100">
@@ -162,7 +164,9 @@ function PricesEditor({ list, canEdit }: { list: PriceList; canEdit: boolean }) 
                   {f.label}
                 </th>
               ))}
-              <th className="px-4 py-2" />
+              <th className="px-4 py-2">
+                <span className="sr-only">Actions</span>
+              </th>
             </tr>
           </thead>
           <tbody className="divide-y divide-slate-100">

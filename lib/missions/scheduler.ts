@@ -92,11 +92,12 @@ export function createMissionScheduler(runtime: Runtime): MissionScheduler {
       if (pass.events.length === 0) return null;
       return { seq: await insertMissionEvents(tx, missionRunId, pass.events), written: await insertFeedItems(tx, pass.feed) };
     });
-    if (done !== null) {
-      await notifyMission(bus, missionRunId, done.seq);
-      await notifyFeed(bus, done.written);
-    }
-    for (const task of after) await task();
+    // The runs it started are driven while the notifications go out: a node's run does not wait on them.
+    const tasks = (async () => {
+      for (const task of after) await task();
+    })();
+    const notified = done === null ? null : Promise.all([notifyMission(bus, missionRunId, done.seq), notifyFeed(bus, done.written)]);
+    await Promise.all([tasks, notified]);
     return done !== null;
   }
 
@@ -323,11 +324,11 @@ export function createMissionScheduler(runtime: Runtime): MissionScheduler {
    * finishes it.
    */
   async function step(missionRunId: string): Promise<void> {
-    const [mr] = await db.select().from(missionRuns).where(eq(missionRuns.id, missionRunId));
+    // Read together (the turns are wasted only when the mission has ended).
+    const [[mr], turns] = await Promise.all([db.select().from(missionRuns).where(eq(missionRuns.id, missionRunId)), loadTurns(db, missionRunId)]);
     if (!mr || mr.state !== "running" || !mr.topology) return;
     const topology = mr.topology;
     const handles = await handlesOf(mr.workspaceId, topology.nodes.map((n) => n.agentId));
-    const turns = await loadTurns(db, mr.id);
     const ended: Ended[] = [];
     for (const { row, runState, runError } of turns) {
       if (row.state !== "running" || !runState) continue;
