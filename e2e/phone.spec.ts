@@ -27,6 +27,8 @@ async function signedIn(page: Page, viewport: { width: number; height: number })
 
 for (const viewport of [SMALL_PHONE, PHONE, DESKTOP]) {
   test(`at ${viewport.width}×${viewport.height} no page scrolls sideways`, async ({ page }) => {
+    // About twenty pages, each waited on until its data has arrived.
+    test.setTimeout(180_000);
     await signedIn(page, viewport);
     const network = watchNetwork(page);
     for (const { name, path } of mainPages(seeded)) {

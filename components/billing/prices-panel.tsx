@@ -84,7 +84,7 @@ function PricesEditor({ list, canEdit }: { list: PriceList; canEdit: boolean }) 
                   {f.label}
                 </th>
               ))}
-              <th className="px-2 py-2">
+              <th className="relative px-2 py-2">
                 <span className="sr-only">Actions</span>
               </th>
             </tr>
@@ -164,7 +164,7 @@ function PricesEditor({ list, canEdit }: { list: PriceList; canEdit: boolean }) 
                   {f.label}
                 </th>
               ))}
-              <th className="px-4 py-2">
+              <th className="relative px-4 py-2">
                 <span className="sr-only">Actions</span>
               </th>
             </tr>
