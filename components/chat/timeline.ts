@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "zod/mini";
 import { followEventStream } from "@/lib/client/event-stream";
 import { AppError } from "@/lib/errors";
 import { isTerminal, parseRunEvent, type RunEvent, type RunEventPayload } from "@/lib/runtime/events";
@@ -166,7 +166,7 @@ export function applyRunEvent(timeline: Timeline, event: RunEvent): Timeline {
   }
 }
 
-const wireEnvelope = z.looseObject({ seq: z.number().int().min(1), at: z.string() });
+const wireEnvelope = z.looseObject({ seq: z.int().check(z.minimum(1)), at: z.string() });
 
 /** One SSE message (its event name and data line) as a checked run event, or null for anything else. */
 export function decodeRunEvent(type: string, data: string): RunEvent | null {
