@@ -14,7 +14,8 @@ import { hasRole } from "../workspaces/roles";
 import { getCrewRow, resolveCrew } from "./crews";
 import { insertMissionEvents, notifyMission, type MissionEventInput } from "./journal";
 import { MissionPlan } from "./plan";
-import { DEFAULT_CONCURRENCY } from "./topology";
+import { DEFAULT_CONCURRENCY, reviewLoopOf } from "./topology";
+import { MissionWatch } from "./watch";
 
 /**
  * The mission scheduler. All of its state is in the database: a mission run,
@@ -38,6 +39,8 @@ export interface MissionScheduler {
 }
 
 const HANDLES_TTL_MS = 5_000;
+/** How long the end of a turn that can start nothing may wait to be settled (see `MissionWatch`). */
+const SETTLE_LATER_MS = 150;
 
 /** One transaction of the scheduler: what it journals, tells the feed, and does once committed. */
 interface Pass {
@@ -57,6 +60,9 @@ export function createMissionScheduler(runtime: Runtime): MissionScheduler {
   const inFlight = new Map<string, { done: Promise<void>; again: boolean }>();
   /** Notifications on their way out (see `write`). */
   const announcing = new Set<Promise<void>>();
+  /** Per running mission: what its last step saw (see `MissionWatch`), and the later step due for ends that start nothing. */
+  const watches = new Map<string, MissionWatch>();
+  const later = new Map<string, ReturnType<typeof setTimeout>>();
   const finishListeners: ((missionRunId: string) => Promise<void>)[] = [];
 
   // Agents' handles are only shown (events, feed, inputs): a rename shows within a few seconds.
@@ -276,7 +282,10 @@ export function createMissionScheduler(runtime: Runtime): MissionScheduler {
         await tx.execute(sql`update mission_nodes set run_id = v.run_id from (values ${values}) as v(id, run_id) where mission_nodes.id = v.id`);
       }
       room -= assigned.length;
+      for (const a of assigned) watches.get(mr.id)?.addRun(a.runId, chosen.find((r) => r.id === a.id)!.nodeId);
     }
+    const watch = watches.get(mr.id);
+    if (watch) watch.capacityBound = waiting.length > 0;
     if (started.length > 0) after.push(() => runtime.startRuns(started));
   }
 
@@ -327,6 +336,7 @@ export function createMissionScheduler(runtime: Runtime): MissionScheduler {
     });
     events.push({ type: "mission_finished", payload: { state: end.state, error: end.error ?? null, failedNodeId: end.failedNodeId ?? null, result: end.result ?? null } });
     after.push(async () => {
+      watches.delete(mr.id);
       if (end.state !== "succeeded") await stopTurns(mr);
       for (const listener of finishListeners) {
         listener(mr.id).catch((error) => logError(`After mission ${mr.id} finished`, error));
@@ -352,9 +362,19 @@ export function createMissionScheduler(runtime: Runtime): MissionScheduler {
   async function step(missionRunId: string): Promise<void> {
     // Read together (the turns are wasted only when the mission has ended).
     const [[mr], turns] = await Promise.all([db.select().from(missionRuns).where(eq(missionRuns.id, missionRunId)), loadTurns(db, missionRunId)]);
-    if (!mr || mr.state !== "running" || !mr.topology) return;
+    if (!mr || mr.state !== "running" || !mr.topology) {
+      watches.delete(missionRunId);
+      return;
+    }
     const topology = mr.topology;
     const handles = await handlesOf(mr.workspaceId, topology.nodes.map((n) => n.agentId));
+    const watch = new MissionWatch(topology, !!reviewLoopOf(topology));
+    for (const nodeId of watches.get(mr.id)?.doneNodes() ?? []) watch.addDone(nodeId);
+    for (const { row, runState } of turns) {
+      if (row.runId) watch.addRun(row.runId, row.nodeId, row.state === "succeeded" || runState === "succeeded");
+      else if (row.state === "succeeded" || row.state === "skipped") watch.addDone(row.nodeId);
+    }
+    watches.set(mr.id, watch);
     const ended: Ended[] = [];
     for (const { row, runState, runError } of turns) {
       if (row.state !== "running" || !runState) continue;
@@ -384,6 +404,9 @@ export function createMissionScheduler(runtime: Runtime): MissionScheduler {
   }
 
   function advance(missionRunId: string): Promise<void> {
+    // This step settles every turn that has ended: a later one is no longer due.
+    clearTimeout(later.get(missionRunId));
+    later.delete(missionRunId);
     const current = inFlight.get(missionRunId);
     if (current) {
       current.again = true;
@@ -401,9 +424,21 @@ export function createMissionScheduler(runtime: Runtime): MissionScheduler {
     return entry.done;
   }
 
+  /** Steps a little later, for an end that cannot start anything (unless a step comes first). */
+  function advanceLater(missionRunId: string) {
+    if (later.has(missionRunId)) return;
+    const timer = setTimeout(() => void advance(missionRunId), SETTLE_LATER_MS);
+    timer.unref?.();
+    later.set(missionRunId, timer);
+  }
+
   runtime.onRunSettled((runId, known) => {
     if (known !== undefined) {
-      if (known) void advance(known);
+      // Told by the driver of a run that ended well (see Runtime.onRunSettled).
+      if (!known) return;
+      const watch = watches.get(known);
+      if (watch && !watch.endNeedsStep(runId)) advanceLater(known);
+      else void advance(known);
       return;
     }
     void db
@@ -464,7 +499,12 @@ export function createMissionScheduler(runtime: Runtime): MissionScheduler {
     },
 
     async drain() {
-      while (inFlight.size > 0 || announcing.size > 0) await Promise.all([...[...inFlight.values()].map((e) => e.done), ...announcing]);
+      for (;;) {
+        // Steps that were due later are due now.
+        for (const id of [...later.keys()]) void advance(id);
+        if (inFlight.size === 0 && announcing.size === 0) return;
+        await Promise.all([...[...inFlight.values()].map((e) => e.done), ...announcing]);
+      }
     },
 
     async sweep() {
