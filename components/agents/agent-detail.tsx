@@ -6,7 +6,7 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { formatCredits, isNominal } from "@/lib/billing/prices";
 import { Avatar } from "../chat/messages";
-import { chatKeys } from "../chat/types";
+import { agentKeys, chatKeys, roomKeys } from "@/lib/client/query-keys";
 import { triggerLabels } from "../feed/types";
 import { useApi, useWorkspace } from "../providers";
 import { RunStateBadge } from "../runs/run-view";
@@ -15,7 +15,7 @@ import { AgentBudgetStatus } from "../usage/agent-budget";
 import { DoorTokensPanel } from "../door/door-tokens";
 import { AgentForm, type AgentFormValues } from "./agent-form";
 import { AgentStatusBadge, ModelLabel } from "./agents-list";
-import { agentKeys, isStaleEdit, STALE_AGENT_NOTICE, statusChange, type AgentDetail, type AgentItem, type ModelChoice, type ToolChoice } from "./types";
+import { isStaleEdit, STALE_AGENT_NOTICE, statusChange, type AgentDetail, type AgentItem, type ModelChoice, type ToolChoice } from "./types";
 import { ErrorNotice } from "../ui/error-notice";
 
 const triggerShort: Record<string, string> = { chat: "chat message", agent_message: "agent message", room_post: "room post", mission: "mission", door: "door call" };
@@ -29,7 +29,7 @@ export function AgentDetailView({ agentId, canEdit, models, tools }: { agentId: 
   const [stale, setStale] = useState(false);
   const detail = useQuery({ queryKey: agentKeys.detail(slug, agentId), queryFn: () => api<AgentDetail>(`/api/agents/${agentId}`) });
   const agents = useQuery({ queryKey: agentKeys.list(slug), queryFn: () => api<{ agents: AgentItem[] }>("/api/agents") });
-  const rooms = useQuery({ queryKey: ["rooms", slug], queryFn: () => api<{ rooms: { id: string; name: string }[] }>("/api/rooms") });
+  const rooms = useQuery({ queryKey: roomKeys.list(slug), queryFn: () => api<{ rooms: { id: string; name: string }[] }>("/api/rooms") });
 
   const refresh = () => {
     void queryClient.invalidateQueries({ queryKey: agentKeys.detail(slug, agentId) });

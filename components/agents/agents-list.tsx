@@ -8,7 +8,8 @@ import { isNominal } from "@/lib/billing/prices";
 import { Avatar } from "../chat/messages";
 import { useApi, useWorkspace } from "../providers";
 import { AgentForm, blankAgent } from "./agent-form";
-import { agentKeys, type AgentItem, type ModelChoice, type ToolChoice } from "./types";
+import { agentKeys } from "@/lib/client/query-keys";
+import { type AgentItem, type ModelChoice, type ToolChoice } from "./types";
 import { ErrorNotice } from "../ui/error-notice";
 
 export function AgentStatusBadge({ status }: { status: AgentItem["status"] }) {

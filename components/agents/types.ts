@@ -52,11 +52,6 @@ export interface ToolChoice {
   description: string;
 }
 
-export const agentKeys = {
-  list: (slug: string) => ["agents", slug] as const,
-  detail: (slug: string, id: string) => ["agent", slug, id] as const,
-};
-
 /** An error as one line of words with its code, for places that hold only text (see `ErrorNotice` for the full form). */
 export function errorText(error: unknown, fallback = "Something went wrong."): string {
   return errorLine(error, fallback);

@@ -3,6 +3,7 @@
 import { keepPreviousData, useQueries, useQuery, useQueryClient } from "@tanstack/react-query";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { approvalKeys } from "@/lib/client/query-keys";
 import { useApi, useWorkspace } from "../providers";
 import { Tabs, TabsContent, TabsList, TabsTrigger } from "../ui/tabs";
 import { Time, useNow } from "../ui/time";
@@ -72,7 +73,7 @@ export function ApprovalsInbox({ viewerId, canDecide }: { viewerId: string; canD
 function ApprovalFilters({ filters, onChange, outcome }: { filters: Filters; onChange: (field: keyof Filters, value: string) => void; outcome?: React.ReactNode }) {
   const api = useApi();
   const { slug } = useWorkspace();
-  const all = useQuery({ queryKey: ["approvals", slug, "facets"], queryFn: () => api<{ approvals: ApprovalItem[] }>("/api/approvals?status=all&limit=200") });
+  const all = useQuery({ queryKey: approvalKeys.facets(slug), queryFn: () => api<{ approvals: ApprovalItem[] }>("/api/approvals?status=all&limit=200") });
   // A value from the address that no approval has (yet) is still offered, so the select shows what filters the list.
   const agents = [...new Set([...(all.data?.approvals ?? []).map((a) => a.agent.handle), ...(filters.agent ? [filters.agent] : [])])].sort();
   const taints = [...new Set([...(all.data?.approvals ?? []).flatMap((a) => a.taintSources.map((t) => t.source)), ...(filters.taint ? [filters.taint] : [])])].sort();
@@ -130,12 +131,12 @@ function Pending({ viewerId, canDecide }: { viewerId: string; canDecide: boolean
   if (filters.taint) params.set("taint", filters.taint);
   const search = params.toString();
   const query = useQuery({
-    queryKey: ["approvals", slug, "pending", search],
+    queryKey: approvalKeys.pending(slug, search),
     queryFn: () => api<{ approvals: ApprovalItem[] }>(`/api/approvals?${search}`),
     placeholderData: keepPreviousData,
   });
   useEffect(() => {
-    if (version > 0) void queryClient.invalidateQueries({ queryKey: ["approvals", slug] });
+    if (version > 0) void queryClient.invalidateQueries({ queryKey: approvalKeys.all(slug) });
   }, [version, queryClient, slug]);
 
   const list = useRef<HTMLUListElement>(null);
@@ -178,7 +179,7 @@ function Pending({ viewerId, canDecide }: { viewerId: string; canDecide: boolean
 
   const outcomeQueries = useQueries({
     queries: steady.gone.map((id) => ({
-      queryKey: ["approvals", slug, "one", id],
+      queryKey: approvalKeys.one(slug, id),
       queryFn: () => api<{ approval: ApprovalItem }>(`/api/approvals/${id}`),
     })),
   });
@@ -257,7 +258,7 @@ function Pending({ viewerId, canDecide }: { viewerId: string; canDecide: boolean
               onDecided={() => {
                 decidedHere.current.add(item.id);
                 setSteady((s) => dismiss(s, item.id));
-                void queryClient.invalidateQueries({ queryKey: ["approvals", slug] });
+                void queryClient.invalidateQueries({ queryKey: approvalKeys.all(slug) });
               }}
             />
           </li>
@@ -285,12 +286,12 @@ function History() {
   if (filters.agent) params.set("agent", filters.agent);
   if (filters.taint) params.set("taint", filters.taint);
   const query = useQuery({
-    queryKey: ["approvals", slug, "history", filters],
+    queryKey: approvalKeys.historyFiltered(slug, filters),
     queryFn: () => api<{ approvals: ApprovalItem[] }>(`/api/approvals?${params.toString()}`),
     placeholderData: keepPreviousData,
   });
   useEffect(() => {
-    if (version > 0) void queryClient.invalidateQueries({ queryKey: ["approvals", slug, "history"] });
+    if (version > 0) void queryClient.invalidateQueries({ queryKey: approvalKeys.history(slug) });
   }, [version, queryClient, slug]);
   const items = useMemo(() => (query.data?.approvals ?? []).filter((a) => a.status !== "pending"), [query.data]);
 

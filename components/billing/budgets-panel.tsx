@@ -6,7 +6,7 @@ import { ErrorNotice } from "../ui/error-notice";
 import { useState } from "react";
 import type { BudgetLine, BudgetOverview, BudgetState } from "@/lib/billing/budgets";
 import { useApi, useWorkspace } from "../providers";
-import { budgetsKey } from "../usage/budget-banner";
+import { billingKeys } from "@/lib/client/query-keys";
 import { budgetStatus, creditsToUsdInput, formatUsd, usdInputToCredits } from "../usage/format";
 
 const stateStyles: Record<BudgetState, string> = {
@@ -19,7 +19,7 @@ const stateStyles: Record<BudgetState, string> = {
 export function BudgetsPanel({ canEdit }: { canEdit: boolean }) {
   const api = useApi();
   const { slug } = useWorkspace();
-  const query = useQuery({ queryKey: budgetsKey(slug), queryFn: () => api<BudgetOverview>("/api/budgets") });
+  const query = useQuery({ queryKey: billingKeys.budgets(slug), queryFn: () => api<BudgetOverview>("/api/budgets") });
   if (!query.data) return <p className="text-sm text-slate-500">{query.isError ? "Could not load the budgets." : "Loading budgets…"}</p>;
   // A new month (or a new agent) starts a fresh draft; spend figures refresh underneath the draft.
   return <BudgetsEditor key={`${query.data.month.start}:${query.data.agents.length}`} overview={query.data} canEdit={canEdit} />;
@@ -37,7 +37,7 @@ function BudgetsEditor({ overview, canEdit }: { overview: BudgetOverview; canEdi
   const save = useMutation({
     mutationFn: (body: unknown) => api<BudgetOverview>("/api/budgets", { method: "PUT", body }),
     onSuccess: (data) => {
-      queryClient.setQueryData(budgetsKey(slug), data);
+      queryClient.setQueryData(billingKeys.budgets(slug), data);
       toast.success("Budgets saved. They apply from the next model call.");
     },
   });

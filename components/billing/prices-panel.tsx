@@ -5,6 +5,7 @@ import { toast } from "../ui/toaster";
 import { useState } from "react";
 import type { PriceList } from "@/lib/billing/price-book";
 import type { ModelPrice } from "@/lib/billing/prices";
+import { billingKeys } from "@/lib/client/query-keys";
 import { useApi, useWorkspace } from "../providers";
 import { ErrorNotice } from "../ui/error-notice";
 
@@ -23,7 +24,7 @@ const usd = (n: number) => `$${n.toLocaleString("en-US", { maximumFractionDigits
 export function PricesPanel({ canEdit }: { canEdit: boolean }) {
   const api = useApi();
   const { slug } = useWorkspace();
-  const query = useQuery({ queryKey: ["prices", slug], queryFn: () => api<PriceList>("/api/prices") });
+  const query = useQuery({ queryKey: billingKeys.prices(slug), queryFn: () => api<PriceList>("/api/prices") });
   if (!query.data) return <p className="text-sm text-slate-500">{query.isError ? "Could not load the prices." : "Loading prices…"}</p>;
   return <PricesEditor list={query.data} canEdit={canEdit} />;
 }

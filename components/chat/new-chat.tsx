@@ -6,14 +6,15 @@ import { errorMessage } from "@/lib/errors";
 import { OFFLINE_MODEL } from "@/lib/models/offline";
 import { useApi, useWorkspace } from "../providers";
 import { Avatar } from "./messages";
-import { chatKeys, type ChatAgent } from "./types";
+import { agentKeys, chatKeys } from "@/lib/client/query-keys";
+import { type ChatAgent } from "./types";
 
 export function NewChat() {
   const api = useApi();
   const workspace = useWorkspace();
   const router = useRouter();
   const queryClient = useQueryClient();
-  const agents = useQuery({ queryKey: chatKeys.agents(workspace.slug), queryFn: () => api<{ agents: ChatAgent[] }>("/api/agents") });
+  const agents = useQuery({ queryKey: agentKeys.list(workspace.slug), queryFn: () => api<{ agents: ChatAgent[] }>("/api/agents") });
   const start = useMutation({
     mutationFn: (agentId: string) => api<{ id: string }>("/api/sessions", { method: "POST", body: { agentId } }),
     onSuccess: ({ id }) => {

@@ -15,10 +15,3 @@ export interface SessionHistory {
 
 /** Run states in which the reply is still being written (its stored content is empty until the end). */
 export const activeRunStates: ReadonlySet<string> = new Set(["queued", "running", "suspended"]);
-
-export const chatKeys = {
-  agents: (slug: string) => ["agents", slug] as const,
-  sessions: (slug: string) => ["chat-sessions", slug] as const,
-  session: (slug: string, sessionId: string) => ["chat-session", slug, sessionId] as const,
-  run: (slug: string, runId: string) => ["chat-run", slug, runId] as const,
-};

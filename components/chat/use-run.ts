@@ -6,7 +6,7 @@ import { STREAM_ERROR_EVENT, streamErrorFromData } from "@/lib/errors";
 import { isTerminal } from "@/lib/runtime/events";
 import { useWorkspace } from "../providers";
 import { applyRunEvent, decodeRunEvent, emptyTimeline, isDone, replayRun, runEventTypes, type Timeline } from "./timeline";
-import { chatKeys } from "./types";
+import { chatKeys } from "@/lib/client/query-keys";
 
 const RETRY_MS = [1_000, 2_000, 4_000, 8_000];
 

@@ -2,6 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
+import { settingsKeys } from "@/lib/client/query-keys";
 import { useApi, useWorkspace } from "../providers";
 import { Time } from "../ui/time";
 import { ErrorNotice } from "../ui/error-notice";
@@ -18,7 +19,7 @@ export function ConnectionsPanel() {
   const api = useApi();
   const { slug } = useWorkspace();
   const queryClient = useQueryClient();
-  const key = ["connections", slug];
+  const key = settingsKeys.connections(slug);
   const list = useQuery({ queryKey: key, queryFn: () => api<{ connections: ConnectionRow[] }>("/api/connections") });
   const [secret, setSecret] = useState("");
   const save = useMutation({

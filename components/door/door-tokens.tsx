@@ -2,6 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
+import { doorKeys } from "@/lib/client/query-keys";
 import { useApi, useWorkspace } from "../providers";
 import { Time } from "../ui/time";
 import { ErrorNotice } from "../ui/error-notice";
@@ -35,13 +36,13 @@ export function DoorTokensPanel({ agentId }: { agentId?: string }) {
   const api = useApi();
   const { slug } = useWorkspace();
   const queryClient = useQueryClient();
-  const key = ["door-tokens", slug, agentId ?? "all"];
+  const key = doorKeys.tokens(slug, agentId);
   const url = agentId ? `/api/agents/${agentId}/door-tokens` : "/api/door-tokens";
   const list = useQuery({ queryKey: key, queryFn: () => api<{ tokens: DoorTokenRow[] }>(url) });
   const [name, setName] = useState("");
   const [expiresAt, setExpiresAt] = useState("");
   const [shown, setShown] = useState<{ name: string; token: string } | null>(null);
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ["door-tokens", slug] });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: doorKeys.all(slug) });
   const create = useMutation({
     mutationFn: () =>
       api<{ id: string; token: string }>(url, {

@@ -2,6 +2,7 @@
 
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
+import { feedKeys } from "@/lib/client/query-keys";
 import { useApi, useWorkspace } from "../providers";
 import type { AgentRef } from "./feed-row";
 import { ErrorNotice } from "../ui/error-notice";
@@ -19,7 +20,6 @@ interface Matrix {
   cells: { from: string; to: string; count: number }[];
 }
 
-export const matrixKey = (slug: string) => ["feed-matrix", slug] as const;
 
 /** Who talks to whom: messages from each agent (rows) to each agent (columns) over a range. */
 export function TalkMatrix({
@@ -37,7 +37,7 @@ export function TalkMatrix({
   const { slug } = useWorkspace();
   const [showQuiet, setShowQuiet] = useState(false);
   const query = useQuery({
-    queryKey: [...matrixKey(slug), range],
+    queryKey: feedKeys.matrixRange(slug, range),
     queryFn: () => {
       const to = new Date();
       const from = new Date(to.getTime() - matrixRanges[range].hours * 3600_000);

@@ -2,6 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
+import { settingsKeys } from "@/lib/client/query-keys";
 import { useApi, useWorkspace } from "../providers";
 import { ErrorNotice } from "../ui/error-notice";
 
@@ -28,7 +29,7 @@ export function GovernorPanel({ canEdit }: { canEdit: boolean }) {
   const api = useApi();
   const { slug } = useWorkspace();
   const queryClient = useQueryClient();
-  const key = ["governor", slug];
+  const key = settingsKeys.governor(slug);
   const current = useQuery({ queryKey: key, queryFn: () => api<{ governor: Governor; defaults: { doorWaitSeconds: number } }>("/api/governor") });
   // Unsaved edits; null shows what is saved.
   const [edits, setEdits] = useState<Governor | null>(null);

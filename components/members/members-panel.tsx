@@ -5,6 +5,7 @@ import { useState } from "react";
 import type { Role } from "@/lib/db/schema";
 import { roleDescriptions, roleLabels, roles } from "@/lib/workspaces/role-names";
 import { ConfirmDialog } from "../ui/alert-dialog";
+import { settingsKeys } from "@/lib/client/query-keys";
 import { useApi, useWorkspace } from "../providers";
 import { Time } from "../ui/time";
 import { ErrorNotice } from "../ui/error-notice";
@@ -22,8 +23,8 @@ export function MembersPanel({ currentUserId }: { currentUserId: string }) {
   const api = useApi();
   const workspace = useWorkspace();
   const queryClient = useQueryClient();
-  const key = ["members", workspace.slug];
-  const invitationsKey = ["invitations", workspace.slug];
+  const key = settingsKeys.members(workspace.slug);
+  const invitationsKey = settingsKeys.invitations(workspace.slug);
   const members = useQuery({ queryKey: key, queryFn: () => api<{ members: MemberRow[] }>("/api/members") });
   const invalidate = () => queryClient.invalidateQueries({ queryKey: key });
 

@@ -3,6 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { Markdown } from "../markdown/lazy-markdown";
+import { missionKeys } from "@/lib/client/query-keys";
 import { useApi, useWorkspace } from "../providers";
 import { formatCount, formatDuration, formatUsd } from "../usage/format";
 import { missionStateLabels, type MissionItem } from "./types";
@@ -32,7 +33,7 @@ export function ComparisonView({ comparisonId }: { comparisonId: string }) {
   const api = useApi();
   const { slug } = useWorkspace();
   const query = useQuery({
-    queryKey: ["comparison", slug, comparisonId],
+    queryKey: missionKeys.comparison(slug, comparisonId),
     queryFn: () => api<{ comparison: Comparison }>(`/api/comparisons/${comparisonId}`),
     refetchInterval: (q) => (q.state.data?.comparison.state === "judged" ? false : 1_500),
   });

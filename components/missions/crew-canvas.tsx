@@ -11,7 +11,8 @@ import { crewTemplate, DEFAULT_MAX_ROUNDS, reviewLoopOf, type TemplateName } fro
 import { errorText, type AgentItem } from "../agents/types";
 import { useApi, useWorkspace } from "../providers";
 import { crewNodeTypes, type CrewFlowNode } from "./crew-node";
-import { layoutPositions, missionKeys, type CrewItem } from "./types";
+import { missionKeys } from "@/lib/client/query-keys";
+import { layoutPositions, type CrewItem } from "./types";
 
 const templates: { name: TemplateName; label: string }[] = [
   { name: "pipeline", label: "Pipeline (A → B → C)" },

@@ -2,10 +2,11 @@
 
 import { useQuery } from "@tanstack/react-query";
 import dynamic from "next/dynamic";
-import { agentKeys, type AgentItem } from "../agents/types";
+import { agentKeys, missionKeys } from "@/lib/client/query-keys";
+import { type AgentItem } from "../agents/types";
 import { useApi, useWorkspace } from "../providers";
 import { ErrorNotice } from "../ui/error-notice";
-import { missionKeys, type CrewItem } from "./types";
+import { type CrewItem } from "./types";
 
 const loading = () => <p role="status" className="text-sm text-slate-500">Loading the crew…</p>;
 

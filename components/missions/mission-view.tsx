@@ -13,7 +13,8 @@ import { formatCount, formatDuration, formatUsd } from "../usage/format";
 import { LazyBox } from "../ui/lazy-box";
 import type { CrewFlowNode } from "./crew-node";
 import { useNow } from "./use-now";
-import { layoutPositions, missionKeys, missionStateLabels, type MissionEventItem, type MissionItem, type NodeState } from "./types";
+import { missionKeys } from "@/lib/client/query-keys";
+import { layoutPositions, missionStateLabels, type MissionEventItem, type MissionItem, type NodeState } from "./types";
 import { ErrorNotice } from "../ui/error-notice";
 
 const TERMINAL = new Set(["succeeded", "failed", "cancelled"]);

@@ -8,7 +8,8 @@ import { useApi, useWorkspace } from "../providers";
 import { formatDuration, formatUsd } from "../usage/format";
 import { CompareForm } from "./compare-form";
 import { useNow } from "./use-now";
-import { missionKeys, missionStateLabels, type CrewItem, type MissionItem } from "./types";
+import { missionKeys } from "@/lib/client/query-keys";
+import { missionStateLabels, type CrewItem, type MissionItem } from "./types";
 import { ErrorNotice } from "../ui/error-notice";
 
 /** Crews to start missions with, and the missions run so far. */

@@ -56,13 +56,6 @@ export interface MissionEventItem {
   data: Record<string, unknown>;
 }
 
-export const missionKeys = {
-  crews: (slug: string) => ["crews", slug] as const,
-  crew: (slug: string, id: string) => ["crew", slug, id] as const,
-  list: (slug: string) => ["missions", slug] as const,
-  detail: (slug: string, id: string) => ["mission", slug, id] as const,
-};
-
 export const nodeStateLabels: Record<NodeState, string> = {
   waiting: "Waiting",
   paused: "Agent paused",

@@ -4,6 +4,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { toast } from "../ui/toaster";
 import { useState } from "react";
 import { isAppError } from "@/lib/errors";
+import { settingsKeys } from "@/lib/client/query-keys";
 import { useApi, useWorkspace } from "../providers";
 import { ErrorNotice } from "../ui/error-notice";
 
@@ -27,13 +28,13 @@ function Decision({ value }: { value: string }) {
 export function PolicyPanel({ canEdit }: { canEdit: boolean }) {
   const api = useApi();
   const { slug } = useWorkspace();
-  const query = useQuery({ queryKey: ["policy", slug], queryFn: () => api<{ policy: PolicyView }>("/api/policy") });
+  const query = useQuery({ queryKey: settingsKeys.policy(slug), queryFn: () => api<{ policy: PolicyView }>("/api/policy") });
   const queryClient = useQueryClient();
   const [stale, setStale] = useState(false);
   const [reloads, setReloads] = useState(0);
   // Someone else saved in between: load their policy, then start the draft again from it.
   const reloadAfterStale = async () => {
-    await queryClient.refetchQueries({ queryKey: ["policy", slug] });
+    await queryClient.refetchQueries({ queryKey: settingsKeys.policy(slug) });
     setReloads((n) => n + 1);
     setStale(true);
   };

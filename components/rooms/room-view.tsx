@@ -8,7 +8,8 @@ import { Markdown } from "../markdown/lazy-markdown";
 import { Avatar } from "../chat/messages";
 import { useFeed } from "../feed/use-feed";
 import { useApi, useWorkspace } from "../providers";
-import { roomKeys, type RoomItem } from "./rooms-list";
+import { roomKeys } from "@/lib/client/query-keys";
+import { type RoomItem } from "./rooms-list";
 import { ErrorNotice } from "../ui/error-notice";
 
 interface RoomDetail extends RoomItem {

@@ -6,7 +6,8 @@ import { useRouter } from "next/navigation";
 import { useId, useState } from "react";
 import { isAppError } from "@/lib/errors";
 import { Avatar } from "../chat/messages";
-import { agentKeys, errorText, type AgentItem } from "../agents/types";
+import { agentKeys, roomKeys } from "@/lib/client/query-keys";
+import { errorText, type AgentItem } from "../agents/types";
 import { useApi, useWorkspace } from "../providers";
 import { ErrorNotice } from "../ui/error-notice";
 
@@ -24,11 +25,6 @@ export interface RoomItem {
   createdAt: string;
   members: RoomMember[];
 }
-
-export const roomKeys = {
-  list: (slug: string) => ["rooms", slug] as const,
-  detail: (slug: string, id: string) => ["room", slug, id] as const,
-};
 
 export function RoomsList({ canCreate }: { canCreate: boolean }) {
   const api = useApi();

@@ -8,6 +8,7 @@ import { emptyTimeline } from "../chat/timeline";
 import { activeRunStates } from "../chat/types";
 import { runTimelineQuery, useRunStream } from "../chat/use-run";
 import { triggerLabels } from "../feed/types";
+import { roomKeys, runKeys } from "@/lib/client/query-keys";
 import { useApi, useWorkspace } from "../providers";
 import { anchoredStepClasses, useStepAnchor } from "./use-step-anchor";
 import { Time } from "../ui/time";
@@ -38,7 +39,6 @@ export interface RunSummary {
   agent: { id: string; handle: string; name: string; color: string; model: string } | undefined;
 }
 
-export const runSummaryKey = (slug: string, runId: string) => ["run-summary", slug, runId] as const;
 
 export const runStateStyles: Record<string, string> = {
   queued: "bg-slate-100 text-slate-600 ring-slate-200",
@@ -82,16 +82,16 @@ export function RunView({ runId }: { runId: string }) {
   const api = useApi();
   const { slug } = useWorkspace();
   const queryClient = useQueryClient();
-  const summary = useQuery({ queryKey: runSummaryKey(slug, runId), queryFn: () => api<RunSummary>(`/api/runs/${runId}/summary`) });
+  const summary = useQuery({ queryKey: runKeys.summary(slug, runId), queryFn: () => api<RunSummary>(`/api/runs/${runId}/summary`) });
   const rooms = useQuery({
-    queryKey: ["rooms", slug],
+    queryKey: roomKeys.list(slug),
     queryFn: () => api<{ rooms: { id: string; name: string }[] }>("/api/rooms"),
     enabled: !!summary.data?.run.roomId,
   });
 
   const state = summary.data?.run.state;
   const active = !!state && activeRunStates.has(state);
-  const live = useRunStream(active ? runId : null, () => void queryClient.invalidateQueries({ queryKey: runSummaryKey(slug, runId) }));
+  const live = useRunStream(active ? runId : null, () => void queryClient.invalidateQueries({ queryKey: runKeys.summary(slug, runId) }));
   const replay = useQuery({ ...runTimelineQuery(slug, runId), enabled: !!state && !active });
   const timeline = active ? live.timeline : replay.data;
   const stepIds = (timeline?.items ?? []).flatMap((item) => (item.kind === "step" ? [item.step.key] : []));

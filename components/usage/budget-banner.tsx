@@ -3,16 +3,16 @@
 import Link from "next/link";
 import { useQuery } from "@tanstack/react-query";
 import type { BudgetLine, BudgetOverview } from "@/lib/billing/budgets";
+import { billingKeys } from "@/lib/client/query-keys";
 import { useApi, useWorkspace } from "../providers";
 import { budgetPercent, formatCount, formatUsd } from "./format";
 
-export const budgetsKey = (slug: string) => ["budgets", slug];
 
 /** A warning for every budget at 80 % or more this month, with the exact share spent; a stronger one when the cap is reached and runs are stopped. */
 export function BudgetBanner() {
   const api = useApi();
   const { slug } = useWorkspace();
-  const budgets = useQuery({ queryKey: budgetsKey(slug), queryFn: () => api<BudgetOverview>("/api/budgets"), refetchInterval: 15_000 });
+  const budgets = useQuery({ queryKey: billingKeys.budgets(slug), queryFn: () => api<BudgetOverview>("/api/budgets"), refetchInterval: 15_000 });
   const data = budgets.data;
   if (!data) return null;
   const lines = [data.workspace, ...data.agents].filter((l) => l.state === "warning" || l.state === "exceeded");

@@ -4,6 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import type { UsageSummary } from "@/lib/billing/summary";
 import { hourLabel, startOfZonedDay } from "@/lib/client/when";
 import { ErrorNotice } from "../ui/error-notice";
+import { usageKeys } from "@/lib/client/query-keys";
 import { useApi, useWorkspace } from "../providers";
 import { formatChange, formatCount, formatDuration, formatRate, formatUsd } from "./format";
 import { Sparkline } from "./sparkline";
@@ -16,7 +17,7 @@ export function OverviewCards({ canSeeSpend }: { canSeeSpend: boolean }) {
   const api = useApi();
   const { slug, timeZone } = useWorkspace();
   const summary = useQuery({
-    queryKey: ["usage-summary", slug, timeZone],
+    queryKey: usageKeys.summary(slug, timeZone),
     queryFn: () => {
       const now = new Date();
       const params = new URLSearchParams({ from: startOfZonedDay(now, timeZone).toISOString(), to: now.toISOString() });

@@ -10,6 +10,7 @@ import { CREDITS_PER_USD } from "@/lib/billing/prices";
 import { addZonedDays, dayLabel, isoDay, mediumWhen, startOfZonedDay } from "@/lib/client/when";
 import { rangeParams, readRangeChoice, resolveRangeChoice, type RangePreset } from "@/lib/client/usage-range";
 import { ErrorNotice } from "../ui/error-notice";
+import { usageKeys } from "@/lib/client/query-keys";
 import { useApi, useWorkspace } from "../providers";
 import { LazyBox } from "../ui/lazy-box";
 import { seriesColors } from "./colors";
@@ -62,7 +63,7 @@ export function UsageReportView() {
   };
 
   const report = useQuery({
-    queryKey: ["usage-report", slug, choice, group, timeZone],
+    queryKey: usageKeys.report(slug, choice, group, timeZone),
     queryFn: () => {
       const range = resolveRangeChoice(choice, new Date(), timeZone);
       if (!range.ok) throw new Error(range.problem);
