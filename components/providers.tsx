@@ -2,6 +2,7 @@
 
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { createContext, useContext, useEffect, useState } from "react";
+import type { $ZodType, output } from "zod/v4/core";
 import { apiFetch, type ApiOptions } from "@/lib/client/api";
 import type { Role } from "@/lib/db/schema";
 
@@ -43,7 +44,14 @@ export function useTimeZone(): string | undefined {
 }
 
 /** apiFetch bound to the workspace of this page, so two tabs in two workspaces never cross. */
-export function useApi() {
+export function useApi(): BoundApi {
   const workspace = useWorkspace();
-  return <T,>(path: string, options: Omit<ApiOptions, "workspace"> = {}) => apiFetch<T>(path, { ...options, workspace: workspace.slug });
+  return (path: string, options: Omit<ApiOptions, "workspace"> & { schema?: $ZodType } = {}) =>
+    apiFetch(path, { ...options, workspace: workspace.slug } as ApiOptions & { schema: $ZodType });
+}
+
+/** `apiFetch` without the workspace option: parsed by `schema` when one is given. */
+export interface BoundApi {
+  <S extends $ZodType>(path: string, options: Omit<ApiOptions, "workspace"> & { schema: S }): Promise<output<S>>;
+  <T = unknown>(path: string, options?: Omit<ApiOptions, "workspace"> & { schema?: undefined }): Promise<T>;
 }

@@ -8,7 +8,8 @@ import { useRouter } from "next/navigation";
 import { useId, useState } from "react";
 import { isAppError } from "@/lib/errors";
 import { crewTemplate, DEFAULT_MAX_ROUNDS, reviewLoopOf, type TemplateName } from "@/lib/missions/topology";
-import { errorText, type AgentItem } from "../agents/types";
+import type { AgentSummary } from "@/lib/agents/agent-schemas";
+import { errorText } from "../ui/error-text";
 import { useApi, useWorkspace } from "../providers";
 import { crewNodeTypes, type CrewFlowNode } from "./crew-node";
 import { missionKeys } from "@/lib/client/query-keys";
@@ -40,7 +41,7 @@ interface Fault {
  * The crew editor's canvas and form: templates, nodes bound to agents, handoffs drawn between handles.
  * Loaded on its own by CrewEditor (the canvas library is most of the editor's script).
  */
-export function CanvasEditor({ crewId, crew, agents }: { crewId: string | null; crew: CrewItem | null; agents: AgentItem[] }) {
+export function CanvasEditor({ crewId, crew, agents }: { crewId: string | null; crew: CrewItem | null; agents: AgentSummary[] }) {
   const api = useApi();
   const { slug } = useWorkspace();
   const router = useRouter();

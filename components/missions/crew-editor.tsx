@@ -3,7 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import dynamic from "next/dynamic";
 import { agentKeys, missionKeys } from "@/lib/client/query-keys";
-import { type AgentItem } from "../agents/types";
+import { agentListSchema } from "@/lib/agents/agent-schemas";
 import { useApi, useWorkspace } from "../providers";
 import { ErrorNotice } from "../ui/error-notice";
 import { type CrewItem } from "./types";
@@ -17,7 +17,7 @@ const CanvasEditor = dynamic(() => import("./crew-canvas").then((m) => m.CanvasE
 export function CrewEditor({ crewId }: { crewId: string | null }) {
   const api = useApi();
   const { slug } = useWorkspace();
-  const agents = useQuery({ queryKey: agentKeys.list(slug), queryFn: () => api<{ agents: AgentItem[] }>("/api/agents") });
+  const agents = useQuery({ queryKey: agentKeys.list(slug), queryFn: () => api("/api/agents", { schema: agentListSchema }) });
   const crew = useQuery({
     queryKey: missionKeys.crew(slug, crewId ?? "new"),
     queryFn: () => api<{ crew: CrewItem }>(`/api/crews/${crewId}`),

@@ -7,7 +7,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useMemo, useState } from "react";
 import { Markdown } from "../markdown/lazy-markdown";
-import { errorText } from "../agents/types";
+import { errorText } from "../ui/error-text";
 import { useApi, useWorkspace } from "../providers";
 import { formatCount, formatDuration, formatUsd } from "../usage/format";
 import { LazyBox } from "../ui/lazy-box";
