@@ -16,8 +16,14 @@ export const isoDate = z.pipe(
 
 export const nullableDate = z.nullable(isoDate);
 
+/**
+ * A value stored as jsonb, which the server holds as `unknown`: the route is
+ * not held to a type for it, the browser checks it has this shape.
+ */
+export const storedJson = <S extends z.core.$ZodType>(schema: S) => z.pipe(z.unknown(), schema);
+
 /** Any JSON object, read as a record (tool inputs, payloads, schemas). */
-export const jsonObject = z.record(z.string(), z.unknown());
+export const jsonObject = storedJson(z.record(z.string(), z.unknown()));
 
 /** An id made by the server (uuid); not checked for its form, only that it is one. */
 export const id = z.string();

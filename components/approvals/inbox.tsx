@@ -12,7 +12,8 @@ import { InboxKeysHelp, useInboxKeys } from "./inbox-keys";
 import { useLiveApprovals } from "./live-approvals";
 import { useSelectFromAddress } from "../ui/use-address-selection";
 import { dismiss, emptySteadyList, prune, receive, settle, type Moment } from "./steady-list";
-import { categoryLabels, requestLine, type ApprovalItem } from "./types";
+import { approvalListSchema, approvalOneSchema, type ApprovalItem } from "@/lib/safety/approval-schemas";
+import { categoryLabels, requestLine } from "./approval-text";
 
 const outcomes = ["all", "decided", "expired", "withdrawn"] as const;
 const sorts = ["expiry", "newest", "oldest"] as const;
@@ -73,7 +74,7 @@ export function ApprovalsInbox({ viewerId, canDecide }: { viewerId: string; canD
 function ApprovalFilters({ filters, onChange, outcome }: { filters: Filters; onChange: (field: keyof Filters, value: string) => void; outcome?: React.ReactNode }) {
   const api = useApi();
   const { slug } = useWorkspace();
-  const all = useQuery({ queryKey: approvalKeys.facets(slug), queryFn: () => api<{ approvals: ApprovalItem[] }>("/api/approvals?status=all&limit=200") });
+  const all = useQuery({ queryKey: approvalKeys.facets(slug), queryFn: () => api("/api/approvals?status=all&limit=200", { schema: approvalListSchema }) });
   // A value from the address that no approval has (yet) is still offered, so the select shows what filters the list.
   const agents = [...new Set([...(all.data?.approvals ?? []).map((a) => a.agent.handle), ...(filters.agent ? [filters.agent] : [])])].sort();
   const taints = [...new Set([...(all.data?.approvals ?? []).flatMap((a) => a.taintSources.map((t) => t.source)), ...(filters.taint ? [filters.taint] : [])])].sort();
@@ -132,7 +133,7 @@ function Pending({ viewerId, canDecide }: { viewerId: string; canDecide: boolean
   const search = params.toString();
   const query = useQuery({
     queryKey: approvalKeys.pending(slug, search),
-    queryFn: () => api<{ approvals: ApprovalItem[] }>(`/api/approvals?${search}`),
+    queryFn: () => api(`/api/approvals?${search}`, { schema: approvalListSchema }),
     placeholderData: keepPreviousData,
   });
   useEffect(() => {
@@ -180,7 +181,7 @@ function Pending({ viewerId, canDecide }: { viewerId: string; canDecide: boolean
   const outcomeQueries = useQueries({
     queries: steady.gone.map((id) => ({
       queryKey: approvalKeys.one(slug, id),
-      queryFn: () => api<{ approval: ApprovalItem }>(`/api/approvals/${id}`),
+      queryFn: () => api(`/api/approvals/${id}`, { schema: approvalOneSchema }),
     })),
   });
   const outcomeOf = new Map<string, Outcome>(steady.gone.map((id, i) => [id, outcomeQueries[i]?.data?.approval ?? null]));
@@ -287,7 +288,7 @@ function History() {
   if (filters.taint) params.set("taint", filters.taint);
   const query = useQuery({
     queryKey: approvalKeys.historyFiltered(slug, filters),
-    queryFn: () => api<{ approvals: ApprovalItem[] }>(`/api/approvals?${params.toString()}`),
+    queryFn: () => api(`/api/approvals?${params.toString()}`, { schema: approvalListSchema }),
     placeholderData: keepPreviousData,
   });
   useEffect(() => {

@@ -9,6 +9,7 @@ import { useApi, useWorkspace } from "../providers";
 import { ConfirmDialog } from "../ui/alert-dialog";
 import { Dialog, DialogContent, DialogTrigger } from "../ui/dialog";
 import { toast } from "../ui/toaster";
+import { sessionRenamedSchema } from "@/lib/runtime/session-schemas";
 import { chatKeys } from "@/lib/client/query-keys";
 
 const TITLE_MAX = 80;
@@ -27,7 +28,7 @@ export function ChatActions({ sessionId, title }: { sessionId: string; title: st
     void queryClient.invalidateQueries({ queryKey: chatKeys.sessions(slug) });
   };
   const rename = useMutation({
-    mutationFn: (next: string) => api(`/api/sessions/${sessionId}`, { method: "PATCH", body: { title: next } }),
+    mutationFn: (next: string) => api(`/api/sessions/${sessionId}`, { method: "PATCH", body: { title: next }, schema: sessionRenamedSchema }),
     onSuccess: () => {
       setOpen(false);
       refresh();

@@ -13,7 +13,9 @@ import { AssistantReply, Avatar, UserMessage, viewFromStored, viewFromTimeline, 
 import { OfflineNotice } from "./offline-notice";
 import { emptyTimeline, isDone, type Timeline } from "./timeline";
 import { agentKeys, chatKeys } from "@/lib/client/query-keys";
-import { activeRunStates, type ChatAgent, type ChatMessage, type SessionHistory } from "./types";
+import { agentListSchema } from "@/lib/agents/agent-schemas";
+import { chatRunStartedSchema, sessionHistorySchema, type ChatMessage } from "@/lib/runtime/session-schemas";
+import { activeRunStates } from "./run-states";
 import { anchoredStepClasses, useStepAnchor } from "../runs/use-step-anchor";
 import { useFinishedTimelines, useRunStream } from "./use-run";
 
@@ -29,8 +31,8 @@ export function Conversation({ sessionId, currentUserId }: { sessionId: string; 
   const workspace = useWorkspace();
   const queryClient = useQueryClient();
   const sessionKey = chatKeys.session(workspace.slug, sessionId);
-  const history = useQuery({ queryKey: sessionKey, queryFn: () => api<SessionHistory>(`/api/sessions/${sessionId}`) });
-  const agents = useQuery({ queryKey: agentKeys.list(workspace.slug), queryFn: () => api<{ agents: ChatAgent[] }>("/api/agents") });
+  const history = useQuery({ queryKey: sessionKey, queryFn: () => api(`/api/sessions/${sessionId}`, { schema: sessionHistorySchema }) });
+  const agents = useQuery({ queryKey: agentKeys.list(workspace.slug), queryFn: () => api("/api/agents", { schema: agentListSchema }) });
 
   const [draft, setDraft] = useState("");
   /** The run this page started, until the history lists it. */
@@ -63,7 +65,7 @@ export function Conversation({ sessionId, currentUserId }: { sessionId: string; 
   const finished = useFinishedTimelines(replayIds);
 
   const send = useMutation({
-    mutationFn: (text: string) => api<{ runId: string }>(`/api/sessions/${sessionId}/messages`, { method: "POST", body: { text } }),
+    mutationFn: (text: string) => api(`/api/sessions/${sessionId}/messages`, { method: "POST", body: { text }, schema: chatRunStartedSchema }),
     onSuccess: ({ runId }, text) => {
       setPosted({ runId, text });
       refreshHistory();

@@ -8,7 +8,7 @@ import { errorMessage } from "@/lib/errors";
 import { useApi, useWorkspace } from "../providers";
 import { Time } from "../ui/time";
 import { chatKeys } from "@/lib/client/query-keys";
-import { type ChatSession } from "./types";
+import { sessionListSchema } from "@/lib/runtime/session-schemas";
 
 export function SessionList({ activeSessionId }: { activeSessionId: string | null }) {
   const api = useApi();
@@ -17,7 +17,7 @@ export function SessionList({ activeSessionId }: { activeSessionId: string | nul
   const words = useDeferredValue(q.trim());
   const sessions = useQuery({
     queryKey: words ? chatKeys.sessionSearch(workspace.slug, words) : chatKeys.sessions(workspace.slug),
-    queryFn: () => api<{ sessions: ChatSession[] }>(words ? `/api/sessions?q=${encodeURIComponent(words)}` : "/api/sessions"),
+    queryFn: () => api(words ? `/api/sessions?q=${encodeURIComponent(words)}` : "/api/sessions", { schema: sessionListSchema }),
     placeholderData: words ? keepPreviousData : undefined,
   });
   const base = `/w/${workspace.slug}/chat`;

@@ -5,7 +5,7 @@ import Link from "next/link";
 import { formatCredits, isNominal } from "@/lib/billing/prices";
 import { AssistantReply, Avatar, viewFromTimeline } from "../chat/messages";
 import { emptyTimeline } from "../chat/timeline";
-import { activeRunStates } from "../chat/types";
+import { activeRunStates } from "../chat/run-states";
 import { runTimelineQuery, useRunStream } from "../chat/use-run";
 import { triggerLabels } from "../feed/types";
 import { roomKeys, runKeys } from "@/lib/client/query-keys";

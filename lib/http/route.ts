@@ -21,11 +21,11 @@ type Schema = z.ZodType | undefined;
 type Out<S extends Schema> = S extends z.ZodType ? z.output<S> : undefined;
 
 /** The JSON a handler returns, checked against the route's `response` schema (what the browser parses it with). */
-type Reply<R extends $ZodType | undefined> = R extends $ZodType ? input<R> | Created<input<R>> : unknown;
+type Reply<R extends $ZodType | undefined> = R extends $ZodType ? input<R> | JsonReply<input<R>> : unknown;
 
-declare const createdBody: unique symbol;
-/** A 201 response whose JSON body is `T`. */
-export type Created<T> = Response & { readonly [createdBody]: T };
+declare const replyBody: unique symbol;
+/** A response (201, 202) whose JSON body is `T`. */
+export type JsonReply<T> = Response & { readonly [replyBody]: T };
 
 interface RouteOptions<P extends Schema, Q extends Schema, B extends Schema, R extends $ZodType | undefined = undefined> {
   /** Least role needed in the current workspace; omit for any member. */
@@ -302,6 +302,11 @@ function toResponse(result: unknown): Response {
   return Response.json(result, { headers: { "Cache-Control": "no-store" } });
 }
 
-export function created<T>(data: T): Created<T> {
-  return Response.json(data, { status: 201, headers: { "Cache-Control": "no-store" } }) as Created<T>;
+export function created<T>(data: T): JsonReply<T> {
+  return Response.json(data, { status: 201, headers: { "Cache-Control": "no-store" } }) as JsonReply<T>;
+}
+
+/** 202: the work was started (a run), and goes on after the reply. */
+export function accepted<T>(data: T): JsonReply<T> {
+  return Response.json(data, { status: 202, headers: { "Cache-Control": "no-store" } }) as JsonReply<T>;
 }
