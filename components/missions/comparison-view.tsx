@@ -6,25 +6,9 @@ import { Markdown } from "../markdown/lazy-markdown";
 import { missionKeys } from "@/lib/client/query-keys";
 import { useApi, useWorkspace } from "../providers";
 import { formatCount, formatDuration, formatUsd } from "../usage/format";
-import { missionStateLabels, type MissionItem } from "./types";
+import { comparisonOneSchema, type Comparison } from "@/lib/missions/mission-schemas";
+import { missionStateLabels } from "./mission-display";
 import { ErrorNotice } from "../ui/error-notice";
-
-interface Side {
-  mission: MissionItem;
-  score: { criteria: { criterion: string; score: number; reason: string }[]; error?: string } | null;
-  total: number | null;
-  approvalsNeeded: number;
-  wallMs: number | null;
-}
-
-interface Comparison {
-  id: string;
-  goal: string;
-  state: "running" | "judged";
-  judgeModel: string | null;
-  judgeCredits: number | null;
-  sides: Side[];
-}
 
 const criterionLabels: Record<string, string> = { correctness: "Correctness", completeness: "Completeness", clarity: "Clarity" };
 
@@ -34,7 +18,7 @@ export function ComparisonView({ comparisonId }: { comparisonId: string }) {
   const { slug } = useWorkspace();
   const query = useQuery({
     queryKey: missionKeys.comparison(slug, comparisonId),
-    queryFn: () => api<{ comparison: Comparison }>(`/api/comparisons/${comparisonId}`),
+    queryFn: () => api(`/api/comparisons/${comparisonId}`, { schema: comparisonOneSchema }),
     refetchInterval: (q) => (q.state.data?.comparison.state === "judged" ? false : 1_500),
   });
   if (query.isPending) return <p role="status" className="text-sm text-slate-500">Loading the comparison…</p>;
@@ -62,7 +46,7 @@ export function ComparisonView({ comparisonId }: { comparisonId: string }) {
   );
 }
 
-function SideCard({ side }: { side: Side }) {
+function SideCard({ side }: { side: Comparison["sides"][number] }) {
   const { slug } = useWorkspace();
   const m = side.mission;
   return (

@@ -13,7 +13,8 @@ import { errorText } from "../ui/error-text";
 import { useApi, useWorkspace } from "../providers";
 import { crewNodeTypes, type CrewFlowNode } from "./crew-node";
 import { missionKeys } from "@/lib/client/query-keys";
-import { layoutPositions, type CrewItem } from "./types";
+import type { CrewItem } from "@/lib/missions/mission-schemas";
+import { layoutPositions } from "./mission-display";
 
 const templates: { name: TemplateName; label: string }[] = [
   { name: "pipeline", label: "Pipeline (A → B → C)" },

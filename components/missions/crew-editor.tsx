@@ -6,7 +6,7 @@ import { agentKeys, missionKeys } from "@/lib/client/query-keys";
 import { agentListSchema } from "@/lib/agents/agent-schemas";
 import { useApi, useWorkspace } from "../providers";
 import { ErrorNotice } from "../ui/error-notice";
-import { type CrewItem } from "./types";
+import { crewOneSchema } from "@/lib/missions/mission-schemas";
 
 const loading = () => <p role="status" className="text-sm text-slate-500">Loading the crew…</p>;
 
@@ -20,7 +20,7 @@ export function CrewEditor({ crewId }: { crewId: string | null }) {
   const agents = useQuery({ queryKey: agentKeys.list(slug), queryFn: () => api("/api/agents", { schema: agentListSchema }) });
   const crew = useQuery({
     queryKey: missionKeys.crew(slug, crewId ?? "new"),
-    queryFn: () => api<{ crew: CrewItem }>(`/api/crews/${crewId}`),
+    queryFn: () => api(`/api/crews/${crewId}`, { schema: crewOneSchema }),
     enabled: !!crewId,
   });
   if ((crewId && crew.isPending) || agents.isPending) return loading();
