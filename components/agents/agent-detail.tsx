@@ -7,7 +7,7 @@ import { useState } from "react";
 import { formatCredits, isNominal } from "@/lib/billing/prices";
 import { Avatar } from "../chat/messages";
 import { agentKeys, chatKeys, roomKeys } from "@/lib/client/query-keys";
-import { triggerLabels } from "../feed/types";
+import { triggerLabels } from "../feed/describe-item";
 import { useApi, useWorkspace } from "../providers";
 import { RunStateBadge } from "../runs/run-view";
 import { Time } from "../ui/time";

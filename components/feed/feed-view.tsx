@@ -8,14 +8,12 @@ import { useApi, useWorkspace } from "../providers";
 import { FeedList } from "./feed-list";
 import type { AgentRef } from "./feed-row";
 import { matrixRanges, TalkMatrix, type MatrixRange } from "./talk-matrix";
-import { apiFilter, feedKindLabels, feedKinds, filterFromParams, filterQuery, type FeedFilter, type FeedItem, type FeedKind } from "./types";
+import { agentListSchema } from "@/lib/agents/agent-schemas";
+import type { FeedItem } from "@/lib/feed/feed-schemas";
+import { roomListSchema } from "@/lib/rooms/room-schemas";
+import { apiFilter, feedKindLabels, feedKinds, filterFromParams, filterQuery, type FeedFilter, type FeedKind } from "./feed-filter";
 import { ErrorNotice } from "../ui/error-notice";
 import { useFeed } from "./use-feed";
-
-interface RoomRef {
-  id: string;
-  name: string;
-}
 
 
 /** The world feed page: filters (kept in the URL), the live list, and who talks to whom. */
@@ -29,8 +27,8 @@ export function FeedView() {
   const rangeParam = searchParams.get("range");
   const range: MatrixRange = rangeParam && rangeParam in matrixRanges ? (rangeParam as MatrixRange) : "7d";
 
-  const agents = useQuery({ queryKey: agentKeys.list(slug), queryFn: () => api<{ agents: AgentRef[] }>("/api/agents") });
-  const rooms = useQuery({ queryKey: roomKeys.list(slug), queryFn: () => api<{ rooms: RoomRef[] }>("/api/rooms") });
+  const agents = useQuery({ queryKey: agentKeys.list(slug), queryFn: () => api("/api/agents", { schema: agentListSchema }) });
+  const rooms = useQuery({ queryKey: roomKeys.list(slug), queryFn: () => api("/api/rooms", { schema: roomListSchema }) });
   const agentList = useMemo(() => agents.data?.agents ?? [], [agents.data]);
   const agentMap = useMemo(() => new Map(agentList.map((a) => [a.id, a])), [agentList]);
   const roomMap = useMemo(() => new Map((rooms.data?.rooms ?? []).map((r) => [r.id, r.name])), [rooms.data]);
