@@ -1,7 +1,7 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import type { UsageSummary } from "@/lib/billing/summary";
+import { usageSummarySchema, type UsageSummary } from "@/lib/billing/usage-schemas";
 import { hourLabel, startOfZonedDay } from "@/lib/client/when";
 import { ErrorNotice } from "../ui/error-notice";
 import { usageKeys } from "@/lib/client/query-keys";
@@ -21,7 +21,7 @@ export function OverviewCards({ canSeeSpend }: { canSeeSpend: boolean }) {
     queryFn: () => {
       const now = new Date();
       const params = new URLSearchParams({ from: startOfZonedDay(now, timeZone).toISOString(), to: now.toISOString() });
-      return api<UsageSummary>(`/api/usage/summary?${params.toString()}`);
+      return api(`/api/usage/summary?${params.toString()}`, { schema: usageSummarySchema });
     },
     refetchInterval: SUMMARY_REFRESH_MS,
   });
