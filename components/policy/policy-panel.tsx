@@ -58,7 +58,7 @@ function PolicyEditor({ view, canEdit, onStale, onSaved }: { view: PolicyView; c
     onSuccess: (data) => {
       onSaved();
       toast.success("Policy saved. It applies to the next call.");
-      queryClient.setQueryData(["policy", slug], data);
+      queryClient.setQueryData(settingsKeys.policy(slug), data);
     },
     onError: (error) => {
       if (isAppError(error) && error.code === "conflict:stale") onStale();
