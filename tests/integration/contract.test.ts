@@ -22,6 +22,23 @@ import { GET as sessionRoute } from "../../app/api/sessions/[id]/route";
 import { POST as postMessageRoute } from "../../app/api/sessions/[id]/messages/route";
 import { GET as sessionsRoute, POST as createSessionRoute } from "../../app/api/sessions/route";
 import { GET as usageSummaryRoute } from "../../app/api/usage/summary/route";
+import { GET as agentDoorTokensRoute, POST as createDoorTokenRoute } from "../../app/api/agents/[id]/door-tokens/route";
+import { GET as connectionsRoute } from "../../app/api/connections/route";
+import { GET as doorTokensRoute } from "../../app/api/door-tokens/route";
+import { GET as governorRoute } from "../../app/api/governor/route";
+import { GET as invitationsRoute, POST as inviteRoute } from "../../app/api/invitations/route";
+import { GET as membersRoute } from "../../app/api/members/route";
+import { GET as policyRoute } from "../../app/api/policy/route";
+import { GET as pricesRoute } from "../../app/api/prices/route";
+import { GET as usageReportRoute } from "../../app/api/usage/route";
+import { GET as reconciliationRoute } from "../../app/api/usage/reconciliation/route";
+import { GET as timeZoneRoute } from "../../app/api/workspace/time-zone/route";
+import { priceListSchema, reconciliationViewSchema, usageReportSchema } from "../../lib/billing/billing-schemas";
+import { connectionListSchema } from "../../lib/connections/connection-schemas";
+import { doorTokenCreatedSchema, doorTokenListSchema } from "../../lib/door/door-schemas";
+import { governorViewSchema } from "../../lib/safety/governor-schemas";
+import { policyReplySchema } from "../../lib/safety/policy-schemas";
+import { invitationCreatedSchema, invitationListSchema, memberListSchema, timeZoneSchema } from "../../lib/workspaces/workspace-schemas";
 import { agentDetailSchema, agentListSchema } from "../../lib/agents/agent-schemas";
 import { budgetOverviewSchema, usageSummarySchema } from "../../lib/billing/usage-schemas";
 import { agents, approvals } from "../../lib/db/schema";
@@ -181,5 +198,43 @@ describe("the contract between the API and the browser", () => {
     const memberCookie = await sessionCookie(s, member);
     const seen = await replyOf(approvalRoute(jsonRequest(`/api/approvals/${pending!.id}`, { cookie: memberCookie }), params({ id: pending!.id })), approvalOneSchema);
     expect(seen.approval).toMatchObject({ runId: null, canOpenRun: false });
+  });
+
+  it("the settings and billing pages' GETs answer in the shape of their schemas", async () => {
+    const s = server();
+    const owner = await demoOwner(s.db);
+    const cookie = await sessionCookie(s, owner);
+    const scout = (await s.db.select().from(agents).where(eq(agents.workspaceId, owner.workspaceId))).find((a) => a.handle === "scout")!;
+
+    const made = await replyOf(
+      createDoorTokenRoute(jsonRequest(`/api/agents/${scout.id}/door-tokens`, { method: "POST", cookie, body: { name: "laptop" } }), params({ id: scout.id })),
+      doorTokenCreatedSchema,
+      201,
+    );
+    const own = await replyOf(agentDoorTokensRoute(jsonRequest(`/api/agents/${scout.id}/door-tokens`, { cookie }), params({ id: scout.id })), doorTokenListSchema);
+    expect(own.tokens.map((t) => t.id)).toEqual([made.id]);
+    const all = await replyOf(doorTokensRoute(jsonRequest("/api/door-tokens", { cookie })), doorTokenListSchema);
+    expect(all.tokens[0]).toMatchObject({ agentHandle: "scout", name: "laptop", revokedAt: null });
+
+    await replyOf(inviteRoute(jsonRequest("/api/invitations", { method: "POST", cookie, body: { email: "new@test.local", role: "member" } })), invitationCreatedSchema, 201);
+    const invitations = await replyOf(invitationsRoute(jsonRequest("/api/invitations", { cookie })), invitationListSchema);
+    expect(invitations.invitations.map((i) => i.email)).toContain("new@test.local");
+    const members = await replyOf(membersRoute(jsonRequest("/api/members", { cookie })), memberListSchema);
+    expect(members.members.map((m) => m.userId)).toContain(owner.id);
+
+    await replyOf(connectionsRoute(jsonRequest("/api/connections", { cookie })), connectionListSchema);
+    const governor = await replyOf(governorRoute(jsonRequest("/api/governor", { cookie })), governorViewSchema);
+    expect(governor.defaults.doorWaitSeconds).toBeGreaterThan(0);
+    const policy = await replyOf(policyRoute(jsonRequest("/api/policy", { cookie })), policyReplySchema);
+    expect(policy.policy.tools.map((t) => t.name)).toContain("slack.post");
+    const prices = await replyOf(pricesRoute(jsonRequest("/api/prices", { cookie })), priceListSchema);
+    expect(prices.prices.length).toBeGreaterThan(0);
+    await replyOf(reconciliationRoute(jsonRequest("/api/usage/reconciliation", { cookie })), reconciliationViewSchema);
+    for (const group of ["agent", "model", "source", "mission"]) {
+      const report = await replyOf(usageReportRoute(jsonRequest(`/api/usage?group=${group}&tz=Europe/Berlin`, { cookie })), usageReportSchema);
+      expect(report.group).toBe(group);
+    }
+    const zone = await replyOf(timeZoneRoute(jsonRequest("/api/workspace/time-zone", { cookie })), timeZoneSchema);
+    expect(zone.timeZone.length).toBeGreaterThan(0);
   });
 });
