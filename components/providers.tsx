@@ -2,8 +2,7 @@
 
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { createContext, useContext, useEffect, useState } from "react";
-import type { $ZodType, output } from "zod/v4/core";
-import { apiFetch, type ApiOptions } from "@/lib/client/api";
+import { apiFetch, type ApiOptions, type ReplySchema } from "@/lib/client/api";
 import type { Role } from "@/lib/db/schema";
 
 export interface WorkspaceInfo {
@@ -46,12 +45,12 @@ export function useTimeZone(): string | undefined {
 /** apiFetch bound to the workspace of this page, so two tabs in two workspaces never cross. */
 export function useApi(): BoundApi {
   const workspace = useWorkspace();
-  return (path: string, options: Omit<ApiOptions, "workspace"> & { schema?: $ZodType } = {}) =>
-    apiFetch(path, { ...options, workspace: workspace.slug } as ApiOptions & { schema: $ZodType });
+  return (path: string, options: Omit<ApiOptions, "workspace"> & { schema?: ReplySchema<unknown> } = {}) =>
+    apiFetch(path, { ...options, workspace: workspace.slug } as ApiOptions & { schema: ReplySchema<unknown> });
 }
 
 /** `apiFetch` without the workspace option: parsed by `schema` when one is given. */
 export interface BoundApi {
-  <S extends $ZodType>(path: string, options: Omit<ApiOptions, "workspace"> & { schema: S }): Promise<output<S>>;
+  <T>(path: string, options: Omit<ApiOptions, "workspace"> & { schema: ReplySchema<T> }): Promise<T>;
   <T = unknown>(path: string, options?: Omit<ApiOptions, "workspace"> & { schema?: undefined }): Promise<T>;
 }

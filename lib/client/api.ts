@@ -1,5 +1,3 @@
-import { safeParse } from "zod/mini";
-import type { $ZodType, output } from "zod/v4/core";
 import { AppError } from "../errors";
 
 export const WORKSPACE_HEADER = "x-clawdeck-workspace";
@@ -11,8 +9,17 @@ export interface ApiOptions {
   signal?: AbortSignal;
 }
 
+/**
+ * What apiFetch needs of a schema: zod's own `safeParse` (classic or mini).
+ * Nothing here imports zod, so a page whose calls send no schema (the
+ * workspace layout) carries none of it.
+ */
+export interface ReplySchema<T> {
+  safeParse(value: unknown): { success: true; data: T } | { success: false; error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] } };
+}
+
 /** Options with the schema the reply must match (the one the route's `response` names). */
-export type CheckedApiOptions<S extends $ZodType> = ApiOptions & { schema: S };
+export type CheckedApiOptions<T> = ApiOptions & { schema: ReplySchema<T> };
 
 /**
  * Calls our API from the browser; a failed call throws the server's AppError
@@ -21,9 +28,9 @@ export type CheckedApiOptions<S extends $ZodType> = ApiOptions & { schema: S };
  * step) rather than reaching the page as something it is not. Without one the
  * reply is not read for its shape: for calls whose answer is ignored.
  */
-export async function apiFetch<S extends $ZodType>(path: string, options: CheckedApiOptions<S>): Promise<output<S>>;
+export async function apiFetch<T>(path: string, options: CheckedApiOptions<T>): Promise<T>;
 export async function apiFetch<T = unknown>(path: string, options?: ApiOptions & { schema?: undefined }): Promise<T>;
-export async function apiFetch(path: string, options: ApiOptions & { schema?: $ZodType } = {}): Promise<unknown> {
+export async function apiFetch(path: string, options: ApiOptions & { schema?: ReplySchema<unknown> } = {}): Promise<unknown> {
   const headers: Record<string, string> = { accept: "application/json" };
   if (options.workspace) headers[WORKSPACE_HEADER] = options.workspace;
   if (options.body !== undefined) headers["content-type"] = "application/json";
@@ -45,12 +52,12 @@ export async function apiFetch(path: string, options: ApiOptions & { schema?: $Z
   return options.schema ? checkedReply(options.schema, payload, path) : payload;
 }
 
-function checkedReply(schema: $ZodType, payload: unknown, path: string): unknown {
-  const result = safeParse(schema, payload);
+function checkedReply(schema: ReplySchema<unknown>, payload: unknown, path: string): unknown {
+  const result = schema.safeParse(payload);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
-  const at = issue && issue.path.length > 0 ? ` at ${issue.path.join(".")}` : "";
+  const at = issue && issue.path.length > 0 ? ` at ${issue.path.map(String).join(".")}` : "";
   throw new AppError("internal:contract", `The server's reply to ${path.split("?")[0]} does not have the expected shape${at}: ${issue?.message ?? "unexpected value"}.`, {
-    details: result.error.issues.slice(0, 5).map((i) => ({ path: i.path.join("."), message: i.message })),
+    details: result.error.issues.slice(0, 5).map((i) => ({ path: i.path.map(String).join("."), message: i.message })),
   });
 }

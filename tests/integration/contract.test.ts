@@ -33,12 +33,14 @@ import { GET as pricesRoute } from "../../app/api/prices/route";
 import { GET as usageReportRoute } from "../../app/api/usage/route";
 import { GET as reconciliationRoute } from "../../app/api/usage/reconciliation/route";
 import { GET as timeZoneRoute } from "../../app/api/workspace/time-zone/route";
+import { POST as createWorkspaceRoute } from "../../app/api/workspaces/route";
+import { workspaceCreatedCheck } from "../../lib/workspaces/workspace-created";
 import { priceListSchema, reconciliationViewSchema, usageReportSchema } from "../../lib/billing/billing-schemas";
 import { connectionListSchema } from "../../lib/connections/connection-schemas";
 import { doorTokenCreatedSchema, doorTokenListSchema } from "../../lib/door/door-schemas";
 import { governorViewSchema } from "../../lib/safety/governor-schemas";
 import { policyReplySchema } from "../../lib/safety/policy-schemas";
-import { invitationCreatedSchema, invitationListSchema, memberListSchema, timeZoneSchema } from "../../lib/workspaces/workspace-schemas";
+import { invitationCreatedSchema, invitationListSchema, memberListSchema, timeZoneSchema, workspaceCreatedSchema } from "../../lib/workspaces/workspace-schemas";
 import { agentDetailSchema, agentListSchema } from "../../lib/agents/agent-schemas";
 import { budgetOverviewSchema, usageSummarySchema } from "../../lib/billing/usage-schemas";
 import { agents, approvals } from "../../lib/db/schema";
@@ -206,13 +208,13 @@ describe("the contract between the API and the browser", () => {
     const cookie = await sessionCookie(s, owner);
     const scout = (await s.db.select().from(agents).where(eq(agents.workspaceId, owner.workspaceId))).find((a) => a.handle === "scout")!;
 
-    const made = await replyOf(
+    const token = await replyOf(
       createDoorTokenRoute(jsonRequest(`/api/agents/${scout.id}/door-tokens`, { method: "POST", cookie, body: { name: "laptop" } }), params({ id: scout.id })),
       doorTokenCreatedSchema,
       201,
     );
     const own = await replyOf(agentDoorTokensRoute(jsonRequest(`/api/agents/${scout.id}/door-tokens`, { cookie }), params({ id: scout.id })), doorTokenListSchema);
-    expect(own.tokens.map((t) => t.id)).toEqual([made.id]);
+    expect(own.tokens.map((t) => t.id)).toEqual([token.id]);
     const all = await replyOf(doorTokensRoute(jsonRequest("/api/door-tokens", { cookie })), doorTokenListSchema);
     expect(all.tokens[0]).toMatchObject({ agentHandle: "scout", name: "laptop", revokedAt: null });
 
@@ -236,5 +238,10 @@ describe("the contract between the API and the browser", () => {
     }
     const zone = await replyOf(timeZoneRoute(jsonRequest("/api/workspace/time-zone", { cookie })), timeZoneSchema);
     expect(zone.timeZone.length).toBeGreaterThan(0);
+
+    // The workspace switcher checks this reply without zod; both checks read it the same.
+    const made = await replyOf(createWorkspaceRoute(jsonRequest("/api/workspaces", { method: "POST", cookie, body: { name: "Second Co" } })), workspaceCreatedSchema, 201);
+    expect(workspaceCreatedCheck.safeParse(made)).toEqual({ success: true, data: made });
+    expect(workspaceCreatedCheck.safeParse({ workspace: { ...made.workspace, role: "admin" } }).success).toBe(false);
   });
 });
