@@ -3,6 +3,7 @@ import { OWNER } from "./fixtures";
 import { ApprovalsPage } from "./pages/approvals-page";
 import { ChatPage } from "./pages/chat-page";
 import { horizontalOverflow, mainPages, seedWorkspace, type Seeded } from "./pages/main-pages";
+import { watchNetwork } from "./pages/network";
 import { SignInPage } from "./pages/sign-in-page";
 import { personWithRole } from "./people";
 
@@ -26,12 +27,15 @@ async function signedIn(page: Page, viewport: { width: number; height: number })
 
 for (const viewport of [SMALL_PHONE, PHONE, DESKTOP]) {
   test(`at ${viewport.width}×${viewport.height} no page scrolls sideways`, async ({ page }) => {
+    // About twenty pages, each waited on until its data has arrived.
+    test.setTimeout(180_000);
     await signedIn(page, viewport);
+    const network = watchNetwork(page);
     for (const { name, path } of mainPages(seeded)) {
       await page.goto(path);
       await expect(page.locator("main h1").first(), name).toBeVisible();
       // Charts and lists settle after their data arrives.
-      await page.waitForLoadState("networkidle");
+      await network.settled();
       expect({ page: name, overflow: await horizontalOverflow(page) }).toEqual({ page: name, overflow: 0 });
     }
   });

@@ -69,7 +69,7 @@ test.describe("security headers", () => {
     }
     expect(nonces.size).toBe(PAGES.length + 1);
 
-    // A live chat: the reply streams over EventSource and a tool step renders.
+    // A live chat: the reply streams as an event stream and a tool step renders.
     const chat = new ChatPage(page);
     await chat.goto("demo");
     await chat.startWith("scout");

@@ -141,6 +141,8 @@ async function runDriver(driver: "pglite" | "postgres", target: Target): Promise
       fanOut: Math.min(...workerRuns.map((w) => ms(w.createdAt))) - ms(of("lead").finishedAt),
       join: ms(of("merge").createdAt) - Math.max(...workerRuns.map((w) => ms(w.finishedAt))),
       end: ms(mission!.finishedAt) - ms(of("merge").finishedAt),
+      // From a turn's run being created to its driver starting it, on the critical path (lead, slowest worker, merge).
+      claim: 0,
     };
     const span = (node: string) => {
       const r = runs.find((x) => x.node === node)!;
@@ -148,12 +150,14 @@ async function runDriver(driver: "pglite" | "postgres", target: Target): Promise
     };
     const workers = shape.nodes.filter((n) => n.id.startsWith("worker")).map((n) => span(n.id));
     const criticalMs = span("lead") + Math.max(...workers) + span("merge");
+    const slowest = workerRuns.reduce((a, b) => (ms(b.finishedAt) - ms(b.startedAt) > ms(a.finishedAt) - ms(a.startedAt) ? b : a));
+    gaps.claim = [of("lead"), slowest, of("merge")].reduce((sum, r) => sum + ms(r.startedAt) - ms(r.createdAt), 0);
     // Less this loop's own reads (and the read of the counter), which commit too but are not the scheduler's.
     const txPerNode = (await committed(db)) - before - reads - 1;
     passes.push({ wallMs, criticalMs, txPerNode: txPerNode / shape.nodes.length });
     console.log(
       `${driver.padEnd(8)} pass ${p + 1}: wall ${wallMs.toFixed(0)} ms, critical path ${criticalMs.toFixed(0)} ms, ratio ${(wallMs / criticalMs).toFixed(3)}×, ` +
-        `${(txPerNode / shape.nodes.length).toFixed(1)} transactions per node; between runs: start ${gaps.start} ms, fan-out ${gaps.fanOut} ms, join ${gaps.join} ms, end ${gaps.end} ms`,
+        `${(txPerNode / shape.nodes.length).toFixed(1)} transactions per node; between runs: start ${gaps.start} ms, fan-out ${gaps.fanOut} ms, join ${gaps.join} ms, end ${gaps.end} ms, runs created to started ${gaps.claim} ms`,
     );
   }
   return passes;

@@ -1,8 +1,8 @@
 "use client";
 
-import { createContext, useContext, useEffect, useState } from "react";
+import { createContext, useContext, useMemo, useState } from "react";
 import { pendingMessageSchema as messageSchema } from "@/lib/client/approvals-stream";
-import { STREAM_ERROR_EVENT, streamErrorFromData } from "@/lib/errors";
+import { useEventStream } from "@/lib/client/use-event-stream";
 
 interface LiveApprovals {
   /** Pending approvals in the workspace, or null before the first message. */
@@ -17,20 +17,24 @@ const LiveApprovalsContext = createContext<LiveApprovals>({ pending: null, versi
 
 /** One stream per page: the sidebar badge and the inbox both read it. */
 export function LiveApprovalsProvider({ slug, children }: { slug: string; children: React.ReactNode }) {
-  const [state, setState] = useState<LiveApprovals>({ pending: null, version: 0, streamError: null });
-  useEffect(() => {
-    const source = new EventSource(`/api/approvals/stream?workspace=${encodeURIComponent(slug)}`);
-    source.addEventListener("approvals", (event) => {
-      const parsed = messageSchema.safeParse(JSON.parse((event as MessageEvent<string>).data));
-      if (parsed.success) setState((s) => ({ pending: parsed.data.pending, version: s.version + 1, streamError: null }));
-    });
-    source.addEventListener(STREAM_ERROR_EVENT, (event) => {
-      const message = streamErrorFromData((event as MessageEvent<string>).data).message;
-      setState((s) => ({ ...s, streamError: message }));
-    });
-    return () => source.close();
-  }, [slug]);
-  return <LiveApprovalsContext.Provider value={state}>{children}</LiveApprovalsContext.Provider>;
+  const [count, setCount] = useState<{ pending: number | null; version: number }>({ pending: null, version: 0 });
+  const stream = useEventStream(slug, slug, {
+    url: () => `/api/approvals/stream?workspace=${encodeURIComponent(slug)}`,
+    onMessage: (message) => {
+      if (message.event !== "approvals") return;
+      let json: unknown;
+      try {
+        json = JSON.parse(message.data);
+      } catch {
+        return;
+      }
+      const parsed = messageSchema.safeParse(json);
+      if (parsed.success) setCount((c) => ({ pending: parsed.data.pending, version: c.version + 1 }));
+    },
+  });
+  const streamError = stream.status === "reconnecting" || stream.status === "failed" ? (stream.error?.message ?? null) : null;
+  const value = useMemo(() => ({ ...count, streamError }), [count, streamError]);
+  return <LiveApprovalsContext.Provider value={value}>{children}</LiveApprovalsContext.Provider>;
 }
 
 export function useLiveApprovals(): LiveApprovals {

@@ -86,7 +86,9 @@ function PricesEditor({ list, canEdit }: { list: PriceList; canEdit: boolean }) 
                   {f.label}
                 </th>
               ))}
-              <th className="px-2 py-2" />
+              <th className="relative px-2 py-2">
+                <span className="sr-only">Actions</span>
+              </th>
             </tr>
           </thead>
           <tbody className="divide-y divide-slate-100">
@@ -164,7 +166,9 @@ function PricesEditor({ list, canEdit }: { list: PriceList; canEdit: boolean }) 
                   {f.label}
                 </th>
               ))}
-              <th className="px-4 py-2" />
+              <th className="relative px-4 py-2">
+                <span className="sr-only">Actions</span>
+              </th>
             </tr>
           </thead>
           <tbody className="divide-y divide-slate-100">

@@ -245,7 +245,7 @@ export function Conversation({ sessionId, currentUserId }: { sessionId: string; 
         ) : null}
         {live.lost ? (
           <p role="alert" className="mt-4 rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900">
-            Lost the connection to the live reply.{" "}
+            {live.streamError ?? "Lost the connection to the live reply."}{" "}
             <button type="button" className="font-medium underline" onClick={() => window.location.reload()}>
               Reload
             </button>{" "}

@@ -1,6 +1,7 @@
-import { z } from "zod";
+import { z } from "zod/mini";
+import { followEventStream } from "@/lib/client/event-stream";
 import { AppError } from "@/lib/errors";
-import { isTerminal, parseRunEvent, runEventSchemas, type RunEvent, type RunEventPayload } from "@/lib/runtime/events";
+import { isTerminal, parseRunEvent, type RunEvent, type RunEventPayload } from "@/lib/runtime/events";
 
 /**
  * A reply rebuilt from its run's events: text and tool steps in the order they
@@ -165,10 +166,7 @@ export function applyRunEvent(timeline: Timeline, event: RunEvent): Timeline {
   }
 }
 
-/** The event names the stream sends, one listener each. */
-export const runEventTypes = Object.keys(runEventSchemas);
-
-const wireEnvelope = z.looseObject({ seq: z.number().int().min(1), at: z.string() });
+const wireEnvelope = z.looseObject({ seq: z.int().check(z.minimum(1)), at: z.string() });
 
 /** One SSE message (its event name and data line) as a checked run event, or null for anything else. */
 export function decodeRunEvent(type: string, data: string): RunEvent | null {
@@ -183,61 +181,37 @@ export function decodeRunEvent(type: string, data: string): RunEvent | null {
   return parseRunEvent(type, envelope.data.seq, envelope.data.at, json);
 }
 
-/** Splits an SSE body into messages; returns the complete ones and the unfinished rest. */
-function splitSse(buffer: string): { messages: { event: string; data: string }[]; rest: string } {
-  const blocks = buffer.replace(/\r\n?/g, "\n").split("\n\n");
-  const rest = blocks.pop() ?? "";
-  const messages = blocks.map((block) => {
-    let event = "message";
-    const data: string[] = [];
-    for (const line of block.split("\n")) {
-      if (line.startsWith(":")) continue;
-      const colon = line.indexOf(":");
-      const field = colon < 0 ? line : line.slice(0, colon);
-      const value = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
-      if (field === "event") event = value;
-      else if (field === "data") data.push(value);
-    }
-    return { event, data: data.join("\n") };
-  });
-  return { messages, rest };
-}
-
 /**
  * Reads a finished run's journal from the start and rebuilds its timeline.
  * Used for replies loaded from history that have tool steps: the stored
  * message has the text, the journal says where each step sat in it.
  */
 export async function replayRun(runId: string, workspace: string, signal?: AbortSignal): Promise<Timeline> {
-  const url = `/api/runs/${encodeURIComponent(runId)}/events?after=0&workspace=${encodeURIComponent(workspace)}`;
   const timeout = AbortSignal.timeout(20_000);
-  const response = await fetch(url, {
-    headers: { accept: "text/event-stream", "x-clawdeck-workspace": workspace },
-    credentials: "same-origin",
-    signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
-  });
-  if (!response.ok || !response.body) {
-    const payload: unknown = await response.json().catch(() => undefined);
-    throw AppError.fromBody(payload, response.status);
-  }
-  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  const stop = signal ? AbortSignal.any([signal, timeout]) : timeout;
   let timeline = emptyTimeline(runId);
-  let buffer = "";
-  try {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      const { messages, rest } = splitSse(buffer + value);
-      buffer = rest;
-      for (const message of messages) {
-        const event = decodeRunEvent(message.event, message.data);
-        if (!event) continue;
-        timeline = applyRunEvent(timeline, event);
-        if (isTerminal(event.type)) return timeline;
-      }
-    }
-  } finally {
-    await reader.cancel().catch(() => undefined);
+  const result: { ended: boolean; failure: AppError | null } = { ended: false, failure: null };
+  await followEventStream({
+    url: () => `/api/runs/${encodeURIComponent(runId)}/events?after=${timeline.lastSeq}&workspace=${encodeURIComponent(workspace)}`,
+    workspace,
+    signal: stop,
+    maxAttempts: 2,
+    onMessage: (message) => {
+      const event = decodeRunEvent(message.event, message.data);
+      if (!event) return;
+      timeline = applyRunEvent(timeline, event);
+      if (!isTerminal(event.type)) return;
+      result.ended = true;
+      return "stop";
+    },
+    onState: (state) => {
+      if (state.status === "failed") result.failure = state.error;
+    },
+  });
+  if (result.failure) throw result.failure;
+  if (!result.ended) {
+    signal?.throwIfAborted();
+    throw new AppError("unavailable:stream", "The run took too long to read back. Try again.");
   }
   return timeline;
 }

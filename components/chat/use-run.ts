@@ -1,14 +1,14 @@
 "use client";
 
 import { useQueries, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useEffectEvent, useState } from "react";
-import { STREAM_ERROR_EVENT, streamErrorFromData } from "@/lib/errors";
+import { useEventStream } from "@/lib/client/use-event-stream";
 import { isTerminal } from "@/lib/runtime/events";
 import { useWorkspace } from "../providers";
-import { applyRunEvent, decodeRunEvent, emptyTimeline, isDone, replayRun, runEventTypes, type Timeline } from "./timeline";
+import { applyRunEvent, decodeRunEvent, emptyTimeline, isDone, replayRun, type Timeline } from "./timeline";
 import { chatKeys } from "@/lib/client/query-keys";
 
-const RETRY_MS = [1_000, 2_000, 4_000, 8_000];
+/** Reconnects in a row without a word from the server before the page says the reply was lost. */
+const MAX_ATTEMPTS = 5;
 
 /**
  * Follows a run live. The timeline lives in the query cache under the run's
@@ -17,11 +17,11 @@ const RETRY_MS = [1_000, 2_000, 4_000, 8_000];
  * replayed, which rebuilds text and steps exactly) and closes at the terminal
  * event; `onDone` then lets the caller refresh the stored history.
  *
- * EventSource reconnects by itself after a drop, sending Last-Event-ID; if it
- * gives up (an HTTP error), we reopen it a few times from the last sequence.
- * Events already applied are ignored by sequence, so nothing shows twice.
- * A `stream_error` the server sends is kept as `streamError` (for the page
- * to show) until the next event arrives on the reconnected stream.
+ * A dropped connection is opened again from the last sequence the cache holds
+ * (see `followEventStream`); events already applied are ignored by sequence,
+ * so nothing shows twice. While it reconnects, what the server said is
+ * `streamError`; when it gives up or is refused, `lost` is set and
+ * `streamError` says why.
  */
 export function useRunStream(
   runId: string | null,
@@ -37,66 +37,30 @@ export function useRunStream(
     gcTime: 30 * 60_000,
   }).data;
   const done = isDone(timeline);
-  const [lostRun, setLostRun] = useState<string | null>(null);
-  const [streamError, setStreamError] = useState<{ runId: string; message: string } | null>(null);
-  const finished = useEffectEvent((last: Timeline) => onDone(last));
+  const key = runId ? chatKeys.run(workspace.slug, runId) : null;
 
-  useEffect(() => {
-    if (!runId || done) return;
-    const key = chatKeys.run(workspace.slug, runId);
-    let source: EventSource | null = null;
-    let retryTimer: ReturnType<typeof setTimeout> | undefined;
-    let attempts = 0;
-    let closed = false;
-
-    const onEvent = (message: MessageEvent<string>) => {
-      const event = decodeRunEvent(message.type, message.data);
+  const state = useEventStream(runId && !done ? runId : null, workspace.slug, {
+    url: () => {
+      const after = key ? (queryClient.getQueryData<Timeline>(key)?.lastSeq ?? 0) : 0;
+      return `/api/runs/${encodeURIComponent(runId ?? "")}/events?after=${after}&workspace=${encodeURIComponent(workspace.slug)}`;
+    },
+    onMessage: (message) => {
+      if (!runId || !key) return "stop";
+      const event = decodeRunEvent(message.event, message.data);
       if (!event) return;
-      attempts = 0;
-      setLostRun(null);
-      setStreamError(null);
       const next = applyRunEvent(queryClient.getQueryData<Timeline>(key) ?? emptyTimeline(runId), event);
       queryClient.setQueryData<Timeline>(key, next);
-      if (isTerminal(event.type)) {
-        closed = true;
-        source?.close();
-        finished(next);
-      }
-    };
-    const onStreamError = (message: MessageEvent<string>) => {
-      setStreamError({ runId, message: streamErrorFromData(message.data).message });
-    };
-    const onError = () => {
-      if (closed || !source || source.readyState !== EventSource.CLOSED) return; // CONNECTING: the browser is retrying.
-      const delay = RETRY_MS[attempts];
-      if (delay === undefined) {
-        setLostRun(runId);
-        return;
-      }
-      attempts += 1;
-      retryTimer = setTimeout(open, delay);
-    };
-    function open() {
-      if (closed) return;
-      const after = queryClient.getQueryData<Timeline>(key)?.lastSeq ?? 0;
-      source = new EventSource(`/api/runs/${encodeURIComponent(runId ?? "")}/events?after=${after}&workspace=${encodeURIComponent(workspace.slug)}`);
-      for (const type of runEventTypes) source.addEventListener(type, onEvent);
-      source.addEventListener(STREAM_ERROR_EVENT, onStreamError);
-      source.addEventListener("error", onError);
-    }
-
-    open();
-    return () => {
-      closed = true;
-      clearTimeout(retryTimer);
-      source?.close();
-    };
-  }, [runId, done, workspace.slug, queryClient]);
+      if (!isTerminal(event.type)) return;
+      onDone(next);
+      return "stop";
+    },
+    maxAttempts: MAX_ATTEMPTS,
+  });
 
   return {
     timeline,
-    lost: !!runId && lostRun === runId,
-    streamError: runId && streamError?.runId === runId ? streamError.message : null,
+    lost: state.status === "failed",
+    streamError: state.status === "failed" || state.status === "reconnecting" ? (state.error?.message ?? null) : null,
   };
 }
 

@@ -96,7 +96,7 @@ export const FeedRow = memo(function FeedRow({ item, slug, agent, sessionId, roo
           ))}
         </p>
       </div>
-      <nav aria-label="Open" className="flex shrink-0 flex-wrap items-center justify-end gap-x-2 gap-y-0.5 pt-0.5 text-xs text-slate-500">
+      <div role="group" aria-label="Open" className="flex shrink-0 flex-wrap items-center justify-end gap-x-2 gap-y-0.5 pt-0.5 text-xs text-slate-500">
         {sessionId ? (
           <Link href={`/w/${slug}/chat/${sessionId}${item.stepId ? `#step-${item.stepId}` : ""}`} className="hover:text-indigo-700 hover:underline">
             Chat
@@ -117,7 +117,7 @@ export const FeedRow = memo(function FeedRow({ item, slug, agent, sessionId, roo
             Thread
           </button>
         ) : null}
-      </nav>
+      </div>
     </article>
   );
 });

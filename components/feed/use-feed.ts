@@ -1,7 +1,7 @@
 "use client";
 
 import { useCallback, useEffect, useEffectEvent, useRef, useState } from "react";
-import { STREAM_ERROR_EVENT, streamErrorFromData } from "@/lib/errors";
+import { useEventStream } from "@/lib/client/use-event-stream";
 import { useApi, useWorkspace } from "../providers";
 import { feedItemSchema, type FeedItem } from "@/lib/feed/feed-schemas";
 import { filterQuery, type FeedFilter } from "./feed-filter";
@@ -9,7 +9,6 @@ import { mergeFeedItems } from "./feed-items";
 
 export type FeedStatus = "loading" | "live" | "reconnecting" | "offline" | "error";
 
-const RETRY_MS = [1_000, 2_000, 4_000, 8_000, 15_000];
 const PAGE = 500;
 
 interface FeedPage {
@@ -17,11 +16,15 @@ interface FeedPage {
   seq: number;
 }
 
+/** Reconnects in a row before the feed says it is offline (it keeps trying). */
+const OFFLINE_AFTER = 5;
+
 /**
  * The world feed, live. Loads the newest items, then follows
- * `/api/feed/events` from the newest seq it has. Every item is applied once,
- * by seq: the browser's own reconnect (Last-Event-ID), a reopened stream
- * (`after=`) and a reload all continue exactly after the last item seen.
+ * `/api/feed/events` from the newest seq it has (through `useEventStream`).
+ * Every item is applied once, by seq: a reconnect (`Last-Event-ID` and
+ * `after=`), a retry after an error and a reload all continue exactly after
+ * the last item seen.
  *
  * The filter is fixed for the life of the hook: give the component using it a
  * `key` made from the filter to start over when it changes.
@@ -31,109 +34,49 @@ export function useFeed(filter: FeedFilter, options: { limit?: number; onItems?:
   const { slug } = useWorkspace();
   const limit = options.limit ?? 200;
   const [items, setItems] = useState<FeedItem[]>([]);
-  const [status, setStatus] = useState<FeedStatus>("loading");
-  /** What ended the stream (an application error when the server said why), for `ErrorNotice`. */
-  const [error, setError] = useState<unknown>(null);
   const [older, setOlder] = useState<"unknown" | "loading" | "none">("unknown");
   const [attempt, setAttempt] = useState(0);
+  /** The stream to follow once the first page is in: a new one after each retry. */
+  const [ready, setReady] = useState<string | null>(null);
+  const [loadError, setLoadError] = useState<{ key: string; error: unknown } | null>(null);
   const itemsRef = useRef<FeedItem[]>([]);
+  const queue = useRef<FeedItem[]>([]);
+  const frame = useRef<number | undefined>(undefined);
   const query = filterQuery(filter).toString();
-  const notify = useEffectEvent((fresh: FeedItem[]) => options.onItems?.(fresh));
+  const streamKey = `${slug}?${query}#${attempt}`;
+  // The newest `onItems`, for the per-frame flush (which runs outside React's render).
+  const onItems = useRef(options.onItems);
+  useEffect(() => {
+    onItems.current = options.onItems;
+  });
   const fetchPage = useEffectEvent((path: string, signal: AbortSignal) => api<FeedPage>(path, { signal }));
 
+  // Items can arrive by the thousand (a replay after a long disconnect): apply them once per frame.
+  const flush = useCallback(() => {
+    frame.current = undefined;
+    if (queue.current.length === 0) return;
+    const batch = queue.current;
+    queue.current = [];
+    const before = itemsRef.current;
+    const next = mergeFeedItems(before, batch);
+    if (next === before) return;
+    itemsRef.current = next;
+    setItems(next);
+    const known = new Set(before.map((i) => i.seq));
+    onItems.current?.(batch.filter((i) => !known.has(i.seq)));
+  }, []);
+  useEffect(
+    () => () => {
+      if (frame.current !== undefined) cancelAnimationFrame(frame.current);
+    },
+    [],
+  );
+
+  // The first page; a retry with items already here goes straight to the stream (see `retry`).
   useEffect(() => {
+    if (itemsRef.current.length > 0) return;
+    const key = streamKey;
     const abort = new AbortController();
-    let source: EventSource | null = null;
-    let retryTimer: ReturnType<typeof setTimeout> | undefined;
-    let frame: number | undefined;
-    let failures = 0;
-    let queue: FeedItem[] = [];
-    const cursor = () => {
-      const list = itemsRef.current;
-      return list.length > 0 ? list[list.length - 1]!.seq : 0;
-    };
-
-    // Items can arrive by the thousand (a replay after a long disconnect): apply them once per frame.
-    const flush = () => {
-      frame = undefined;
-      if (queue.length === 0) return;
-      const batch = queue;
-      queue = [];
-      const before = itemsRef.current;
-      const next = mergeFeedItems(before, batch);
-      if (next === before) return;
-      itemsRef.current = next;
-      setItems(next);
-      const known = new Set(before.map((i) => i.seq));
-      notify(batch.filter((i) => !known.has(i.seq)));
-    };
-    const enqueue = (incoming: FeedItem[]) => {
-      queue.push(...incoming);
-      frame ??= requestAnimationFrame(flush);
-    };
-
-    const onFeed = (message: MessageEvent<string>) => {
-      let json: unknown;
-      try {
-        json = JSON.parse(message.data);
-      } catch {
-        return;
-      }
-      const parsed = feedItemSchema.safeParse(json);
-      if (!parsed.success) return;
-      failures = 0;
-      enqueue([parsed.data]);
-    };
-
-    function open() {
-      if (abort.signal.aborted) return;
-      // Flush first so the cursor includes everything received so far.
-      if (frame !== undefined) cancelAnimationFrame(frame);
-      flush();
-      const params = new URLSearchParams(query);
-      params.set("after", String(cursor()));
-      params.set("workspace", slug);
-      const es = new EventSource(`/api/feed/events?${params.toString()}`);
-      source = es;
-      es.addEventListener("feed", onFeed);
-      // The server tells why it ended the stream: show it and let the person retry.
-      es.addEventListener(STREAM_ERROR_EVENT, (message) => {
-        if (abort.signal.aborted || source !== es) return;
-        es.close();
-        setStatus("error");
-        setError(streamErrorFromData((message as MessageEvent<string>).data));
-      });
-      es.addEventListener("open", () => {
-        failures = 0;
-        setStatus("live");
-      });
-      es.addEventListener("error", () => {
-        if (abort.signal.aborted || source !== es) return;
-        if (es.readyState === EventSource.CONNECTING) {
-          // The browser reconnects by itself and sends Last-Event-ID.
-          setStatus("reconnecting");
-          return;
-        }
-        es.close();
-        const delay = RETRY_MS[Math.min(failures, RETRY_MS.length - 1)]!;
-        failures += 1;
-        setStatus(failures > RETRY_MS.length ? "offline" : "reconnecting");
-        retryTimer = setTimeout(open, delay);
-      });
-    }
-
-    const cleanup = () => {
-      abort.abort();
-      clearTimeout(retryTimer);
-      if (frame !== undefined) cancelAnimationFrame(frame);
-      source?.close();
-      source = null;
-    };
-    // Starting again after an error: continue after what is already here, so nothing is skipped.
-    if (itemsRef.current.length > 0) {
-      open();
-      return cleanup;
-    }
     const params = new URLSearchParams(query);
     params.set("limit", String(limit));
     fetchPage(`/api/feed?${params.toString()}`, abort.signal)
@@ -143,23 +86,59 @@ export function useFeed(filter: FeedFilter, options: { limit?: number; onItems?:
         itemsRef.current = first;
         setItems(first);
         if (page.items.length < limit) setOlder("none");
-        open();
+        setReady(key);
       })
-      .catch((e: unknown) => {
-        if (abort.signal.aborted) return;
-        setStatus("error");
-        setError(e);
+      .catch((error: unknown) => {
+        if (!abort.signal.aborted) setLoadError({ key, error });
       });
+    return () => abort.abort();
+  }, [streamKey, query, limit]);
 
-    return cleanup;
-  }, [slug, query, limit, attempt]);
+  const stream = useEventStream(ready === streamKey ? streamKey : null, slug, {
+    url: () => {
+      // Apply what is queued first so the cursor includes everything received so far.
+      if (frame.current !== undefined) cancelAnimationFrame(frame.current);
+      flush();
+      const params = new URLSearchParams(query);
+      params.set("after", String(itemsRef.current.at(-1)?.seq ?? 0));
+      params.set("workspace", slug);
+      return `/api/feed/events?${params.toString()}`;
+    },
+    onMessage: (message) => {
+      if (message.event !== "feed") return;
+      let json: unknown;
+      try {
+        json = JSON.parse(message.data);
+      } catch {
+        return;
+      }
+      const parsed = feedItemSchema.safeParse(json);
+      if (!parsed.success) return;
+      queue.current.push(parsed.data);
+      frame.current ??= requestAnimationFrame(flush);
+    },
+  });
+
+  let status: FeedStatus;
+  /** What ended the stream (an application error when the server said why), for `ErrorNotice`. */
+  let error: unknown = null;
+  if (loadError?.key === streamKey) {
+    status = "error";
+    error = loadError.error;
+  } else if (ready !== streamKey || stream.status === "connecting") status = "loading";
+  else if (stream.status === "failed") {
+    status = "error";
+    error = stream.error;
+  } else if (stream.status === "reconnecting") status = stream.attempt > OFFLINE_AFTER ? "offline" : "reconnecting";
+  else status = "live";
 
   /** Starts again after an error (keeps what is loaded; continues after the last seq). */
   const retry = useCallback(() => {
-    setStatus("loading");
-    setError(null);
-    setAttempt((n) => n + 1);
-  }, []);
+    const next = `${slug}?${query}#${attempt + 1}`;
+    setLoadError(null);
+    if (itemsRef.current.length > 0) setReady(next);
+    setAttempt(attempt + 1);
+  }, [slug, query, attempt]);
 
   /**
    * Older items, before the first one loaded. The API reads forwards from a

@@ -5,7 +5,8 @@ import type { Edge } from "@xyflow/react";
 import dynamic from "next/dynamic";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useEffect, useMemo, useState } from "react";
+import { useMemo, useRef, useState } from "react";
+import { useEventStream } from "@/lib/client/use-event-stream";
 import { Markdown } from "../markdown/lazy-markdown";
 import { errorText } from "../ui/error-text";
 import { useApi, useWorkspace } from "../providers";
@@ -23,15 +24,24 @@ const TERMINAL = new Set(["succeeded", "failed", "cancelled"]);
 // The graph (@xyflow/react) loads after the page, in the graph's box meanwhile.
 const MissionGraph = dynamic(() => import("./mission-graph").then((m) => m.MissionGraph), { ssr: false, loading: () => <LazyBox label="Loading the crew graph" /> });
 
-/** Follows a mission's journal over SSE; every event refreshes the mission and is kept for the timeline. */
+/**
+ * Follows a mission's journal over SSE; every event refreshes the mission and
+ * is kept for the timeline and the replay slider. A reconnect continues after
+ * the last event kept (each is applied once, by seq); the stream ends with the
+ * mission.
+ */
 function useMissionEvents(missionId: string) {
   const { slug } = useWorkspace();
   const queryClient = useQueryClient();
-  const [events, setEvents] = useState<MissionEventItem[]>([]);
-  useEffect(() => {
-    const source = new EventSource(`/api/missions/${encodeURIComponent(missionId)}/events?after=0&workspace=${encodeURIComponent(slug)}`);
-    const seen = new Set<number>();
-    const onEvent = (message: MessageEvent<string>) => {
+  const [kept, setKept] = useState<{ missionId: string; events: MissionEventItem[] }>({ missionId, events: [] });
+  const events = kept.missionId === missionId ? kept.events : [];
+  const cursor = useRef({ missionId, seq: 0 });
+  useEventStream(missionId, slug, {
+    url: () => {
+      if (cursor.current.missionId !== missionId) cursor.current = { missionId, seq: 0 };
+      return `/api/missions/${encodeURIComponent(missionId)}/events?after=${cursor.current.seq}&workspace=${encodeURIComponent(slug)}`;
+    },
+    onMessage: (message) => {
       let data: Record<string, unknown>;
       try {
         data = JSON.parse(message.data) as Record<string, unknown>;
@@ -39,17 +49,13 @@ function useMissionEvents(missionId: string) {
         return;
       }
       const seq = Number(data.seq);
-      if (seen.has(seq)) return;
-      seen.add(seq);
-      setEvents((list) => [...list, { seq, type: message.type, data }]);
+      if (!Number.isSafeInteger(seq) || cursor.current.missionId !== missionId || seq <= cursor.current.seq) return;
+      cursor.current.seq = seq;
+      setKept((k) => ({ missionId, events: k.missionId === missionId ? [...k.events, { seq, type: message.event, data }] : [{ seq, type: message.event, data }] }));
       void queryClient.invalidateQueries({ queryKey: missionKeys.detail(slug, missionId) });
-      if (message.type === "mission_finished") source.close();
-    };
-    for (const type of ["mission_started", "node_started", "node_held", "node_awaiting_approval", "node_finished", "handoff", "mission_finished"]) {
-      source.addEventListener(type, onEvent as EventListener);
-    }
-    return () => source.close();
-  }, [missionId, slug, queryClient]);
+      return message.event === "mission_finished" ? "stop" : undefined;
+    },
+  });
   return events;
 }
 

@@ -230,7 +230,7 @@ export function RunView({ runId }: { runId: string }) {
           ) : null}
           {live.lost ? (
             <p role="alert" className="mt-3 rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900">
-              Lost the connection to the live run.{" "}
+              {live.streamError ?? "Lost the connection to the live run."}{" "}
               <button type="button" className="font-medium underline" onClick={() => window.location.reload()}>
                 Reload
               </button>{" "}

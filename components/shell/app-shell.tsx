@@ -20,11 +20,11 @@ export function AppShell({ page, children }: { page: WorkspacePage; children: Re
       <LiveApprovalsProvider slug={workspace.slug}>
         <div className="flex min-h-screen flex-col md:flex-row">
           <MobileHeader sidebar={sidebar} />
-          <div className="hidden w-60 shrink-0 bg-sidebar md:block">
+          <aside aria-label="Workspace navigation" className="hidden w-60 shrink-0 bg-sidebar md:block">
             <div className="sticky top-0 flex h-screen flex-col overflow-y-auto">
               <SidebarContent {...sidebar} />
             </div>
-          </div>
+          </aside>
           <main id="main" className="min-w-0 flex-1 px-4 py-5 sm:px-6 md:p-8">
             {children}
           </main>

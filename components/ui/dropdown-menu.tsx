@@ -12,12 +12,12 @@ export const menuContentClass = "z-50 min-w-44 rounded-md border border-slate-20
 const itemClass =
   "relative flex cursor-default select-none items-center gap-2 rounded px-2 py-1.5 outline-none data-[highlighted]:bg-slate-100 data-[disabled]:opacity-50";
 
+/**
+ * Rendered where its trigger is (no portal), so the open menu stays inside the trigger's landmark (the header, the
+ * navigation column) for screen readers; it is positioned fixed, so it is not clipped by a scrolling column.
+ */
 export function DropdownMenuContent({ className, sideOffset = 6, ...props }: React.ComponentProps<typeof Primitive.Content>) {
-  return (
-    <Primitive.Portal>
-      <Primitive.Content {...props} sideOffset={sideOffset} className={cn(menuContentClass, className)} />
-    </Primitive.Portal>
-  );
+  return <Primitive.Content {...props} sideOffset={sideOffset} className={cn(menuContentClass, className)} />;
 }
 
 export function DropdownMenuItem({ className, ...props }: React.ComponentProps<typeof Primitive.Item>) {

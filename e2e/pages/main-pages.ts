@@ -69,10 +69,20 @@ export async function seedWorkspace(page: Page, options: { pendingApproval?: boo
     await page.getByRole("button", { name: "Send", exact: true }).click();
     await expect(page.getByTestId("approval-pending")).toBeVisible({ timeout: 20_000 });
   }
-  const runs = await page.request.get(`/api/sessions/${sessionId}`, { headers: DEMO });
-  expect(runs.status()).toBe(200);
-  const runId = findRunId(await runs.json());
-  return { agentId, handle, roomId, sessionId, runId, ...(await seedMissions(page, handle)) };
+  // The Stop button can be gone before the message was even sent: wait for the session's run itself.
+  let runId: string | null = null;
+  await expect
+    .poll(
+      async () => {
+        const session = await page.request.get(`/api/sessions/${sessionId}`, { headers: DEMO });
+        expect(session.status()).toBe(200);
+        runId = findRunId(await session.json());
+        return runId;
+      },
+      { timeout: 20_000 },
+    )
+    .not.toBeNull();
+  return { agentId, handle, roomId, sessionId, runId: runId!, ...(await seedMissions(page, handle)) };
 }
 
 /** A crew of the seeded agent, compared with the demo crew on one goal, judged. */
@@ -102,11 +112,9 @@ async function seedMissions(page: Page, handle: string): Promise<{ crewId: strin
   return { crewId, missionId, comparisonId };
 }
 
-function findRunId(body: unknown): string {
+function findRunId(body: unknown): string | null {
   const { messages } = body as { messages: { run: { id: string } | null }[] };
-  const run = messages.find((m) => m.run)?.run;
-  if (!run) throw new Error("The session has no run");
-  return run.id;
+  return messages.find((m) => m.run)?.run?.id ?? null;
 }
 
 /** How far the page scrolls sideways (0 when it fits the viewport). */

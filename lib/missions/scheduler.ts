@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Viewer } from "../access/access";
-import type { Db } from "../db/client";
+import { rowsOf, type Db } from "../db/client";
 import { agentRuns, agents, approvals, missionEvents, missionNodes, missionRuns, missions, type MissionNode, type MissionRun } from "../db/schema";
 import { AppError } from "../errors";
 import { insertFeedItems, notifyFeed, type FeedItemInput } from "../feed/feed";
@@ -55,6 +55,8 @@ const preview = (text: string) => truncate(text.replace(/\s+/g, " ").trim(), 200
 export function createMissionScheduler(runtime: Runtime): MissionScheduler {
   const { db, bus } = runtime.deps;
   const inFlight = new Map<string, { done: Promise<void>; again: boolean }>();
+  /** Notifications on their way out (see `write`). */
+  const announcing = new Set<Promise<void>>();
   const finishListeners: ((missionRunId: string) => Promise<void>)[] = [];
 
   // Agents' handles are only shown (events, feed, inputs): a rename shows within a few seconds.
@@ -90,11 +92,18 @@ export function createMissionScheduler(runtime: Runtime): MissionScheduler {
       await work(pass);
       after.push(...pass.after);
       if (pass.events.length === 0) return null;
-      return { seq: await insertMissionEvents(tx, missionRunId, pass.events), written: await insertFeedItems(tx, pass.feed) };
+      // Independent writes, sent together (PostgreSQL pipelines them on the transaction's connection).
+      const [seq, written] = await Promise.all([insertMissionEvents(tx, missionRunId, pass.events), insertFeedItems(tx, pass.feed)]);
+      return { seq, written };
     });
+    // Followers are told without holding up the mission: its next step (and the runs it starts) need not wait for the
+    // notifications, which carry only sequence numbers that followers read past.
     if (done !== null) {
-      await notifyMission(bus, missionRunId, done.seq);
-      await notifyFeed(bus, done.written);
+      const notified = Promise.all([notifyMission(bus, missionRunId, done.seq), notifyFeed(bus, done.written)])
+        .then(() => undefined)
+        .catch((error: unknown) => logError(`Could not announce mission ${missionRunId}'s events`, error));
+      announcing.add(notified);
+      void notified.finally(() => announcing.delete(notified));
     }
     for (const task of after) await task();
     return done !== null;
@@ -110,20 +119,38 @@ export function createMissionScheduler(runtime: Runtime): MissionScheduler {
   async function settle({ tx, events, feed }: Pass, mr: MissionRun, plan: MissionPlan, ended: Ended[], outputs: Map<string, string>, handles: Map<string, string>): Promise<boolean> {
     const topology = mr.topology!;
     let readAgain = false;
-    for (const { row, run } of ended) {
+    const outcomes = ended.map(({ row, run }) => {
+      const ok = run.state === "succeeded";
+      return {
+        row,
+        ok,
+        output: ok ? (outputs.get(row.runId!) ?? "") : null,
+        error: ok ? null : run.state === "cancelled" ? "Its run was stopped." : (run.error ?? "Its run failed."),
+      };
+    });
+    // One statement for every turn that ended; the rows are locked in id order, the same in every process.
+    const finishedAt = new Date().toISOString();
+    const values = sql.join(
+      outcomes.map((o) => sql`(${o.row.id}::uuid, ${o.ok ? "succeeded" : "failed"}::mission_node_state, ${o.output}::text, ${o.error}::text)`),
+      sql`, `,
+    );
+    const ids = sql.join(outcomes.map((o) => sql`${o.row.id}::uuid`), sql`, `);
+    const won = new Set(
+      rowsOf<{ id: string }>(
+        await tx.execute(sql`
+          update mission_nodes set state = v.state, output = v.output, error = v.error, finished_at = ${finishedAt}::timestamptz
+          from (values ${values}) as v(id, state, output, error)
+          where mission_nodes.id = v.id and mission_nodes.state = 'running'
+            and mission_nodes.id in (select id from mission_nodes where id in (${ids}) order by id for update)
+          returning mission_nodes.id as id`),
+      ).map((r) => r.id),
+    );
+    for (const { row, ok, output, error } of outcomes) {
       const node = topology.nodes.find((n) => n.id === row.nodeId)!;
       const handle = handles.get(node.agentId) ?? "unknown";
-      const ok = run.state === "succeeded";
-      const output = ok ? (outputs.get(row.runId!) ?? "") : null;
-      const error = ok ? null : run.state === "cancelled" ? "Its run was stopped." : (run.error ?? "Its run failed.");
-      const [won] = await tx
-        .update(missionNodes)
-        .set({ state: ok ? "succeeded" : "failed", output, error, finishedAt: new Date() })
-        .where(and(eq(missionNodes.id, row.id), eq(missionNodes.state, "running")))
-        .returning({ id: missionNodes.id });
       // The plan holds this row: the turns settled after it in this pass see it ended.
       Object.assign(row, { state: ok ? "succeeded" : "failed", output, error });
-      if (!won) {
+      if (!won.has(row.id)) {
         readAgain = true;
         continue;
       }
@@ -323,11 +350,11 @@ export function createMissionScheduler(runtime: Runtime): MissionScheduler {
    * finishes it.
    */
   async function step(missionRunId: string): Promise<void> {
-    const [mr] = await db.select().from(missionRuns).where(eq(missionRuns.id, missionRunId));
+    // Read together (the turns are wasted only when the mission has ended).
+    const [[mr], turns] = await Promise.all([db.select().from(missionRuns).where(eq(missionRuns.id, missionRunId)), loadTurns(db, missionRunId)]);
     if (!mr || mr.state !== "running" || !mr.topology) return;
     const topology = mr.topology;
     const handles = await handlesOf(mr.workspaceId, topology.nodes.map((n) => n.agentId));
-    const turns = await loadTurns(db, mr.id);
     const ended: Ended[] = [];
     for (const { row, runState, runError } of turns) {
       if (row.state !== "running" || !runState) continue;
@@ -437,7 +464,7 @@ export function createMissionScheduler(runtime: Runtime): MissionScheduler {
     },
 
     async drain() {
-      while (inFlight.size > 0) await Promise.all([...inFlight.values()].map((e) => e.done));
+      while (inFlight.size > 0 || announcing.size > 0) await Promise.all([...[...inFlight.values()].map((e) => e.done), ...announcing]);
     },
 
     async sweep() {

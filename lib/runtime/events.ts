@@ -1,14 +1,15 @@
-import { z } from "zod";
+import { z } from "zod/mini";
 
 /**
  * Run events: what the journal stores and what every subscriber receives,
- * live or replayed. The browser parses them with these same schemas.
+ * live or replayed. The browser parses them with these same schemas (zod's
+ * mini build, which keeps them out of the chat's first-load script).
  */
 const stepStatus = z.enum(["pending", "running", "succeeded", "failed", "awaiting_approval", "refused", "unconfirmed"]);
 const preview = z.object({
   title: z.string(),
   fields: z.array(z.object({ label: z.string(), value: z.string() })),
-  body: z.string().optional(),
+  body: z.optional(z.string()),
 });
 
 export const runEventSchemas = {
@@ -27,26 +28,26 @@ export const runEventSchemas = {
     callId: z.string(),
     tool: z.string(),
     input: z.unknown(),
-    position: z.number().int(),
-    preview: preview.nullable(),
+    position: z.int(),
+    preview: z.nullable(preview),
   }),
   step_finished: z.object({
     stepId: z.string(),
     callId: z.string(),
     tool: z.string(),
     status: stepStatus,
-    output: z.unknown().optional(),
-    error: z.string().nullable(),
+    output: z.optional(z.unknown()),
+    error: z.nullable(z.string()),
     taint: z.array(z.string()),
-    durationMs: z.number().int(),
+    durationMs: z.int(),
   }),
   run_tainted: z.object({ source: z.string(), stepId: z.string() }),
   usage: z.object({
     model: z.string(),
-    inputTokens: z.number().int(),
-    outputTokens: z.number().int(),
+    inputTokens: z.int(),
+    outputTokens: z.int(),
     /** Null for viewers who may not see spend (members). */
-    credits: z.number().int().nullable(),
+    credits: z.nullable(z.int()),
     estimated: z.boolean(),
   }),
   approval_required: z.object({
@@ -57,21 +58,21 @@ export const runEventSchemas = {
     category: z.string(),
     reason: z.string(),
     preview,
-    taintSources: z.array(z.object({ source: z.string(), stepId: z.string().nullable() })),
+    taintSources: z.array(z.object({ source: z.string(), stepId: z.nullable(z.string()) })),
     expiresAt: z.string(),
   }),
   run_suspended: z.object({ approvalId: z.string() }),
   approval_decided: z.object({
     approvalId: z.string(),
     status: z.enum(["approved", "rejected", "expired"]),
-    decidedBy: z.string().nullable(),
-    reason: z.string().nullable(),
+    decidedBy: z.nullable(z.string()),
+    reason: z.nullable(z.string()),
     inputEdited: z.boolean(),
     /** The input that will run instead of the asked one, and its preview: only when a reviewer edited it. */
-    input: z.record(z.string(), z.unknown()).optional(),
-    preview: preview.optional(),
+    input: z.optional(z.record(z.string(), z.unknown())),
+    preview: z.optional(preview),
   }),
-  run_resumed: z.object({ approvalId: z.string(), recovered: z.boolean().optional() }),
+  run_resumed: z.object({ approvalId: z.string(), recovered: z.optional(z.boolean()) }),
   dispatch_started: z.object({ stepId: z.string(), callId: z.string(), tool: z.string(), fingerprint: z.string() }),
   dispatch_finished: z.object({ stepId: z.string(), callId: z.string(), resultHash: z.string(), isError: z.boolean(), unconfirmed: z.boolean() }),
   run_completed: z.object({ replyMessageId: z.string() }),
@@ -92,7 +93,7 @@ export function isTerminal(type: string): boolean {
 
 /** Parses one event as it came over the wire; unknown types are passed over by callers. */
 export function parseRunEvent(type: string, seq: number, at: string, payload: unknown): RunEvent | null {
-  const schema = (runEventSchemas as Record<string, z.ZodType>)[type];
+  const schema = (runEventSchemas as Record<string, z.ZodMiniType>)[type];
   if (!schema) return null;
   const parsed = schema.safeParse(payload);
   return parsed.success ? ({ type, payload: parsed.data, seq, at } as RunEvent) : null;

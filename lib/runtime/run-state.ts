@@ -518,7 +518,17 @@ export async function grantConsumed(db: Db, approvalId: string): Promise<boolean
 export async function finishRun(
   db: Db,
   bus: EventBus,
-  input: { runId: string; owner: string; state: "succeeded" | "failed" | "cancelled"; replyText: string; code?: string; message?: string; event: RunEventInput },
+  input: {
+    runId: string;
+    owner: string;
+    state: "succeeded" | "failed" | "cancelled";
+    replyText: string;
+    code?: string;
+    message?: string;
+    event: RunEventInput;
+    /** Called once the end is committed, before subscribers are told (a mission's next turn need not wait on that). */
+    committed?: () => void;
+  },
 ): Promise<boolean> {
   const seq = await withDbRetry(() =>
     db.transaction(async (tx) => {
@@ -541,6 +551,7 @@ export async function finishRun(
     }),
   );
   if (seq === null) return false;
+  input.committed?.();
   await notifyRun(bus, input.runId, seq);
   return true;
 }

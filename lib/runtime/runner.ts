@@ -147,8 +147,8 @@ export async function driveRun(deps: RuntimeDeps, runId: string, options: DriveO
 
     await journal.flush();
     const completed = { type: "run_completed" as const, payload: { replyMessageId: run.replyMessageId ?? "" } };
-    if (!(await finishRun(db, bus, { runId, owner: deps.instanceId, state: "succeeded", replyText: state.fullText, event: completed }))) return;
-    options.onEnded?.(run.missionRunId);
+    const committed = () => options.onEnded?.(run.missionRunId);
+    if (!(await finishRun(db, bus, { runId, owner: deps.instanceId, state: "succeeded", replyText: state.fullText, event: completed, committed }))) return;
     if (state.fullText.trim()) {
       await rememberMemory(db, { workspaceId: run.workspaceId, agentId: run.agentId, runId, content: truncate(state.fullText, 4000), kind: "reply", ...memoryScopeOf(run) }).catch(
         (error: unknown) => logError(`Could not remember the reply of run ${runId}`, error),
