@@ -2,7 +2,7 @@
 
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { createContext, useContext, useEffect, useState } from "react";
-import { apiFetch, type ApiOptions } from "@/lib/client/api";
+import { apiFetch, type ApiOptions, type ReplySchema } from "@/lib/client/api";
 import type { Role } from "@/lib/db/schema";
 
 export interface WorkspaceInfo {
@@ -43,7 +43,14 @@ export function useTimeZone(): string | undefined {
 }
 
 /** apiFetch bound to the workspace of this page, so two tabs in two workspaces never cross. */
-export function useApi() {
+export function useApi(): BoundApi {
   const workspace = useWorkspace();
-  return <T,>(path: string, options: Omit<ApiOptions, "workspace"> = {}) => apiFetch<T>(path, { ...options, workspace: workspace.slug });
+  return (path: string, options: Omit<ApiOptions, "workspace"> & { schema?: ReplySchema<unknown> } = {}) =>
+    apiFetch(path, { ...options, workspace: workspace.slug } as ApiOptions & { schema: ReplySchema<unknown> });
+}
+
+/** `apiFetch` without the workspace option: parsed by `schema` when one is given. */
+export interface BoundApi {
+  <T>(path: string, options: Omit<ApiOptions, "workspace"> & { schema: ReplySchema<T> }): Promise<T>;
+  <T = unknown>(path: string, options?: Omit<ApiOptions, "workspace"> & { schema?: undefined }): Promise<T>;
 }

@@ -96,6 +96,7 @@ const sentences = {
   "internal:checkpoint": "The run's saved state could not be read back, so it was stopped. Start it again.",
   "internal:lease_expired": "The server running this step stopped answering, so the run was stopped. Start it again.",
   "internal:run": "The run stopped because of an error on our side. Start it again; if it keeps happening, tell your admin.",
+  "internal:contract": "The server answered in a form this page does not know, perhaps after an update. Reload the page; if it keeps happening, tell your admin.",
   "internal:server": "Something went wrong on our side. Try again; if it keeps happening, tell your admin.",
   "internal:response": "Something went wrong on our side. Try again; if it keeps happening, tell your admin.",
 

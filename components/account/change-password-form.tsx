@@ -2,6 +2,7 @@
 
 import { useMutation } from "@tanstack/react-query";
 import { useState } from "react";
+import { passwordChangedSchema } from "@/lib/workspaces/workspace-schemas";
 import { useApi } from "../providers";
 import { ErrorNotice } from "../ui/error-notice";
 
@@ -10,7 +11,7 @@ export function ChangePasswordForm() {
   const api = useApi();
   const [form, setForm] = useState({ currentPassword: "", newPassword: "" });
   const change = useMutation({
-    mutationFn: () => api<{ endedSessions: number }>("/api/account/password", { method: "POST", body: form }),
+    mutationFn: () => api("/api/account/password", { method: "POST", body: form, schema: passwordChangedSchema }),
     onSuccess: () => setForm({ currentPassword: "", newPassword: "" }),
   });
   return (

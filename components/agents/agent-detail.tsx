@@ -6,8 +6,8 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { formatCredits, isNominal } from "@/lib/billing/prices";
 import { Avatar } from "../chat/messages";
-import { chatKeys } from "../chat/types";
-import { triggerLabels } from "../feed/types";
+import { agentKeys, chatKeys, roomKeys } from "@/lib/client/query-keys";
+import { triggerLabels } from "../feed/describe-item";
 import { useApi, useWorkspace } from "../providers";
 import { RunStateBadge } from "../runs/run-view";
 import { Time } from "../ui/time";
@@ -15,7 +15,11 @@ import { AgentBudgetStatus } from "../usage/agent-budget";
 import { DoorTokensPanel } from "../door/door-tokens";
 import { AgentForm, type AgentFormValues } from "./agent-form";
 import { AgentStatusBadge, ModelLabel } from "./agents-list";
-import { agentKeys, isStaleEdit, STALE_AGENT_NOTICE, statusChange, type AgentDetail, type AgentItem, type ModelChoice, type ToolChoice } from "./types";
+import { agentDetailSchema, agentListSchema, agentReplySchema, type AgentDetail, type AgentSummary } from "@/lib/agents/agent-schemas";
+import { roomListSchema } from "@/lib/rooms/room-schemas";
+import { createdIdSchema } from "@/lib/wire";
+import { isStaleEdit, STALE_AGENT_NOTICE, statusChange } from "./agent-edits";
+import type { ModelChoice, ToolChoice } from "./form-choices";
 import { ErrorNotice } from "../ui/error-notice";
 
 const triggerShort: Record<string, string> = { chat: "chat message", agent_message: "agent message", room_post: "room post", mission: "mission", door: "door call" };
@@ -27,9 +31,9 @@ export function AgentDetailView({ agentId, canEdit, models, tools }: { agentId: 
   const queryClient = useQueryClient();
   const [editing, setEditing] = useState(false);
   const [stale, setStale] = useState(false);
-  const detail = useQuery({ queryKey: agentKeys.detail(slug, agentId), queryFn: () => api<AgentDetail>(`/api/agents/${agentId}`) });
-  const agents = useQuery({ queryKey: agentKeys.list(slug), queryFn: () => api<{ agents: AgentItem[] }>("/api/agents") });
-  const rooms = useQuery({ queryKey: ["rooms", slug], queryFn: () => api<{ rooms: { id: string; name: string }[] }>("/api/rooms") });
+  const detail = useQuery({ queryKey: agentKeys.detail(slug, agentId), queryFn: () => api(`/api/agents/${agentId}`, { schema: agentDetailSchema }) });
+  const agents = useQuery({ queryKey: agentKeys.list(slug), queryFn: () => api("/api/agents", { schema: agentListSchema }) });
+  const rooms = useQuery({ queryKey: roomKeys.list(slug), queryFn: () => api("/api/rooms", { schema: roomListSchema }) });
 
   const refresh = () => {
     void queryClient.invalidateQueries({ queryKey: agentKeys.detail(slug, agentId) });
@@ -43,8 +47,8 @@ export function AgentDetailView({ agentId, canEdit, models, tools }: { agentId: 
   };
   const setStatus = useMutation({
     // Only the status, from the version this page shows: never the other fields it has cached.
-    mutationFn: (input: { status: AgentItem["status"]; agent: AgentDetail["agent"] }) =>
-      api<{ agent: AgentItem }>(`/api/agents/${agentId}`, { method: "PATCH", body: statusChange(input.agent, input.status) }),
+    mutationFn: (input: { status: AgentSummary["status"]; agent: AgentDetail["agent"] }) =>
+      api(`/api/agents/${agentId}`, { method: "PATCH", body: statusChange(input.agent, input.status), schema: agentReplySchema }),
     onMutate: () => setStale(false),
     onSuccess: refresh,
     onError: (error) => {
@@ -52,7 +56,7 @@ export function AgentDetailView({ agentId, canEdit, models, tools }: { agentId: 
     },
   });
   const chat = useMutation({
-    mutationFn: () => api<{ id: string }>("/api/sessions", { method: "POST", body: { agentId } }),
+    mutationFn: () => api("/api/sessions", { method: "POST", body: { agentId }, schema: createdIdSchema }),
     onSuccess: ({ id }) => {
       void queryClient.invalidateQueries({ queryKey: chatKeys.sessions(slug) });
       router.push(`/w/${slug}/chat/${id}`);

@@ -4,7 +4,9 @@ import { useMutation } from "@tanstack/react-query";
 import { useId, useState } from "react";
 import { AppError, isAppError } from "@/lib/errors";
 import { useApi } from "../providers";
-import { isStaleEdit, type AgentItem, type ModelChoice, type ToolChoice } from "./types";
+import { agentReplySchema, type AgentSummary } from "@/lib/agents/agent-schemas";
+import { isStaleEdit } from "./agent-edits";
+import type { ModelChoice, ToolChoice } from "./form-choices";
 
 export interface AgentFormValues {
   name: string;
@@ -71,7 +73,7 @@ export function AgentForm({
   initial: AgentFormValues;
   models: ModelChoice[];
   tools: ToolChoice[];
-  onSaved: (agent: AgentItem) => void;
+  onSaved: (agent: AgentSummary) => void;
   onCancel?: () => void;
 }) {
   const api = useApi();
@@ -80,13 +82,13 @@ export function AgentForm({
   const editing = !!agentId;
   const save = useMutation({
     mutationFn: () => {
-      if (!editing) return api<{ agent: AgentItem }>("/api/agents", { method: "POST", body: values });
+      if (!editing) return api("/api/agents", { method: "POST", body: values, schema: agentReplySchema });
       // Only what changed (an unchanged model is not checked again), and the version it was changed from.
       const changed: Partial<AgentFormValues> & { version?: number } = { version };
       for (const key of Object.keys(values) as Field[]) {
         if (JSON.stringify(values[key]) !== JSON.stringify(initial[key])) Object.assign(changed, { [key]: values[key] });
       }
-      return api<{ agent: AgentItem }>(`/api/agents/${agentId}`, { method: "PATCH", body: changed });
+      return api(`/api/agents/${agentId}`, { method: "PATCH", body: changed, schema: agentReplySchema });
     },
     onSuccess: ({ agent }) => onSaved(agent),
     onError: (error) => {

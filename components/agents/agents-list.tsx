@@ -8,10 +8,12 @@ import { isNominal } from "@/lib/billing/prices";
 import { Avatar } from "../chat/messages";
 import { useApi, useWorkspace } from "../providers";
 import { AgentForm, blankAgent } from "./agent-form";
-import { agentKeys, type AgentItem, type ModelChoice, type ToolChoice } from "./types";
+import { agentKeys } from "@/lib/client/query-keys";
+import { agentListSchema, type AgentSummary } from "@/lib/agents/agent-schemas";
+import type { ModelChoice, ToolChoice } from "./form-choices";
 import { ErrorNotice } from "../ui/error-notice";
 
-export function AgentStatusBadge({ status }: { status: AgentItem["status"] }) {
+export function AgentStatusBadge({ status }: { status: AgentSummary["status"] }) {
   return status === "paused" ? (
     <span className="rounded-full bg-amber-100 px-2 py-0.5 text-[11px] font-medium text-amber-900 ring-1 ring-amber-200 ring-inset" data-testid="agent-status">
       Paused
@@ -41,7 +43,7 @@ export function AgentsList({ canEdit, models, tools, defaultModel }: { canEdit: 
   const queryClient = useQueryClient();
   // `?new=1` (the overview's empty state links there) opens the form straight away.
   const [creating, setCreating] = useState(() => canEdit && searchParams.get("new") === "1");
-  const agents = useQuery({ queryKey: agentKeys.list(slug), queryFn: () => api<{ agents: AgentItem[] }>("/api/agents") });
+  const agents = useQuery({ queryKey: agentKeys.list(slug), queryFn: () => api("/api/agents", { schema: agentListSchema }) });
 
   return (
     <div className="mx-auto max-w-5xl space-y-6">

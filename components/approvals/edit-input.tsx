@@ -2,7 +2,7 @@
 
 import { useMemo, useState } from "react";
 import { formFields, inputChanges, shownValue, type FormField } from "./input-form";
-import type { ApprovalItem } from "./types";
+import type { ApprovalItem } from "@/lib/safety/approval-schemas";
 import { CopyDraft } from "./copy-draft";
 
 type Input = Record<string, unknown>;

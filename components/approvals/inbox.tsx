@@ -3,6 +3,7 @@
 import { keepPreviousData, useQueries, useQuery, useQueryClient } from "@tanstack/react-query";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { approvalKeys } from "@/lib/client/query-keys";
 import { useApi, useWorkspace } from "../providers";
 import { Tabs, TabsContent, TabsList, TabsTrigger } from "../ui/tabs";
 import { Time, useNow } from "../ui/time";
@@ -11,38 +12,20 @@ import { InboxKeysHelp, useInboxKeys } from "./inbox-keys";
 import { useLiveApprovals } from "./live-approvals";
 import { useSelectFromAddress } from "../ui/use-address-selection";
 import { dismiss, emptySteadyList, prune, receive, settle, type Moment } from "./steady-list";
-import { categoryLabels, requestLine, type ApprovalItem } from "./types";
+import { approvalListSchema, approvalOneSchema, type ApprovalItem } from "@/lib/safety/approval-schemas";
+import { categoryLabels, requestLine } from "./approval-text";
+import { defaultFilters, facetsSearch, filtersFrom, historySearch, pendingSearch, type Filters } from "./inbox-filters";
 
-const outcomes = ["all", "decided", "expired", "withdrawn"] as const;
-const sorts = ["expiry", "newest", "oldest"] as const;
-
-interface Filters {
-  tab: "pending" | "history";
-  agent: string;
-  category: string;
-  taint: string;
-  sort: (typeof sorts)[number];
-  outcome: (typeof outcomes)[number];
-}
 
 /** The inbox's tab, sort and filters live in the address, so a filtered view can be shared and survives a reload. */
 function useUrlFilters(): [Filters, (field: keyof Filters, value: string) => void] {
   const search = useSearchParams();
   const router = useRouter();
   const pathname = usePathname();
-  const pick = <T extends string>(value: string | null, allowed: readonly T[], fallback: T): T => (allowed.includes(value as T) ? (value as T) : fallback);
-  const filters: Filters = {
-    tab: search.get("tab") === "history" ? "history" : "pending",
-    agent: search.get("agent") ?? "",
-    category: search.get("category") ?? "",
-    taint: search.get("taint") ?? "",
-    sort: pick(search.get("sort"), sorts, "expiry"),
-    outcome: pick(search.get("outcome"), outcomes, "all"),
-  };
-  const defaults: Record<keyof Filters, string> = { tab: "pending", agent: "", category: "", taint: "", sort: "expiry", outcome: "all" };
+  const filters = filtersFrom((name) => search.get(name));
   const set = (field: keyof Filters, value: string) => {
     const next = new URLSearchParams(search.toString());
-    if (value === defaults[field]) next.delete(field);
+    if (value === defaultFilters[field]) next.delete(field);
     else next.set(field, value);
     const query = next.toString();
     router.replace(query ? `${pathname}?${query}` : pathname, { scroll: false });
@@ -72,7 +55,7 @@ export function ApprovalsInbox({ viewerId, canDecide }: { viewerId: string; canD
 function ApprovalFilters({ filters, onChange, outcome }: { filters: Filters; onChange: (field: keyof Filters, value: string) => void; outcome?: React.ReactNode }) {
   const api = useApi();
   const { slug } = useWorkspace();
-  const all = useQuery({ queryKey: ["approvals", slug, "facets"], queryFn: () => api<{ approvals: ApprovalItem[] }>("/api/approvals?status=all&limit=200") });
+  const all = useQuery({ queryKey: approvalKeys.facets(slug), queryFn: () => api(`/api/approvals?${facetsSearch}`, { schema: approvalListSchema }) });
   // A value from the address that no approval has (yet) is still offered, so the select shows what filters the list.
   const agents = [...new Set([...(all.data?.approvals ?? []).map((a) => a.agent.handle), ...(filters.agent ? [filters.agent] : [])])].sort();
   const taints = [...new Set([...(all.data?.approvals ?? []).flatMap((a) => a.taintSources.map((t) => t.source)), ...(filters.taint ? [filters.taint] : [])])].sort();
@@ -124,18 +107,14 @@ function Pending({ viewerId, canDecide }: { viewerId: string; canDecide: boolean
   const { version, streamError } = useLiveApprovals();
   const [filters, setFilter] = useUrlFilters();
   const now = useNow();
-  const params = new URLSearchParams({ status: "pending", sort: filters.sort });
-  if (filters.category) params.set("category", filters.category);
-  if (filters.agent) params.set("agent", filters.agent);
-  if (filters.taint) params.set("taint", filters.taint);
-  const search = params.toString();
+  const search = pendingSearch(filters);
   const query = useQuery({
-    queryKey: ["approvals", slug, "pending", search],
-    queryFn: () => api<{ approvals: ApprovalItem[] }>(`/api/approvals?${search}`),
+    queryKey: approvalKeys.pending(slug, search),
+    queryFn: () => api(`/api/approvals?${search}`, { schema: approvalListSchema }),
     placeholderData: keepPreviousData,
   });
   useEffect(() => {
-    if (version > 0) void queryClient.invalidateQueries({ queryKey: ["approvals", slug] });
+    if (version > 0) void queryClient.invalidateQueries({ queryKey: approvalKeys.all(slug) });
   }, [version, queryClient, slug]);
 
   const list = useRef<HTMLUListElement>(null);
@@ -178,8 +157,8 @@ function Pending({ viewerId, canDecide }: { viewerId: string; canDecide: boolean
 
   const outcomeQueries = useQueries({
     queries: steady.gone.map((id) => ({
-      queryKey: ["approvals", slug, "one", id],
-      queryFn: () => api<{ approval: ApprovalItem }>(`/api/approvals/${id}`),
+      queryKey: approvalKeys.one(slug, id),
+      queryFn: () => api(`/api/approvals/${id}`, { schema: approvalOneSchema }),
     })),
   });
   const outcomeOf = new Map<string, Outcome>(steady.gone.map((id, i) => [id, outcomeQueries[i]?.data?.approval ?? null]));
@@ -257,7 +236,7 @@ function Pending({ viewerId, canDecide }: { viewerId: string; canDecide: boolean
               onDecided={() => {
                 decidedHere.current.add(item.id);
                 setSteady((s) => dismiss(s, item.id));
-                void queryClient.invalidateQueries({ queryKey: ["approvals", slug] });
+                void queryClient.invalidateQueries({ queryKey: approvalKeys.all(slug) });
               }}
             />
           </li>
@@ -280,17 +259,13 @@ function History() {
   const { version } = useLiveApprovals();
   const queryClient = useQueryClient();
   const [filters, setFilter] = useUrlFilters();
-  const params = new URLSearchParams({ status: filters.outcome, sort: "newest" });
-  if (filters.category) params.set("category", filters.category);
-  if (filters.agent) params.set("agent", filters.agent);
-  if (filters.taint) params.set("taint", filters.taint);
   const query = useQuery({
-    queryKey: ["approvals", slug, "history", filters],
-    queryFn: () => api<{ approvals: ApprovalItem[] }>(`/api/approvals?${params.toString()}`),
+    queryKey: approvalKeys.historyFiltered(slug, filters),
+    queryFn: () => api(`/api/approvals?${historySearch(filters)}`, { schema: approvalListSchema }),
     placeholderData: keepPreviousData,
   });
   useEffect(() => {
-    if (version > 0) void queryClient.invalidateQueries({ queryKey: ["approvals", slug, "history"] });
+    if (version > 0) void queryClient.invalidateQueries({ queryKey: approvalKeys.history(slug) });
   }, [version, queryClient, slug]);
   const items = useMemo(() => (query.data?.approvals ?? []).filter((a) => a.status !== "pending"), [query.data]);
 

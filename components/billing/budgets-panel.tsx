@@ -4,9 +4,10 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { toast } from "../ui/toaster";
 import { ErrorNotice } from "../ui/error-notice";
 import { useState } from "react";
-import type { BudgetLine, BudgetOverview, BudgetState } from "@/lib/billing/budgets";
+import type { BudgetLine, BudgetState } from "@/lib/billing/budgets";
+import { budgetOverviewSchema, type BudgetOverview } from "@/lib/billing/usage-schemas";
 import { useApi, useWorkspace } from "../providers";
-import { budgetsKey } from "../usage/budget-banner";
+import { billingKeys } from "@/lib/client/query-keys";
 import { budgetStatus, creditsToUsdInput, formatUsd, usdInputToCredits } from "../usage/format";
 
 const stateStyles: Record<BudgetState, string> = {
@@ -19,7 +20,7 @@ const stateStyles: Record<BudgetState, string> = {
 export function BudgetsPanel({ canEdit }: { canEdit: boolean }) {
   const api = useApi();
   const { slug } = useWorkspace();
-  const query = useQuery({ queryKey: budgetsKey(slug), queryFn: () => api<BudgetOverview>("/api/budgets") });
+  const query = useQuery({ queryKey: billingKeys.budgets(slug), queryFn: () => api("/api/budgets", { schema: budgetOverviewSchema }) });
   if (!query.data) return <p className="text-sm text-slate-500">{query.isError ? "Could not load the budgets." : "Loading budgets…"}</p>;
   // A new month (or a new agent) starts a fresh draft; spend figures refresh underneath the draft.
   return <BudgetsEditor key={`${query.data.month.start}:${query.data.agents.length}`} overview={query.data} canEdit={canEdit} />;
@@ -35,9 +36,9 @@ function BudgetsEditor({ overview, canEdit }: { overview: BudgetOverview; canEdi
   }));
   const [invalid, setInvalid] = useState<string | null>(null);
   const save = useMutation({
-    mutationFn: (body: unknown) => api<BudgetOverview>("/api/budgets", { method: "PUT", body }),
+    mutationFn: (body: unknown) => api("/api/budgets", { method: "PUT", body, schema: budgetOverviewSchema }),
     onSuccess: (data) => {
-      queryClient.setQueryData(budgetsKey(slug), data);
+      queryClient.setQueryData(billingKeys.budgets(slug), data);
       toast.success("Budgets saved. They apply from the next model call.");
     },
   });

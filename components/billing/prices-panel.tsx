@@ -3,8 +3,9 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { toast } from "../ui/toaster";
 import { useState } from "react";
-import type { PriceList } from "@/lib/billing/price-book";
+import { priceListSchema, type PriceList } from "@/lib/billing/billing-schemas";
 import type { ModelPrice } from "@/lib/billing/prices";
+import { billingKeys } from "@/lib/client/query-keys";
 import { useApi, useWorkspace } from "../providers";
 import { ErrorNotice } from "../ui/error-notice";
 
@@ -23,7 +24,7 @@ const usd = (n: number) => `$${n.toLocaleString("en-US", { maximumFractionDigits
 export function PricesPanel({ canEdit }: { canEdit: boolean }) {
   const api = useApi();
   const { slug } = useWorkspace();
-  const query = useQuery({ queryKey: ["prices", slug], queryFn: () => api<PriceList>("/api/prices") });
+  const query = useQuery({ queryKey: billingKeys.prices(slug), queryFn: () => api("/api/prices", { schema: priceListSchema }) });
   if (!query.data) return <p className="text-sm text-slate-500">{query.isError ? "Could not load the prices." : "Loading prices…"}</p>;
   return <PricesEditor list={query.data} canEdit={canEdit} />;
 }
@@ -38,13 +39,14 @@ function PricesEditor({ list, canEdit }: { list: PriceList; canEdit: boolean }) 
   const save = useMutation({
     mutationFn: () => {
       const price = (d: DraftPrice) => ({ input: Number(d.input), output: Number(d.output), cacheRead: Number(d.cacheRead), cacheWrite: Number(d.cacheWrite) });
-      return api<PriceList>("/api/prices", {
+      return api("/api/prices", {
         method: "PUT",
         body: { prices: rows.map((r) => ({ model: r.model.trim(), ...price(r) })), defaultPrice: ownDefault ? price(fallback) : null },
+        schema: priceListSchema,
       });
     },
     onSuccess: (data) => {
-      queryClient.setQueryData(["prices", slug], data);
+      queryClient.setQueryData(billingKeys.prices(slug), data);
       toast.success("Prices saved.");
     },
   });

@@ -1,7 +1,8 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import type { ReconciliationView } from "@/lib/billing/reconcile";
+import { reconciliationViewSchema } from "@/lib/billing/billing-schemas";
+import { usageKeys } from "@/lib/client/query-keys";
 import { useApi, useWorkspace } from "../providers";
 import { formatCount, formatUsd } from "../usage/format";
 import { Time } from "../ui/time";
@@ -10,7 +11,7 @@ import { Time } from "../ui/time";
 export function ReconciliationPanel() {
   const api = useApi();
   const { slug } = useWorkspace();
-  const query = useQuery({ queryKey: ["reconciliation", slug], queryFn: () => api<ReconciliationView>("/api/usage/reconciliation"), refetchInterval: 60_000 });
+  const query = useQuery({ queryKey: usageKeys.reconciliation(slug), queryFn: () => api("/api/usage/reconciliation", { schema: reconciliationViewSchema }), refetchInterval: 60_000 });
   const data = query.data;
   return (
     <section className="card overflow-x-auto" aria-label="Reconciliation findings">

@@ -9,7 +9,8 @@ import { useApi, useWorkspace } from "../providers";
 import { ConfirmDialog } from "../ui/alert-dialog";
 import { Dialog, DialogContent, DialogTrigger } from "../ui/dialog";
 import { toast } from "../ui/toaster";
-import { chatKeys } from "./types";
+import { sessionRenamedSchema } from "@/lib/runtime/session-schemas";
+import { chatKeys } from "@/lib/client/query-keys";
 
 const TITLE_MAX = 80;
 
@@ -24,10 +25,10 @@ export function ChatActions({ sessionId, title }: { sessionId: string; title: st
 
   const refresh = () => {
     void queryClient.invalidateQueries({ queryKey: chatKeys.session(slug, sessionId) });
-    void queryClient.invalidateQueries({ queryKey: ["chat-sessions", slug] });
+    void queryClient.invalidateQueries({ queryKey: chatKeys.sessions(slug) });
   };
   const rename = useMutation({
-    mutationFn: (next: string) => api(`/api/sessions/${sessionId}`, { method: "PATCH", body: { title: next } }),
+    mutationFn: (next: string) => api(`/api/sessions/${sessionId}`, { method: "PATCH", body: { title: next }, schema: sessionRenamedSchema }),
     onSuccess: () => {
       setOpen(false);
       refresh();
@@ -38,7 +39,7 @@ export function ChatActions({ sessionId, title }: { sessionId: string; title: st
     onSuccess: () => {
       toast.success("Chat deleted");
       queryClient.removeQueries({ queryKey: chatKeys.session(slug, sessionId) });
-      void queryClient.invalidateQueries({ queryKey: ["chat-sessions", slug] });
+      void queryClient.invalidateQueries({ queryKey: chatKeys.sessions(slug) });
       router.push(`/w/${slug}/chat`);
     },
   });

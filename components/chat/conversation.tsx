@@ -12,7 +12,10 @@ import { Composer } from "./composer";
 import { AssistantReply, Avatar, UserMessage, viewFromStored, viewFromTimeline, type ReplyView } from "./messages";
 import { OfflineNotice } from "./offline-notice";
 import { emptyTimeline, isDone, type Timeline } from "./timeline";
-import { activeRunStates, chatKeys, type ChatAgent, type ChatMessage, type SessionHistory } from "./types";
+import { agentKeys, chatKeys } from "@/lib/client/query-keys";
+import { agentListSchema } from "@/lib/agents/agent-schemas";
+import { chatRunStartedSchema, sessionHistorySchema, type ChatMessage } from "@/lib/runtime/session-schemas";
+import { activeRunStates } from "./run-states";
 import { anchoredStepClasses, useStepAnchor } from "../runs/use-step-anchor";
 import { useFinishedTimelines, useRunStream } from "./use-run";
 
@@ -28,8 +31,8 @@ export function Conversation({ sessionId, currentUserId }: { sessionId: string; 
   const workspace = useWorkspace();
   const queryClient = useQueryClient();
   const sessionKey = chatKeys.session(workspace.slug, sessionId);
-  const history = useQuery({ queryKey: sessionKey, queryFn: () => api<SessionHistory>(`/api/sessions/${sessionId}`) });
-  const agents = useQuery({ queryKey: chatKeys.agents(workspace.slug), queryFn: () => api<{ agents: ChatAgent[] }>("/api/agents") });
+  const history = useQuery({ queryKey: sessionKey, queryFn: () => api(`/api/sessions/${sessionId}`, { schema: sessionHistorySchema }) });
+  const agents = useQuery({ queryKey: agentKeys.list(workspace.slug), queryFn: () => api("/api/agents", { schema: agentListSchema }) });
 
   const [draft, setDraft] = useState("");
   /** The run this page started, until the history lists it. */
@@ -62,7 +65,7 @@ export function Conversation({ sessionId, currentUserId }: { sessionId: string; 
   const finished = useFinishedTimelines(replayIds);
 
   const send = useMutation({
-    mutationFn: (text: string) => api<{ runId: string }>(`/api/sessions/${sessionId}/messages`, { method: "POST", body: { text } }),
+    mutationFn: (text: string) => api(`/api/sessions/${sessionId}/messages`, { method: "POST", body: { text }, schema: chatRunStartedSchema }),
     onSuccess: ({ runId }, text) => {
       setPosted({ runId, text });
       refreshHistory();
@@ -72,7 +75,7 @@ export function Conversation({ sessionId, currentUserId }: { sessionId: string; 
       // Another tab may have started a run: the history will show it and we attach.
       if (isAppError(error) && error.code === "conflict:run") void queryClient.invalidateQueries({ queryKey: sessionKey });
       // Paused meanwhile: refresh the agent so the banner shows.
-      if (isAppError(error) && error.code === "conflict:agent_paused") void queryClient.invalidateQueries({ queryKey: chatKeys.agents(workspace.slug) });
+      if (isAppError(error) && error.code === "conflict:agent_paused") void queryClient.invalidateQueries({ queryKey: agentKeys.list(workspace.slug) });
     },
   });
   const stop = useMutation({

@@ -6,7 +6,7 @@ import { toast } from "../ui/toaster";
 import { Markdown } from "../markdown/lazy-markdown";
 import { StepCard, TaintBadge } from "./step-card";
 import type { Outcome, StepView, Timeline, TimelineItem, Usage } from "./timeline";
-import type { ChatMessage } from "./types";
+import type { ChatMessage } from "@/lib/runtime/session-schemas";
 
 /** What one assistant reply shows, whether it comes from a live timeline or from stored history. */
 export interface ReplyView {

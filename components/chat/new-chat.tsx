@@ -6,16 +6,18 @@ import { errorMessage } from "@/lib/errors";
 import { OFFLINE_MODEL } from "@/lib/models/offline";
 import { useApi, useWorkspace } from "../providers";
 import { Avatar } from "./messages";
-import { chatKeys, type ChatAgent } from "./types";
+import { agentKeys, chatKeys } from "@/lib/client/query-keys";
+import { agentListSchema } from "@/lib/agents/agent-schemas";
+import { createdIdSchema } from "@/lib/wire";
 
 export function NewChat() {
   const api = useApi();
   const workspace = useWorkspace();
   const router = useRouter();
   const queryClient = useQueryClient();
-  const agents = useQuery({ queryKey: chatKeys.agents(workspace.slug), queryFn: () => api<{ agents: ChatAgent[] }>("/api/agents") });
+  const agents = useQuery({ queryKey: agentKeys.list(workspace.slug), queryFn: () => api("/api/agents", { schema: agentListSchema }) });
   const start = useMutation({
-    mutationFn: (agentId: string) => api<{ id: string }>("/api/sessions", { method: "POST", body: { agentId } }),
+    mutationFn: (agentId: string) => api("/api/sessions", { method: "POST", body: { agentId }, schema: createdIdSchema }),
     onSuccess: ({ id }) => {
       void queryClient.invalidateQueries({ queryKey: chatKeys.sessions(workspace.slug) });
       router.push(`/w/${workspace.slug}/chat/${id}`);

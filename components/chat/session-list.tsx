@@ -7,7 +7,8 @@ import Link from "next/link";
 import { errorMessage } from "@/lib/errors";
 import { useApi, useWorkspace } from "../providers";
 import { Time } from "../ui/time";
-import { chatKeys, type ChatSession } from "./types";
+import { chatKeys } from "@/lib/client/query-keys";
+import { sessionListSchema } from "@/lib/runtime/session-schemas";
 
 export function SessionList({ activeSessionId }: { activeSessionId: string | null }) {
   const api = useApi();
@@ -15,8 +16,8 @@ export function SessionList({ activeSessionId }: { activeSessionId: string | nul
   const [q, setQ] = useState("");
   const words = useDeferredValue(q.trim());
   const sessions = useQuery({
-    queryKey: words ? [...chatKeys.sessions(workspace.slug), "search", words] : chatKeys.sessions(workspace.slug),
-    queryFn: () => api<{ sessions: ChatSession[] }>(words ? `/api/sessions?q=${encodeURIComponent(words)}` : "/api/sessions"),
+    queryKey: words ? chatKeys.sessionSearch(workspace.slug, words) : chatKeys.sessions(workspace.slug),
+    queryFn: () => api(words ? `/api/sessions?q=${encodeURIComponent(words)}` : "/api/sessions", { schema: sessionListSchema }),
     placeholderData: words ? keepPreviousData : undefined,
   });
   const base = `/w/${workspace.slug}/chat`;

@@ -5,7 +5,7 @@ import { useEventStream } from "@/lib/client/use-event-stream";
 import { isTerminal } from "@/lib/runtime/events";
 import { useWorkspace } from "../providers";
 import { applyRunEvent, decodeRunEvent, emptyTimeline, isDone, replayRun, type Timeline } from "./timeline";
-import { chatKeys } from "./types";
+import { chatKeys } from "@/lib/client/query-keys";
 
 /** Reconnects in a row without a word from the server before the page says the reply was lost. */
 const MAX_ATTEMPTS = 5;

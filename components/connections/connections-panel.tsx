@@ -2,24 +2,18 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
+import { settingsKeys } from "@/lib/client/query-keys";
+import { connectionListSchema } from "@/lib/connections/connection-schemas";
 import { useApi, useWorkspace } from "../providers";
 import { Time } from "../ui/time";
 import { ErrorNotice } from "../ui/error-notice";
-
-interface ConnectionRow {
-  id: string;
-  provider: string;
-  label: string;
-  baseUrl: string;
-  updatedAt: string;
-}
 
 export function ConnectionsPanel() {
   const api = useApi();
   const { slug } = useWorkspace();
   const queryClient = useQueryClient();
-  const key = ["connections", slug];
-  const list = useQuery({ queryKey: key, queryFn: () => api<{ connections: ConnectionRow[] }>("/api/connections") });
+  const key = settingsKeys.connections(slug);
+  const list = useQuery({ queryKey: key, queryFn: () => api("/api/connections", { schema: connectionListSchema }) });
   const [secret, setSecret] = useState("");
   const save = useMutation({
     mutationFn: () => api("/api/connections", { method: "POST", body: { provider: "slack", label: "default", secret } }),

@@ -2,24 +2,11 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
+import { doorKeys } from "@/lib/client/query-keys";
+import { doorTokenCreatedSchema, doorTokenListSchema, type DoorTokenRow } from "@/lib/door/door-schemas";
 import { useApi, useWorkspace } from "../providers";
 import { Time } from "../ui/time";
 import { ErrorNotice } from "../ui/error-notice";
-
-interface DoorTokenRow {
-  id: string;
-  agentId: string;
-  agentHandle: string;
-  name: string;
-  prefix: string;
-  createdBy: string | null;
-  expiresAt: string | null;
-  revokedAt: string | null;
-  lastUsedAt: string | null;
-  callCount: number;
-  createdAt: string;
-}
-
 
 function tokenState(t: DoorTokenRow): string {
   if (t.revokedAt) return "revoked";
@@ -35,18 +22,19 @@ export function DoorTokensPanel({ agentId }: { agentId?: string }) {
   const api = useApi();
   const { slug } = useWorkspace();
   const queryClient = useQueryClient();
-  const key = ["door-tokens", slug, agentId ?? "all"];
+  const key = doorKeys.tokens(slug, agentId);
   const url = agentId ? `/api/agents/${agentId}/door-tokens` : "/api/door-tokens";
-  const list = useQuery({ queryKey: key, queryFn: () => api<{ tokens: DoorTokenRow[] }>(url) });
+  const list = useQuery({ queryKey: key, queryFn: () => api(url, { schema: doorTokenListSchema }) });
   const [name, setName] = useState("");
   const [expiresAt, setExpiresAt] = useState("");
   const [shown, setShown] = useState<{ name: string; token: string } | null>(null);
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ["door-tokens", slug] });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: doorKeys.all(slug) });
   const create = useMutation({
     mutationFn: () =>
-      api<{ id: string; token: string }>(url, {
+      api(url, {
         method: "POST",
         body: { name, ...(expiresAt ? { expiresAt: new Date(expiresAt).toISOString() } : {}) },
+        schema: doorTokenCreatedSchema,
       }),
     onSuccess: (made) => {
       setShown({ name, token: made.token });

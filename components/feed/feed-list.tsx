@@ -3,7 +3,7 @@
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { useRef, useState } from "react";
 import { FeedRow, type AgentRef } from "./feed-row";
-import type { FeedItem } from "./types";
+import type { FeedItem } from "@/lib/feed/feed-schemas";
 import type { FeedStatus } from "./use-feed";
 
 const statusLabels: Record<FeedStatus, { text: string; dot: string }> = {

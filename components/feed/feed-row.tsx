@@ -2,7 +2,8 @@
 
 import Link from "next/link";
 import { memo } from "react";
-import { describeFeedItem, runHref, type FeedItem, type Tone } from "./types";
+import type { FeedItem } from "@/lib/feed/feed-schemas";
+import { describeFeedItem, runHref, type Tone } from "./describe-item";
 import { Time } from "../ui/time";
 
 export interface AgentRef {

@@ -3,22 +3,18 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useEffect, useMemo, useRef } from "react";
-import { chatKeys } from "../chat/types";
+import { agentKeys, feedKeys, roomKeys } from "@/lib/client/query-keys";
 import { useApi, useWorkspace } from "../providers";
 import { FeedList } from "./feed-list";
 import type { AgentRef } from "./feed-row";
-import { matrixKey, matrixRanges, TalkMatrix, type MatrixRange } from "./talk-matrix";
-import { apiFilter, feedKindLabels, feedKinds, filterFromParams, filterQuery, type FeedFilter, type FeedItem, type FeedKind } from "./types";
+import { matrixRanges, TalkMatrix, type MatrixRange } from "./talk-matrix";
+import { agentListSchema } from "@/lib/agents/agent-schemas";
+import type { FeedItem } from "@/lib/feed/feed-schemas";
+import { roomListSchema } from "@/lib/rooms/room-schemas";
+import { apiFilter, feedKindLabels, feedKinds, filterFromParams, filterQuery, type FeedFilter, type FeedKind } from "./feed-filter";
 import { ErrorNotice } from "../ui/error-notice";
 import { useFeed } from "./use-feed";
 
-interface RoomRef {
-  id: string;
-  name: string;
-}
-
-const agentsKey = chatKeys.agents;
-export const roomsKey = (slug: string) => ["rooms", slug] as const;
 
 /** The world feed page: filters (kept in the URL), the live list, and who talks to whom. */
 export function FeedView() {
@@ -31,8 +27,8 @@ export function FeedView() {
   const rangeParam = searchParams.get("range");
   const range: MatrixRange = rangeParam && rangeParam in matrixRanges ? (rangeParam as MatrixRange) : "7d";
 
-  const agents = useQuery({ queryKey: agentsKey(slug), queryFn: () => api<{ agents: AgentRef[] }>("/api/agents") });
-  const rooms = useQuery({ queryKey: roomsKey(slug), queryFn: () => api<{ rooms: RoomRef[] }>("/api/rooms") });
+  const agents = useQuery({ queryKey: agentKeys.list(slug), queryFn: () => api("/api/agents", { schema: agentListSchema }) });
+  const rooms = useQuery({ queryKey: roomKeys.list(slug), queryFn: () => api("/api/rooms", { schema: roomListSchema }) });
   const agentList = useMemo(() => agents.data?.agents ?? [], [agents.data]);
   const agentMap = useMemo(() => new Map(agentList.map((a) => [a.id, a])), [agentList]);
   const roomMap = useMemo(() => new Map((rooms.data?.rooms ?? []).map((r) => [r.id, r.name])), [rooms.data]);
@@ -183,7 +179,7 @@ function FeedStream({
       if (refreshTimer.current || !fresh.some((i) => MESSAGE_KINDS.has(i.kind))) return;
       refreshTimer.current = setTimeout(() => {
         refreshTimer.current = undefined;
-        void queryClient.invalidateQueries({ queryKey: matrixKey(slug) });
+        void queryClient.invalidateQueries({ queryKey: feedKeys.matrix(slug) });
       }, 1_500);
     },
   });

@@ -2,6 +2,8 @@
 
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
+import { feedKeys } from "@/lib/client/query-keys";
+import { talkMatrixSchema } from "@/lib/feed/feed-schemas";
 import { useApi, useWorkspace } from "../providers";
 import type { AgentRef } from "./feed-row";
 import { ErrorNotice } from "../ui/error-notice";
@@ -13,13 +15,7 @@ export const matrixRanges = {
 } as const;
 export type MatrixRange = keyof typeof matrixRanges;
 
-interface Matrix {
-  from: string;
-  to: string;
-  cells: { from: string; to: string; count: number }[];
-}
 
-export const matrixKey = (slug: string) => ["feed-matrix", slug] as const;
 
 /** Who talks to whom: messages from each agent (rows) to each agent (columns) over a range. */
 export function TalkMatrix({
@@ -37,11 +33,11 @@ export function TalkMatrix({
   const { slug } = useWorkspace();
   const [showQuiet, setShowQuiet] = useState(false);
   const query = useQuery({
-    queryKey: [...matrixKey(slug), range],
+    queryKey: feedKeys.matrixRange(slug, range),
     queryFn: () => {
       const to = new Date();
       const from = new Date(to.getTime() - matrixRanges[range].hours * 3600_000);
-      return api<Matrix>(`/api/feed/matrix?from=${encodeURIComponent(from.toISOString())}&to=${encodeURIComponent(to.toISOString())}`);
+      return api(`/api/feed/matrix?from=${encodeURIComponent(from.toISOString())}&to=${encodeURIComponent(to.toISOString())}`, { schema: talkMatrixSchema });
     },
     placeholderData: keepPreviousData,
     refetchInterval: 60_000,

@@ -3,7 +3,9 @@
 import { useCallback, useEffect, useEffectEvent, useRef, useState } from "react";
 import { useEventStream } from "@/lib/client/use-event-stream";
 import { useApi, useWorkspace } from "../providers";
-import { feedItemSchema, filterQuery, mergeFeedItems, type FeedFilter, type FeedItem } from "./types";
+import { feedItemSchema, type FeedItem } from "@/lib/feed/feed-schemas";
+import { filterQuery, type FeedFilter } from "./feed-filter";
+import { mergeFeedItems } from "./feed-items";
 
 export type FeedStatus = "loading" | "live" | "reconnecting" | "offline" | "error";
 

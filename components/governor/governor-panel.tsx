@@ -2,17 +2,11 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
+import { settingsKeys } from "@/lib/client/query-keys";
+import { governorReplySchema, governorViewSchema, type Governor, type GovernorMode } from "@/lib/safety/governor-schemas";
 import { useApi, useWorkspace } from "../providers";
 import { ErrorNotice } from "../ui/error-notice";
 
-type Mode = "people" | "judge_then_people" | "judge";
-interface Governor {
-  modes: Partial<Record<string, Mode>>;
-  judgeModel: string | null;
-  judgeTimeoutSeconds: number;
-  failOpen: boolean;
-  doorWaitSeconds: number | null;
-}
 
 const categories: { key: string; label: string }[] = [
   { key: "external_send", label: "Sends outside" },
@@ -21,19 +15,19 @@ const categories: { key: string; label: string }[] = [
   { key: "spend", label: "Spends money" },
   { key: "tainted_egress", label: "Passes on untrusted content" },
 ];
-const modeLabels: Record<Mode, string> = { people: "People decide", judge_then_people: "Judge first, then people", judge: "Judge decides" };
+const modeLabels: Record<GovernorMode, string> = { people: "People decide", judge_then_people: "Judge first, then people", judge: "Judge decides" };
 
 /** Who decides gated requests per category: people, the judge then people, or the judge. */
 export function GovernorPanel({ canEdit }: { canEdit: boolean }) {
   const api = useApi();
   const { slug } = useWorkspace();
   const queryClient = useQueryClient();
-  const key = ["governor", slug];
-  const current = useQuery({ queryKey: key, queryFn: () => api<{ governor: Governor; defaults: { doorWaitSeconds: number } }>("/api/governor") });
+  const key = settingsKeys.governor(slug);
+  const current = useQuery({ queryKey: key, queryFn: () => api("/api/governor", { schema: governorViewSchema }) });
   // Unsaved edits; null shows what is saved.
   const [edits, setEdits] = useState<Governor | null>(null);
   const save = useMutation({
-    mutationFn: (body: Governor) => api<{ governor: Governor }>("/api/governor", { method: "PUT", body }),
+    mutationFn: (body: Governor) => api("/api/governor", { method: "PUT", body, schema: governorReplySchema }),
     onSuccess: () => setEdits(null),
     onSettled: () => queryClient.invalidateQueries({ queryKey: key }),
   });
@@ -58,9 +52,9 @@ export function GovernorPanel({ canEdit }: { canEdit: boolean }) {
               className="input min-w-0"
               disabled={!canEdit}
               value={draft.modes[c.key] ?? "people"}
-              onChange={(e) => set({ modes: { ...draft.modes, [c.key]: e.target.value as Mode } })}
+              onChange={(e) => set({ modes: { ...draft.modes, [c.key]: e.target.value as GovernorMode } })}
             >
-              {(Object.keys(modeLabels) as Mode[]).map((m) => (
+              {(Object.keys(modeLabels) as GovernorMode[]).map((m) => (
                 <option key={m} value={m}>
                   {modeLabels[m]}
                 </option>

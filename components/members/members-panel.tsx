@@ -5,26 +5,19 @@ import { useState } from "react";
 import type { Role } from "@/lib/db/schema";
 import { roleDescriptions, roleLabels, roles } from "@/lib/workspaces/role-names";
 import { ConfirmDialog } from "../ui/alert-dialog";
+import { settingsKeys } from "@/lib/client/query-keys";
+import { invitationCreatedSchema, invitationListSchema, memberListSchema } from "@/lib/workspaces/workspace-schemas";
 import { useApi, useWorkspace } from "../providers";
 import { Time } from "../ui/time";
 import { ErrorNotice } from "../ui/error-notice";
-
-interface MemberRow {
-  userId: string;
-  email: string;
-  name: string;
-  role: Role;
-  joinedAt: string;
-}
-
 
 export function MembersPanel({ currentUserId }: { currentUserId: string }) {
   const api = useApi();
   const workspace = useWorkspace();
   const queryClient = useQueryClient();
-  const key = ["members", workspace.slug];
-  const invitationsKey = ["invitations", workspace.slug];
-  const members = useQuery({ queryKey: key, queryFn: () => api<{ members: MemberRow[] }>("/api/members") });
+  const key = settingsKeys.members(workspace.slug);
+  const invitationsKey = settingsKeys.invitations(workspace.slug);
+  const members = useQuery({ queryKey: key, queryFn: () => api("/api/members", { schema: memberListSchema }) });
   const invalidate = () => queryClient.invalidateQueries({ queryKey: key });
 
   const changeRole = useMutation({
@@ -124,14 +117,6 @@ export function MembersPanel({ currentUserId }: { currentUserId: string }) {
   );
 }
 
-interface PendingRow {
-  id: string;
-  email: string;
-  role: Role;
-  invitedBy: string | null;
-  expiresAt: string;
-}
-
 /**
  * Invites by email and role. The link comes back once: it is shown here to
  * copy and pass on privately, and cannot be shown again (only its hash is kept).
@@ -142,7 +127,7 @@ function InviteForm({ assignable, onInvited }: { assignable: readonly Role[]; on
   const [link, setLink] = useState<{ email: string; url: string } | null>(null);
   const [copied, setCopied] = useState(false);
   const invite = useMutation({
-    mutationFn: () => api<{ id: string; url: string; token: string }>("/api/invitations", { method: "POST", body: form }),
+    mutationFn: () => api("/api/invitations", { method: "POST", body: form, schema: invitationCreatedSchema }),
     onSuccess: (res) => {
       setLink({ email: form.email, url: res.url });
       setCopied(false);
@@ -227,7 +212,7 @@ function InviteForm({ assignable, onInvited }: { assignable: readonly Role[]; on
 function PendingInvitations({ queryKey }: { queryKey: readonly unknown[] }) {
   const api = useApi();
   const queryClient = useQueryClient();
-  const pending = useQuery({ queryKey, queryFn: () => api<{ invitations: PendingRow[] }>("/api/invitations") });
+  const pending = useQuery({ queryKey, queryFn: () => api("/api/invitations", { schema: invitationListSchema }) });
   const revoke = useMutation({
     mutationFn: (id: string) => api(`/api/invitations/${id}`, { method: "DELETE" }),
     onSettled: () => queryClient.invalidateQueries({ queryKey }),

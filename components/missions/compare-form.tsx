@@ -4,7 +4,7 @@ import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useId, useState } from "react";
 import { useApi, useWorkspace } from "../providers";
-import type { CrewItem } from "./types";
+import { comparisonStartedSchema, type CrewItem } from "@/lib/missions/mission-schemas";
 import { ErrorNotice } from "../ui/error-notice";
 
 /** Runs one goal on two crews side by side; the judge scores both results when they end. */
@@ -17,7 +17,7 @@ export function CompareForm({ crews }: { crews: CrewItem[] }) {
   const [a, setA] = useState(crews[0]?.id ?? "");
   const [b, setB] = useState(crews[1]?.id ?? "");
   const start = useMutation({
-    mutationFn: () => api<{ id: string }>("/api/comparisons", { method: "POST", body: { goal, crewIds: [a, b] } }),
+    mutationFn: () => api("/api/comparisons", { method: "POST", body: { goal, crewIds: [a, b] }, schema: comparisonStartedSchema }),
     onSuccess: ({ id: comparisonId }) => router.push(`/w/${slug}/missions/compare/${comparisonId}`),
   });
   if (crews.length < 2) return <p className="card p-4 text-sm text-slate-600">Two crews are needed to compare.</p>;

@@ -3,27 +3,12 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { Markdown } from "../markdown/lazy-markdown";
+import { missionKeys } from "@/lib/client/query-keys";
 import { useApi, useWorkspace } from "../providers";
 import { formatCount, formatDuration, formatUsd } from "../usage/format";
-import { missionStateLabels, type MissionItem } from "./types";
+import { comparisonOneSchema, type Comparison } from "@/lib/missions/mission-schemas";
+import { missionStateLabels } from "./mission-display";
 import { ErrorNotice } from "../ui/error-notice";
-
-interface Side {
-  mission: MissionItem;
-  score: { criteria: { criterion: string; score: number; reason: string }[]; error?: string } | null;
-  total: number | null;
-  approvalsNeeded: number;
-  wallMs: number | null;
-}
-
-interface Comparison {
-  id: string;
-  goal: string;
-  state: "running" | "judged";
-  judgeModel: string | null;
-  judgeCredits: number | null;
-  sides: Side[];
-}
 
 const criterionLabels: Record<string, string> = { correctness: "Correctness", completeness: "Completeness", clarity: "Clarity" };
 
@@ -32,8 +17,8 @@ export function ComparisonView({ comparisonId }: { comparisonId: string }) {
   const api = useApi();
   const { slug } = useWorkspace();
   const query = useQuery({
-    queryKey: ["comparison", slug, comparisonId],
-    queryFn: () => api<{ comparison: Comparison }>(`/api/comparisons/${comparisonId}`),
+    queryKey: missionKeys.comparison(slug, comparisonId),
+    queryFn: () => api(`/api/comparisons/${comparisonId}`, { schema: comparisonOneSchema }),
     refetchInterval: (q) => (q.state.data?.comparison.state === "judged" ? false : 1_500),
   });
   if (query.isPending) return <p role="status" className="text-sm text-slate-500">Loading the comparison…</p>;
@@ -61,7 +46,7 @@ export function ComparisonView({ comparisonId }: { comparisonId: string }) {
   );
 }
 
-function SideCard({ side }: { side: Side }) {
+function SideCard({ side }: { side: Comparison["sides"][number] }) {
   const { slug } = useWorkspace();
   const m = side.mission;
   return (

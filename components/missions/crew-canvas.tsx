@@ -8,10 +8,13 @@ import { useRouter } from "next/navigation";
 import { useId, useState } from "react";
 import { isAppError } from "@/lib/errors";
 import { crewTemplate, DEFAULT_MAX_ROUNDS, reviewLoopOf, type TemplateName } from "@/lib/missions/topology";
-import { errorText, type AgentItem } from "../agents/types";
+import type { AgentSummary } from "@/lib/agents/agent-schemas";
+import { errorText } from "../ui/error-text";
 import { useApi, useWorkspace } from "../providers";
 import { crewNodeTypes, type CrewFlowNode } from "./crew-node";
-import { layoutPositions, missionKeys, type CrewItem } from "./types";
+import { missionKeys } from "@/lib/client/query-keys";
+import type { CrewItem } from "@/lib/missions/mission-schemas";
+import { layoutPositions } from "./mission-display";
 
 const templates: { name: TemplateName; label: string }[] = [
   { name: "pipeline", label: "Pipeline (A → B → C)" },
@@ -39,7 +42,7 @@ interface Fault {
  * The crew editor's canvas and form: templates, nodes bound to agents, handoffs drawn between handles.
  * Loaded on its own by CrewEditor (the canvas library is most of the editor's script).
  */
-export function CanvasEditor({ crewId, crew, agents }: { crewId: string | null; crew: CrewItem | null; agents: AgentItem[] }) {
+export function CanvasEditor({ crewId, crew, agents }: { crewId: string | null; crew: CrewItem | null; agents: AgentSummary[] }) {
   const api = useApi();
   const { slug } = useWorkspace();
   const router = useRouter();

@@ -2,10 +2,11 @@
 
 import { useQuery } from "@tanstack/react-query";
 import dynamic from "next/dynamic";
-import { agentKeys, type AgentItem } from "../agents/types";
+import { agentKeys, missionKeys } from "@/lib/client/query-keys";
+import { agentListSchema } from "@/lib/agents/agent-schemas";
 import { useApi, useWorkspace } from "../providers";
 import { ErrorNotice } from "../ui/error-notice";
-import { missionKeys, type CrewItem } from "./types";
+import { crewOneSchema } from "@/lib/missions/mission-schemas";
 
 const loading = () => <p role="status" className="text-sm text-slate-500">Loading the crew…</p>;
 
@@ -16,10 +17,10 @@ const CanvasEditor = dynamic(() => import("./crew-canvas").then((m) => m.CanvasE
 export function CrewEditor({ crewId }: { crewId: string | null }) {
   const api = useApi();
   const { slug } = useWorkspace();
-  const agents = useQuery({ queryKey: agentKeys.list(slug), queryFn: () => api<{ agents: AgentItem[] }>("/api/agents") });
+  const agents = useQuery({ queryKey: agentKeys.list(slug), queryFn: () => api("/api/agents", { schema: agentListSchema }) });
   const crew = useQuery({
     queryKey: missionKeys.crew(slug, crewId ?? "new"),
-    queryFn: () => api<{ crew: CrewItem }>(`/api/crews/${crewId}`),
+    queryFn: () => api(`/api/crews/${crewId}`, { schema: crewOneSchema }),
     enabled: !!crewId,
   });
   if ((crewId && crew.isPending) || agents.isPending) return loading();

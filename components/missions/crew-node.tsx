@@ -2,7 +2,8 @@
 
 import { Handle, Position, type Node, type NodeProps } from "@xyflow/react";
 import { memo } from "react";
-import { nodeStateClasses, nodeStateLabels, type NodeState } from "./types";
+import type { NodeState } from "@/lib/missions/mission-schemas";
+import { nodeStateClasses, nodeStateLabels } from "./mission-display";
 
 export interface CrewNodeData extends Record<string, unknown> {
   role: string;

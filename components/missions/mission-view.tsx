@@ -8,13 +8,15 @@ import { useRouter } from "next/navigation";
 import { useMemo, useRef, useState } from "react";
 import { useEventStream } from "@/lib/client/use-event-stream";
 import { Markdown } from "../markdown/lazy-markdown";
-import { errorText } from "../agents/types";
+import { errorText } from "../ui/error-text";
 import { useApi, useWorkspace } from "../providers";
 import { formatCount, formatDuration, formatUsd } from "../usage/format";
 import { LazyBox } from "../ui/lazy-box";
 import type { CrewFlowNode } from "./crew-node";
 import { useNow } from "./use-now";
-import { layoutPositions, missionKeys, missionStateLabels, type MissionEventItem, type MissionItem, type NodeState } from "./types";
+import { missionKeys } from "@/lib/client/query-keys";
+import { missionOneSchema, type NodeState } from "@/lib/missions/mission-schemas";
+import { layoutPositions, missionStateLabels, type MissionEventItem } from "./mission-display";
 import { ErrorNotice } from "../ui/error-notice";
 
 const TERMINAL = new Set(["succeeded", "failed", "cancelled"]);
@@ -65,7 +67,7 @@ export function MissionView({ missionId }: { missionId: string }) {
   const [cancelError, setCancelError] = useState<string | null>(null);
   const query = useQuery({
     queryKey: missionKeys.detail(slug, missionId),
-    queryFn: () => api<{ mission: MissionItem }>(`/api/missions/${missionId}`),
+    queryFn: () => api(`/api/missions/${missionId}`, { schema: missionOneSchema }),
     refetchInterval: (q) => (q.state.data && TERMINAL.has(q.state.data.mission.state) ? false : 5_000),
   });
   const events = useMissionEvents(missionId);

@@ -8,15 +8,17 @@ import { useApi, useWorkspace } from "../providers";
 import { formatDuration, formatUsd } from "../usage/format";
 import { CompareForm } from "./compare-form";
 import { useNow } from "./use-now";
-import { missionKeys, missionStateLabels, type CrewItem, type MissionItem } from "./types";
+import { missionKeys } from "@/lib/client/query-keys";
+import { crewListSchema, missionListSchema, missionStartedSchema, type CrewItem } from "@/lib/missions/mission-schemas";
+import { missionStateLabels } from "./mission-display";
 import { ErrorNotice } from "../ui/error-notice";
 
 /** Crews to start missions with, and the missions run so far. */
 export function MissionsHome({ canEdit }: { canEdit: boolean }) {
   const api = useApi();
   const { slug } = useWorkspace();
-  const crews = useQuery({ queryKey: missionKeys.crews(slug), queryFn: () => api<{ crews: CrewItem[] }>("/api/crews") });
-  const missions = useQuery({ queryKey: missionKeys.list(slug), queryFn: () => api<{ missions: MissionItem[] }>("/api/missions"), refetchInterval: 5_000 });
+  const crews = useQuery({ queryKey: missionKeys.crews(slug), queryFn: () => api("/api/crews", { schema: crewListSchema }) });
+  const missions = useQuery({ queryKey: missionKeys.list(slug), queryFn: () => api("/api/missions", { schema: missionListSchema }), refetchInterval: 5_000 });
   const now = useNow(!!missions.data?.missions.some((m) => m.state === "running"));
 
   return (
@@ -101,7 +103,7 @@ function CrewCard({ crew, canEdit }: { crew: CrewItem; canEdit: boolean }) {
   const id = useId();
   const [goal, setGoal] = useState(crew.goal ?? "");
   const start = useMutation({
-    mutationFn: () => api<{ missionId: string }>(`/api/crews/${crew.id}/missions`, { method: "POST", body: { goal } }),
+    mutationFn: () => api(`/api/crews/${crew.id}/missions`, { method: "POST", body: { goal }, schema: missionStartedSchema }),
     onSuccess: ({ missionId }) => router.push(`/w/${slug}/missions/${missionId}`),
   });
   return (

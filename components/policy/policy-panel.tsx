@@ -4,18 +4,12 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { toast } from "../ui/toaster";
 import { useState } from "react";
 import { isAppError } from "@/lib/errors";
+import { settingsKeys } from "@/lib/client/query-keys";
+import { policyReplySchema, type PolicyView } from "@/lib/safety/policy-schemas";
 import { useApi, useWorkspace } from "../providers";
 import { ErrorNotice } from "../ui/error-notice";
 
 type Mode = "ask" | "allow" | "deny";
-interface PolicyView {
-  overrides: { tools: Record<string, Mode>; categories: Record<string, Mode> };
-  fourEyesCategories: string[];
-  approvalTtlSeconds: number;
-  version: number;
-  tools: { name: string; description: string; effects: string[]; defaultDecision: string; taintedDecision: string }[];
-  categories: { id: string; label: string }[];
-}
 
 const modeLabel: Record<string, string> = { "": "Default", ask: "Always ask", allow: "Allow", deny: "Deny" };
 
@@ -27,13 +21,13 @@ function Decision({ value }: { value: string }) {
 export function PolicyPanel({ canEdit }: { canEdit: boolean }) {
   const api = useApi();
   const { slug } = useWorkspace();
-  const query = useQuery({ queryKey: ["policy", slug], queryFn: () => api<{ policy: PolicyView }>("/api/policy") });
+  const query = useQuery({ queryKey: settingsKeys.policy(slug), queryFn: () => api("/api/policy", { schema: policyReplySchema }) });
   const queryClient = useQueryClient();
   const [stale, setStale] = useState(false);
   const [reloads, setReloads] = useState(0);
   // Someone else saved in between: load their policy, then start the draft again from it.
   const reloadAfterStale = async () => {
-    await queryClient.refetchQueries({ queryKey: ["policy", slug] });
+    await queryClient.refetchQueries({ queryKey: settingsKeys.policy(slug) });
     setReloads((n) => n + 1);
     setStale(true);
   };
@@ -60,11 +54,11 @@ function PolicyEditor({ view, canEdit, onStale, onSaved }: { view: PolicyView; c
     approvalTtlSeconds: view.approvalTtlSeconds,
   }));
   const save = useMutation({
-    mutationFn: () => api<{ policy: PolicyView }>("/api/policy", { method: "PUT", body: { ...draft, version: view.version } }),
+    mutationFn: () => api("/api/policy", { method: "PUT", body: { ...draft, version: view.version }, schema: policyReplySchema }),
     onSuccess: (data) => {
       onSaved();
       toast.success("Policy saved. It applies to the next call.");
-      queryClient.setQueryData(["policy", slug], data);
+      queryClient.setQueryData(settingsKeys.policy(slug), data);
     },
     onError: (error) => {
       if (isAppError(error) && error.code === "conflict:stale") onStale();

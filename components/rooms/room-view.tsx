@@ -8,12 +8,9 @@ import { Markdown } from "../markdown/lazy-markdown";
 import { Avatar } from "../chat/messages";
 import { useFeed } from "../feed/use-feed";
 import { useApi, useWorkspace } from "../providers";
-import { roomKeys, type RoomItem } from "./rooms-list";
+import { roomKeys } from "@/lib/client/query-keys";
+import { roomDetailSchema, roomPostSchema } from "@/lib/rooms/room-schemas";
 import { ErrorNotice } from "../ui/error-notice";
-
-interface RoomDetail extends RoomItem {
-  messages: { id: string; body: string; createdAt: string; runId: string | null; fromAgent: string | null; fromUser: string | null }[];
-}
 
 const STICKY_PX = 120;
 
@@ -23,7 +20,7 @@ export function RoomView({ roomId }: { roomId: string }) {
   const { slug } = useWorkspace();
   const queryClient = useQueryClient();
   const key = roomKeys.detail(slug, roomId);
-  const room = useQuery({ queryKey: key, queryFn: () => api<{ room: RoomDetail }>(`/api/rooms/${roomId}`) });
+  const room = useQuery({ queryKey: key, queryFn: () => api(`/api/rooms/${roomId}`, { schema: roomDetailSchema }) });
   const [draft, setDraft] = useState("");
 
   // The room's feed says when something was posted (refetch the messages) and which members are still answering.
@@ -49,7 +46,7 @@ export function RoomView({ roomId }: { roomId: string }) {
   /** The post this page sent, until the room's messages include it. */
   const [posted, setPosted] = useState<{ messageId: string; text: string } | null>(null);
   const post = useMutation({
-    mutationFn: (text: string) => api<{ messageId: string; runIds: string[] }>(`/api/rooms/${roomId}/messages`, { method: "POST", body: { text } }),
+    mutationFn: (text: string) => api(`/api/rooms/${roomId}/messages`, { method: "POST", body: { text }, schema: roomPostSchema }),
     onSuccess: ({ messageId }, text) => {
       setPosted({ messageId, text });
       void queryClient.invalidateQueries({ queryKey: key });

@@ -6,35 +6,18 @@ import { useRouter } from "next/navigation";
 import { useId, useState } from "react";
 import { isAppError } from "@/lib/errors";
 import { Avatar } from "../chat/messages";
-import { agentKeys, errorText, type AgentItem } from "../agents/types";
+import { agentKeys, roomKeys } from "@/lib/client/query-keys";
+import { agentListSchema } from "@/lib/agents/agent-schemas";
+import { roomCreatedSchema, roomListSchema } from "@/lib/rooms/room-schemas";
+import { errorText } from "../ui/error-text";
 import { useApi, useWorkspace } from "../providers";
 import { ErrorNotice } from "../ui/error-notice";
-
-export interface RoomMember {
-  id: string;
-  handle: string;
-  name: string;
-  color: string;
-}
-
-export interface RoomItem {
-  id: string;
-  name: string;
-  subject: string;
-  createdAt: string;
-  members: RoomMember[];
-}
-
-export const roomKeys = {
-  list: (slug: string) => ["rooms", slug] as const,
-  detail: (slug: string, id: string) => ["room", slug, id] as const,
-};
 
 export function RoomsList({ canCreate }: { canCreate: boolean }) {
   const api = useApi();
   const { slug } = useWorkspace();
   const [creating, setCreating] = useState(false);
-  const rooms = useQuery({ queryKey: roomKeys.list(slug), queryFn: () => api<{ rooms: RoomItem[] }>("/api/rooms") });
+  const rooms = useQuery({ queryKey: roomKeys.list(slug), queryFn: () => api("/api/rooms", { schema: roomListSchema }) });
 
   return (
     <div className="mx-auto max-w-5xl space-y-6">
@@ -97,12 +80,12 @@ function NewRoom({ onDone }: { onDone: () => void }) {
   const id = useId();
   const router = useRouter();
   const queryClient = useQueryClient();
-  const agents = useQuery({ queryKey: agentKeys.list(slug), queryFn: () => api<{ agents: AgentItem[] }>("/api/agents") });
+  const agents = useQuery({ queryKey: agentKeys.list(slug), queryFn: () => api("/api/agents", { schema: agentListSchema }) });
   const [name, setName] = useState("");
   const [subject, setSubject] = useState("");
   const [members, setMembers] = useState<string[]>([]);
   const create = useMutation({
-    mutationFn: () => api<{ room: { id: string } }>("/api/rooms", { method: "POST", body: { name, subject, agentIds: members } }),
+    mutationFn: () => api("/api/rooms", { method: "POST", body: { name, subject, agentIds: members }, schema: roomCreatedSchema }),
     onSuccess: ({ room }) => {
       void queryClient.invalidateQueries({ queryKey: roomKeys.list(slug) });
       router.push(`/w/${slug}/rooms/${room.id}`);

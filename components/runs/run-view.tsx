@@ -5,40 +5,18 @@ import Link from "next/link";
 import { formatCredits, isNominal } from "@/lib/billing/prices";
 import { AssistantReply, Avatar, viewFromTimeline } from "../chat/messages";
 import { emptyTimeline } from "../chat/timeline";
-import { activeRunStates } from "../chat/types";
+import { activeRunStates } from "../chat/run-states";
 import { runTimelineQuery, useRunStream } from "../chat/use-run";
-import { triggerLabels } from "../feed/types";
+import { triggerLabels } from "../feed/describe-item";
+import { roomKeys, runKeys } from "@/lib/client/query-keys";
+import { roomListSchema } from "@/lib/rooms/room-schemas";
+import { runSummarySchema } from "@/lib/runtime/run-schemas";
 import { useApi, useWorkspace } from "../providers";
 import { anchoredStepClasses, useStepAnchor } from "./use-step-anchor";
 import { Time } from "../ui/time";
 import { ErrorNotice } from "../ui/error-notice";
 
-export interface RunSummary {
-  run: {
-    id: string;
-    state: string;
-    trigger: string;
-    sessionId: string | null;
-    threadId: string | null;
-    roomId: string | null;
-    inputText: string | null;
-    hop: number;
-    error: string | null;
-    errorCode: string | null;
-    inputTokens: number;
-    outputTokens: number;
-    /** Null for viewers who may not see spend. */
-    credits: number | null;
-    lastSeq: number;
-    createdAt: string;
-    finishedAt: string | null;
-    /** A pending approval holds the run (a suspended run without one is a door session between calls). */
-    awaitingApproval?: boolean;
-  };
-  agent: { id: string; handle: string; name: string; color: string; model: string } | undefined;
-}
 
-export const runSummaryKey = (slug: string, runId: string) => ["run-summary", slug, runId] as const;
 
 export const runStateStyles: Record<string, string> = {
   queued: "bg-slate-100 text-slate-600 ring-slate-200",
@@ -82,16 +60,16 @@ export function RunView({ runId }: { runId: string }) {
   const api = useApi();
   const { slug } = useWorkspace();
   const queryClient = useQueryClient();
-  const summary = useQuery({ queryKey: runSummaryKey(slug, runId), queryFn: () => api<RunSummary>(`/api/runs/${runId}/summary`) });
+  const summary = useQuery({ queryKey: runKeys.summary(slug, runId), queryFn: () => api(`/api/runs/${runId}/summary`, { schema: runSummarySchema }) });
   const rooms = useQuery({
-    queryKey: ["rooms", slug],
-    queryFn: () => api<{ rooms: { id: string; name: string }[] }>("/api/rooms"),
+    queryKey: roomKeys.list(slug),
+    queryFn: () => api("/api/rooms", { schema: roomListSchema }),
     enabled: !!summary.data?.run.roomId,
   });
 
   const state = summary.data?.run.state;
   const active = !!state && activeRunStates.has(state);
-  const live = useRunStream(active ? runId : null, () => void queryClient.invalidateQueries({ queryKey: runSummaryKey(slug, runId) }));
+  const live = useRunStream(active ? runId : null, () => void queryClient.invalidateQueries({ queryKey: runKeys.summary(slug, runId) }));
   const replay = useQuery({ ...runTimelineQuery(slug, runId), enabled: !!state && !active });
   const timeline = active ? live.timeline : replay.data;
   const stepIds = (timeline?.items ?? []).flatMap((item) => (item.kind === "step" ? [item.step.key] : []));

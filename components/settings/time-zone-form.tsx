@@ -7,6 +7,7 @@ import { absoluteWhen } from "@/lib/client/when";
 import { ErrorNotice } from "../ui/error-notice";
 import { toast } from "../ui/toaster";
 import { useNow } from "../ui/time";
+import { timeZoneSchema } from "@/lib/workspaces/workspace-schemas";
 import { useApi, useWorkspace } from "../providers";
 
 /** The workspace's time zone: every date and time in it is shown in this zone, and usage days are counted in it. */
@@ -22,7 +23,7 @@ export function TimeZoneForm({ canEdit }: { canEdit: boolean }) {
     return [...all].sort((a, b) => (a === "UTC" ? -1 : b === "UTC" ? 1 : a.localeCompare(b)));
   }, [workspace.timeZone]);
   const save = useMutation({
-    mutationFn: () => api<{ timeZone: string }>("/api/workspace/time-zone", { method: "PUT", body: { timeZone: zone } }),
+    mutationFn: () => api("/api/workspace/time-zone", { method: "PUT", body: { timeZone: zone }, schema: timeZoneSchema }),
     onSuccess: ({ timeZone }) => {
       toast.success(`Times are now shown in ${timeZone}.`);
       // The layout hands the zone to every page: read it again.

@@ -4,6 +4,7 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { apiFetch } from "@/lib/client/api";
 import { errorLine } from "@/lib/error-sentences";
+import { workspaceCreatedCheck } from "@/lib/workspaces/workspace-created";
 import type { WorkspaceInfo } from "../providers";
 
 export function WorkspaceSwitcher({ current, workspaces }: { current: Omit<WorkspaceInfo, "timeZone">; workspaces: Omit<WorkspaceInfo, "timeZone">[] }) {
@@ -18,7 +19,7 @@ export function WorkspaceSwitcher({ current, workspaces }: { current: Omit<Works
     setBusy(true);
     setError(null);
     try {
-      const { workspace } = await apiFetch<{ workspace: Omit<WorkspaceInfo, "timeZone"> }>("/api/workspaces", { method: "POST", body: { name, timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone } });
+      const { workspace } = await apiFetch("/api/workspaces", { method: "POST", body: { name, timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone }, schema: workspaceCreatedCheck });
       setCreating(false);
       setName("");
       router.push(`/w/${workspace.slug}`);

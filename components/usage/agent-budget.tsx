@@ -1,9 +1,9 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import type { BudgetOverview } from "@/lib/billing/budgets";
+import { budgetOverviewSchema } from "@/lib/billing/usage-schemas";
 import { useApi, useWorkspace } from "../providers";
-import { budgetsKey } from "./budget-banner";
+import { billingKeys } from "@/lib/client/query-keys";
 import { budgetStatus, formatUsd } from "./format";
 
 const tones = { none: "text-slate-500", ok: "text-emerald-700", warning: "text-amber-800", exceeded: "text-rose-700" } as const;
@@ -12,7 +12,7 @@ const tones = { none: "text-slate-500", ok: "text-emerald-700", warning: "text-a
 export function AgentBudgetStatus({ agentId }: { agentId: string }) {
   const api = useApi();
   const { slug } = useWorkspace();
-  const budgets = useQuery({ queryKey: budgetsKey(slug), queryFn: () => api<BudgetOverview>("/api/budgets"), refetchInterval: 15_000 });
+  const budgets = useQuery({ queryKey: billingKeys.budgets(slug), queryFn: () => api("/api/budgets", { schema: budgetOverviewSchema }), refetchInterval: 15_000 });
   const line = budgets.data?.agents.find((a) => a.agentId === agentId);
   if (!line) return null;
   return (

@@ -2,17 +2,18 @@
 
 import Link from "next/link";
 import { useQuery } from "@tanstack/react-query";
-import type { BudgetLine, BudgetOverview } from "@/lib/billing/budgets";
+import type { BudgetLine } from "@/lib/billing/budgets";
+import { budgetOverviewSchema } from "@/lib/billing/usage-schemas";
+import { billingKeys } from "@/lib/client/query-keys";
 import { useApi, useWorkspace } from "../providers";
 import { budgetPercent, formatCount, formatUsd } from "./format";
 
-export const budgetsKey = (slug: string) => ["budgets", slug];
 
 /** A warning for every budget at 80 % or more this month, with the exact share spent; a stronger one when the cap is reached and runs are stopped. */
 export function BudgetBanner() {
   const api = useApi();
   const { slug } = useWorkspace();
-  const budgets = useQuery({ queryKey: budgetsKey(slug), queryFn: () => api<BudgetOverview>("/api/budgets"), refetchInterval: 15_000 });
+  const budgets = useQuery({ queryKey: billingKeys.budgets(slug), queryFn: () => api("/api/budgets", { schema: budgetOverviewSchema }), refetchInterval: 15_000 });
   const data = budgets.data;
   if (!data) return null;
   const lines = [data.workspace, ...data.agents].filter((l) => l.state === "warning" || l.state === "exceeded");

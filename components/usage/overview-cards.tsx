@@ -1,9 +1,10 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import type { UsageSummary } from "@/lib/billing/summary";
+import { usageSummarySchema, type UsageSummary } from "@/lib/billing/usage-schemas";
 import { hourLabel, startOfZonedDay } from "@/lib/client/when";
 import { ErrorNotice } from "../ui/error-notice";
+import { usageKeys } from "@/lib/client/query-keys";
 import { useApi, useWorkspace } from "../providers";
 import { formatChange, formatCount, formatDuration, formatRate, formatUsd } from "./format";
 import { Sparkline } from "./sparkline";
@@ -16,11 +17,11 @@ export function OverviewCards({ canSeeSpend }: { canSeeSpend: boolean }) {
   const api = useApi();
   const { slug, timeZone } = useWorkspace();
   const summary = useQuery({
-    queryKey: ["usage-summary", slug, timeZone],
+    queryKey: usageKeys.summary(slug, timeZone),
     queryFn: () => {
       const now = new Date();
       const params = new URLSearchParams({ from: startOfZonedDay(now, timeZone).toISOString(), to: now.toISOString() });
-      return api<UsageSummary>(`/api/usage/summary?${params.toString()}`);
+      return api(`/api/usage/summary?${params.toString()}`, { schema: usageSummarySchema });
     },
     refetchInterval: SUMMARY_REFRESH_MS,
   });

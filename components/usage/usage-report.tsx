@@ -5,11 +5,13 @@ import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import dynamic from "next/dynamic";
 import { useMemo, type ComponentProps } from "react";
-import type { UsageGroup, UsageReport as Report } from "@/lib/billing/report";
+import type { UsageGroup } from "@/lib/billing/report";
+import { usageReportSchema, type UsageReport as Report } from "@/lib/billing/billing-schemas";
 import { CREDITS_PER_USD } from "@/lib/billing/prices";
 import { addZonedDays, dayLabel, isoDay, mediumWhen, startOfZonedDay } from "@/lib/client/when";
 import { rangeParams, readRangeChoice, resolveRangeChoice, type RangePreset } from "@/lib/client/usage-range";
 import { ErrorNotice } from "../ui/error-notice";
+import { usageKeys } from "@/lib/client/query-keys";
 import { useApi, useWorkspace } from "../providers";
 import { LazyBox } from "../ui/lazy-box";
 import { seriesColors } from "./colors";
@@ -62,12 +64,12 @@ export function UsageReportView() {
   };
 
   const report = useQuery({
-    queryKey: ["usage-report", slug, choice, group, timeZone],
+    queryKey: usageKeys.report(slug, choice, group, timeZone),
     queryFn: () => {
       const range = resolveRangeChoice(choice, new Date(), timeZone);
       if (!range.ok) throw new Error(range.problem);
       const params = new URLSearchParams({ from: range.from.toISOString(), to: range.to.toISOString(), group, tz: timeZone });
-      return api<Report>(`/api/usage?${params.toString()}`);
+      return api(`/api/usage?${params.toString()}`, { schema: usageReportSchema });
     },
     enabled: resolved.ok,
     placeholderData: keepPreviousData,

@@ -7,19 +7,9 @@ import type { Db } from "../db/client";
 import { agentMessages, agentRuns, agents, usageRollupsHourly } from "../db/schema";
 import { AppError, PG_UNIQUE_VIOLATION, pgErrorCode } from "../errors";
 import { recordAudit } from "../audit";
+import type { AgentSummary } from "./agent-schemas";
 
-export interface AgentSummary {
-  id: string;
-  handle: string;
-  name: string;
-  description: string;
-  model: string;
-  tools: string[];
-  color: string;
-  status: "active" | "paused";
-  /** Bumped by every update; an edit sends the version it was made from. */
-  version: number;
-}
+export type { AgentSummary };
 
 export async function listAgents(db: Db, workspaceId: string): Promise<AgentSummary[]> {
   return db

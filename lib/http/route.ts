@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { $ZodType, input } from "zod/v4/core";
 import type { Database } from "../db/client";
 import type { Role } from "../db/schema";
 import { AppError } from "../errors";
@@ -19,7 +20,14 @@ export const WORKSPACE_COOKIE = "clawdeck-workspace";
 type Schema = z.ZodType | undefined;
 type Out<S extends Schema> = S extends z.ZodType ? z.output<S> : undefined;
 
-interface RouteOptions<P extends Schema, Q extends Schema, B extends Schema> {
+/** The JSON a handler returns, checked against the route's `response` schema (what the browser parses it with). */
+type Reply<R extends $ZodType | undefined> = R extends $ZodType ? input<R> | JsonReply<input<R>> : unknown;
+
+declare const replyBody: unique symbol;
+/** A response (201, 202) whose JSON body is `T`. */
+export type JsonReply<T> = Response & { readonly [replyBody]: T };
+
+interface RouteOptions<P extends Schema, Q extends Schema, B extends Schema, R extends $ZodType | undefined = undefined> {
   /** Least role needed in the current workspace; omit for any member. */
   role?: Role;
   /** `false` for routes that act on the user rather than on a workspace. */
@@ -27,6 +35,12 @@ interface RouteOptions<P extends Schema, Q extends Schema, B extends Schema> {
   params?: P;
   query?: Q;
   body?: B;
+  /**
+   * The schema of the JSON this route answers with, exported from the domain
+   * beside the data: the handler's return is type-checked against its input
+   * side, and the browser parses the reply with it. Not parsed here.
+   */
+  response?: R;
 }
 
 export interface RouteContext<P extends Schema, Q extends Schema, B extends Schema> {
@@ -186,7 +200,7 @@ async function workspaceOfSession(db: Database, req: Request, found: SessionWith
 }
 
 async function prepareRequest<P extends Schema, Q extends Schema, B extends Schema>(
-  options: RouteOptions<P, Q, B>,
+  options: RouteOptions<P, Q, B, $ZodType | undefined>,
   req: Request,
   nextContext: NextContext | undefined,
   findUser: (db: Database) => Promise<PublicUser | null> = () => userFromRequest(req),
@@ -204,7 +218,7 @@ async function prepareRequest<P extends Schema, Q extends Schema, B extends Sche
 }
 
 async function prepare<P extends Schema, Q extends Schema, B extends Schema>(
-  options: RouteOptions<P, Q, B>,
+  options: RouteOptions<P, Q, B, $ZodType | undefined>,
   req: Request,
   nextContext: NextContext | undefined,
   findUser?: (db: Database) => Promise<PublicUser | null>,
@@ -220,9 +234,9 @@ async function prepare<P extends Schema, Q extends Schema, B extends Schema>(
  * handler returns data (sent as JSON 200) or a Response; anything thrown
  * becomes the JSON error shape with its status.
  */
-export function route<P extends Schema = undefined, Q extends Schema = undefined, B extends Schema = undefined>(
-  options: RouteOptions<P, Q, B>,
-  handler: (ctx: RouteContext<P, Q, B>) => Promise<unknown>,
+export function route<P extends Schema = undefined, Q extends Schema = undefined, B extends Schema = undefined, R extends $ZodType | undefined = undefined>(
+  options: RouteOptions<P, Q, B, R>,
+  handler: (ctx: RouteContext<P, Q, B>) => Promise<Reply<R>>,
 ) {
   return async (req: Request, nextContext?: NextContext): Promise<Response> => {
     try {
@@ -251,9 +265,9 @@ export function route<P extends Schema = undefined, Q extends Schema = undefined
 }
 
 /** Like `route`, for handlers about the signed-in user that need no current workspace. */
-export function userRoute<P extends Schema = undefined, Q extends Schema = undefined, B extends Schema = undefined>(
-  options: Omit<RouteOptions<P, Q, B>, "role" | "workspace">,
-  handler: (ctx: UserRouteContext<P, Q, B>) => Promise<unknown>,
+export function userRoute<P extends Schema = undefined, Q extends Schema = undefined, B extends Schema = undefined, R extends $ZodType | undefined = undefined>(
+  options: Omit<RouteOptions<P, Q, B, R>, "role" | "workspace">,
+  handler: (ctx: UserRouteContext<P, Q, B>) => Promise<Reply<R>>,
 ) {
   return async (req: Request, nextContext?: NextContext): Promise<Response> => {
     try {
@@ -288,6 +302,11 @@ function toResponse(result: unknown): Response {
   return Response.json(result, { headers: { "Cache-Control": "no-store" } });
 }
 
-export function created(data: unknown): Response {
-  return Response.json(data, { status: 201, headers: { "Cache-Control": "no-store" } });
+export function created<T>(data: T): JsonReply<T> {
+  return Response.json(data, { status: 201, headers: { "Cache-Control": "no-store" } }) as JsonReply<T>;
+}
+
+/** 202: the work was started (a run), and goes on after the reply. */
+export function accepted<T>(data: T): JsonReply<T> {
+  return Response.json(data, { status: 202, headers: { "Cache-Control": "no-store" } }) as JsonReply<T>;
 }

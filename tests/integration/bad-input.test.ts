@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { POST as cancelRoute } from "../../app/api/runs/[id]/cancel/route";
 import { GET as getAgentRoute, PATCH as patchAgentRoute } from "../../app/api/agents/[id]/route";
-import { statusChange } from "../../components/agents/types";
+import { statusChange } from "../../components/agents/agent-edits";
 import { GET as getPolicyRoute, PUT as putPolicyRoute } from "../../app/api/policy/route";
 import { GET as matrixRoute } from "../../app/api/feed/matrix/route";
 import { GET as feedRoute } from "../../app/api/feed/route";

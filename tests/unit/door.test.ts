@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { judgeLine, requestLine } from "../../components/approvals/types";
+import { judgeLine, requestLine } from "../../components/approvals/approval-text";
 import { doorToolOf } from "../../lib/door/mcp";
 import { doorTokenInputSchema, hashDoorToken } from "../../lib/door/tokens";
 import { parseVerdict } from "../../lib/judge/judge";

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { parseCheckpoint } from "../../lib/runtime/checkpoint";
 import { isTransientDbError, withDbRetry } from "../../lib/runtime/db-retry";
 import { fourEyesApplies } from "../../lib/safety/approvals";
-import { originHref, requestLine } from "../../components/approvals/types";
+import { originHref, requestLine } from "../../components/approvals/approval-text";
 
 /** The error node really throws when nothing listens on a port. */
 async function refusedConnection(): Promise<Error> {

@@ -1,7 +1,8 @@
-import { approvalsForViewer } from "@/lib/access/reads";
 import { route } from "@/lib/http/route";
-import { approvalListQuerySchema, listApprovals } from "@/lib/safety/approvals";
+import { approvalListSchema } from "@/lib/safety/approval-schemas";
+import { listApprovalsForViewer } from "@/lib/safety/approval-reads";
+import { approvalListQuerySchema } from "@/lib/safety/approvals";
 
-export const GET = route({ query: approvalListQuerySchema }, async ({ db, workspace, user, query }) => ({
-  approvals: await approvalsForViewer(db, workspace.id, { userId: user.id, role: workspace.role }, await listApprovals(db, workspace.id, query)),
+export const GET = route({ query: approvalListQuerySchema, response: approvalListSchema }, async ({ db, workspace, user, query }) => ({
+  approvals: await listApprovalsForViewer(db, workspace.id, { userId: user.id, role: workspace.role }, query),
 }));

@@ -1,14 +1,15 @@
 import { z } from "zod";
-import { route } from "@/lib/http/route";
+import { accepted, route } from "@/lib/http/route";
+import { comparisonStartedSchema } from "@/lib/missions/mission-schemas";
 import { startComparison } from "@/lib/missions/compare";
 
 export const POST = route(
-  { body: z.object({ goal: z.string().trim().min(1).max(4000), crewIds: z.tuple([z.uuid(), z.uuid()]) }) },
+  { body: z.object({ goal: z.string().trim().min(1).max(4000), crewIds: z.tuple([z.uuid(), z.uuid()]) }), response: comparisonStartedSchema },
   async ({ server, workspace, user, body }) => {
     const { id } = await startComparison(
       { db: server.db, models: server.runtime.deps.models, missions: server.missions },
       { workspaceId: workspace.id, userId: user.id, goal: body.goal, crewIds: body.crewIds },
     );
-    return Response.json({ id }, { status: 202, headers: { "Cache-Control": "no-store" } });
+    return accepted({ id });
   },
 );

@@ -1,5 +1,6 @@
 import { route } from "@/lib/http/route";
+import { memberListSchema } from "@/lib/workspaces/workspace-schemas";
 import { listMembers } from "@/lib/workspaces/members";
 
 // People join by invitation only (POST /api/invitations): there is no way to add an account here.
-export const GET = route({ role: "manager" }, async ({ db, workspace }) => ({ members: await listMembers(db, workspace.id) }));
+export const GET = route({ role: "manager", response: memberListSchema }, async ({ db, workspace }) => ({ members: await listMembers(db, workspace.id) }));

@@ -1,4 +1,5 @@
 import { listMissions } from "@/lib/missions/read";
 import { route } from "@/lib/http/route";
+import { missionListSchema } from "@/lib/missions/mission-schemas";
 
-export const GET = route({}, async ({ db, workspace, user }) => ({ missions: await listMissions(db, workspace.id, { userId: user.id, role: workspace.role }) }));
+export const GET = route({ response: missionListSchema }, async ({ db, workspace, user }) => ({ missions: await listMissions(db, workspace.id, { userId: user.id, role: workspace.role }) }));

@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { created, route } from "@/lib/http/route";
+import { sessionListSchema } from "@/lib/runtime/session-schemas";
+import { createdIdSchema } from "@/lib/wire";
 import { createSession, listSessions } from "@/lib/runtime/sessions";
 import { searchSessions } from "@/lib/runtime/session-edits";
 
@@ -8,11 +10,11 @@ const createBody = z.union([z.object({ agentId: z.uuid() }), z.object({ agentHan
 const listQuery = z.object({ q: z.string().trim().max(200).optional() });
 
 /** The person's own chats; with `q`, only those whose title or messages contain it. */
-export const GET = route({ query: listQuery }, async ({ db, workspace, user, query }) => ({
+export const GET = route({ query: listQuery, response: sessionListSchema }, async ({ db, workspace, user, query }) => ({
   sessions: query.q ? await searchSessions(db, workspace.id, { userId: user.id, role: workspace.role }, query.q) : await listSessions(db, workspace.id, user.id),
 }));
 
-export const POST = route({ body: createBody }, async ({ db, workspace, user, body }) => {
+export const POST = route({ body: createBody, response: createdIdSchema }, async ({ db, workspace, user, body }) => {
   const session = await createSession(db, {
     workspaceId: workspace.id,
     userId: user.id,

@@ -1,7 +1,14 @@
+import { HydrationBoundary } from "@tanstack/react-query";
 import type { Metadata } from "next";
 import Link from "next/link";
 import { canSeeSpend as spendVisibleTo } from "@/lib/access/access";
 import { listAgents } from "@/lib/agents/agents";
+import { getBudgets } from "@/lib/billing/budgets";
+import { getUsageSummary } from "@/lib/billing/summary";
+import { budgetOverviewSchema, usageSummarySchema } from "@/lib/billing/usage-schemas";
+import { billingKeys, usageKeys } from "@/lib/client/query-keys";
+import { startOfZonedDay } from "@/lib/client/when";
+import { prefetch, prefetchState } from "@/lib/http/prefetch";
 import { requireWorkspacePage } from "@/lib/http/page";
 import { getServer } from "@/lib/server";
 import { countMembers } from "@/lib/workspaces/members";
@@ -19,58 +26,68 @@ export default async function OverviewPage({ params }: { params: Promise<{ works
   // Members see activity and throughput; spend is for reviewers and up.
   const canSeeSpend = spendVisibleTo(workspace);
   const canEditAgents = hasRole(workspace.role, "manager");
+  // What the cards read first, read here as GET /api/usage/summary and GET /api/budgets (reviewers and up) would.
+  const now = new Date();
+  const prefetched = await prefetchState([
+    prefetch(usageKeys.summary(workspace.slug, workspace.timeZone), usageSummarySchema, () =>
+      getUsageSummary(db, workspace.id, { from: startOfZonedDay(now, workspace.timeZone), to: now, includeSpend: canSeeSpend }),
+    ),
+    canSeeSpend && hasRole(workspace.role, "reviewer") && prefetch(billingKeys.budgets(workspace.slug), budgetOverviewSchema, () => getBudgets(db, workspace.id)),
+  ]);
   return (
-    <div className="mx-auto max-w-5xl space-y-8">
-      <header>
-        <h1 className="text-2xl font-semibold tracking-tight">{workspace.name}</h1>
-        <p className="mt-1 text-sm text-slate-600">
-          {agents.length} {agents.length === 1 ? "agent" : "agents"} · {members} {members === 1 ? "member" : "members"}
-        </p>
-      </header>
+    <HydrationBoundary state={prefetched}>
+      <div className="mx-auto max-w-5xl space-y-8">
+        <header>
+          <h1 className="text-2xl font-semibold tracking-tight">{workspace.name}</h1>
+          <p className="mt-1 text-sm text-slate-600">
+            {agents.length} {agents.length === 1 ? "agent" : "agents"} · {members} {members === 1 ? "member" : "members"}
+          </p>
+        </header>
 
-      <section aria-labelledby="activity-heading" className="space-y-3">
-        <div className="flex items-baseline justify-between">
-          <h2 id="activity-heading" className="text-sm font-semibold uppercase tracking-wide text-slate-500">
-            Today
-          </h2>
-          {canSeeSpend ? (
-            <Link href={`/w/${workspace.slug}/usage`} className="text-sm font-medium text-indigo-700 hover:underline">
-              Usage details
-            </Link>
-          ) : null}
-        </div>
-        {canSeeSpend ? <BudgetBanner /> : null}
-        <OverviewCards canSeeSpend={canSeeSpend} />
-      </section>
-
-      <section aria-labelledby="agents-heading" className="space-y-3">
-        <h2 id="agents-heading" className="text-sm font-semibold uppercase tracking-wide text-slate-500">
-          Agents
-        </h2>
-        {agents.length === 0 ? (
-          <div className="card space-y-3 p-6 text-sm text-slate-600" data-testid="no-agents">
-            <p className="text-base font-medium text-slate-900">No agents yet</p>
-            <p>
-              Agents do the work here: people chat with them, reviewers approve what they want to do, and their spend shows on this page.{" "}
-              {canEditAgents ? "Create the first one to get started." : "A manager or an owner creates them."}
-            </p>
-            <Link
-              href={canEditAgents ? `/w/${workspace.slug}/agents?new=1` : `/w/${workspace.slug}/agents`}
-              className={canEditAgents ? "btn-primary inline-flex" : "text-sm font-medium text-indigo-700 hover:underline"}
-            >
-              {canEditAgents ? "Create an agent" : "Open Agents"}
-            </Link>
+        <section aria-labelledby="activity-heading" className="space-y-3">
+          <div className="flex items-baseline justify-between">
+            <h2 id="activity-heading" className="text-sm font-semibold uppercase tracking-wide text-slate-500">
+              Today
+            </h2>
+            {canSeeSpend ? (
+              <Link href={`/w/${workspace.slug}/usage`} className="text-sm font-medium text-indigo-700 hover:underline">
+                Usage details
+              </Link>
+            ) : null}
           </div>
-        ) : (
-          <ul className="grid gap-4 sm:grid-cols-2 lg:grid-cols-3">
-            {agents.map((agent) => (
-              <li key={agent.id}>
-                <AgentCard agent={agent} />
-              </li>
-            ))}
-          </ul>
-        )}
-      </section>
-    </div>
+          {canSeeSpend ? <BudgetBanner /> : null}
+          <OverviewCards canSeeSpend={canSeeSpend} />
+        </section>
+
+        <section aria-labelledby="agents-heading" className="space-y-3">
+          <h2 id="agents-heading" className="text-sm font-semibold uppercase tracking-wide text-slate-500">
+            Agents
+          </h2>
+          {agents.length === 0 ? (
+            <div className="card space-y-3 p-6 text-sm text-slate-600" data-testid="no-agents">
+              <p className="text-base font-medium text-slate-900">No agents yet</p>
+              <p>
+                Agents do the work here: people chat with them, reviewers approve what they want to do, and their spend shows on this page.{" "}
+                {canEditAgents ? "Create the first one to get started." : "A manager or an owner creates them."}
+              </p>
+              <Link
+                href={canEditAgents ? `/w/${workspace.slug}/agents?new=1` : `/w/${workspace.slug}/agents`}
+                className={canEditAgents ? "btn-primary inline-flex" : "text-sm font-medium text-indigo-700 hover:underline"}
+              >
+                {canEditAgents ? "Create an agent" : "Open Agents"}
+              </Link>
+            </div>
+          ) : (
+            <ul className="grid gap-4 sm:grid-cols-2 lg:grid-cols-3">
+              {agents.map((agent) => (
+                <li key={agent.id}>
+                  <AgentCard agent={agent} />
+                </li>
+              ))}
+            </ul>
+          )}
+        </section>
+      </div>
+    </HydrationBoundary>
   );
 }

@@ -1,8 +1,9 @@
 import { changeOwnPassword, changePasswordSchema } from "@/lib/auth/password-change";
 import { sessionIdFromRequest } from "@/lib/http/auth";
 import { userRoute } from "@/lib/http/route";
+import { passwordChangedSchema } from "@/lib/workspaces/workspace-schemas";
 
 /** Changes the signed-in person's password; their other sessions end. */
-export const POST = userRoute({ body: changePasswordSchema }, async ({ req, db, user, body }) =>
+export const POST = userRoute({ body: changePasswordSchema, response: passwordChangedSchema }, async ({ req, db, user, body }) =>
   changeOwnPassword(db, user, body, await sessionIdFromRequest(req)),
 );

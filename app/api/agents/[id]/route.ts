@@ -1,16 +1,17 @@
 import { z } from "zod";
 import { agentUpdateSchema, getAgentDetail, updateAgent } from "@/lib/agents/agents";
+import { agentDetailSchema, agentReplySchema } from "@/lib/agents/agent-schemas";
 import { route } from "@/lib/http/route";
 import { checkModelSpec } from "@/lib/models/registry";
 import { toolNames } from "@/lib/tools/registry";
 
 const params = z.object({ id: z.uuid() });
 
-export const GET = route({ params }, async ({ db, workspace, user, params }) =>
+export const GET = route({ params, response: agentDetailSchema }, async ({ db, workspace, user, params }) =>
   getAgentDetail(db, workspace.id, params.id, { userId: user.id, role: workspace.role }),
 );
 
-export const PATCH = route({ role: "manager", params, body: agentUpdateSchema }, async ({ server, workspace, user, params, body }) => ({
+export const PATCH = route({ role: "manager", params, body: agentUpdateSchema, response: agentReplySchema }, async ({ server, workspace, user, params, body }) => ({
   agent: await updateAgent(server.db, workspace.id, user.id, params.id, body, {
     modelProblem: (spec) => checkModelSpec(spec, server.models),
     knownTools: toolNames,

@@ -1,9 +1,11 @@
 import { z } from "zod";
 import { approvalsForViewer } from "@/lib/access/reads";
 import { route } from "@/lib/http/route";
+import { approvalOneSchema } from "@/lib/safety/approval-schemas";
 import { getApproval } from "@/lib/safety/approvals";
 
-export const GET = route({ params: z.object({ id: z.uuid() }) }, async ({ db, workspace, user, params }) => {
+export const GET = route({ params: z.object({ id: z.uuid() }), response: approvalOneSchema }, async ({ db, workspace, user, params }) => {
   const [approval] = await approvalsForViewer(db, workspace.id, { userId: user.id, role: workspace.role }, [await getApproval(db, workspace.id, params.id)]);
-  return { approval };
+  // One approval in, one out: getApproval has already refused a missing one (404).
+  return { approval: approval! };
 });

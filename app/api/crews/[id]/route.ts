@@ -1,11 +1,12 @@
 import { z } from "zod";
 import { crewPatchSchema, getCrew, updateCrew } from "@/lib/missions/crews";
 import { route } from "@/lib/http/route";
+import { crewOneSchema } from "@/lib/missions/mission-schemas";
 
 const params = z.object({ id: z.uuid() });
 
-export const GET = route({ params }, async ({ db, workspace, params }) => ({ crew: await getCrew(db, workspace.id, params.id) }));
+export const GET = route({ params, response: crewOneSchema }, async ({ db, workspace, params }) => ({ crew: await getCrew(db, workspace.id, params.id) }));
 
-export const PATCH = route({ role: "manager", params, body: crewPatchSchema }, async ({ db, workspace, user, params, body }) => ({
+export const PATCH = route({ role: "manager", params, body: crewPatchSchema, response: crewOneSchema }, async ({ db, workspace, user, params, body }) => ({
   crew: await updateCrew(db, workspace.id, user.id, params.id, body),
 }));

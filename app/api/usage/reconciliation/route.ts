@@ -1,4 +1,5 @@
+import { reconciliationViewSchema } from "@/lib/billing/billing-schemas";
 import { route } from "@/lib/http/route";
 import { listReconciliations } from "@/lib/billing/reconcile";
 
-export const GET = route({ role: "reviewer" }, async ({ db, workspace }) => listReconciliations(db, workspace.id));
+export const GET = route({ role: "reviewer", response: reconciliationViewSchema }, async ({ db, workspace }) => listReconciliations(db, workspace.id));

@@ -1,13 +1,14 @@
 import { z } from "zod";
 import { createDoorToken, doorTokenInputSchema, listDoorTokens } from "@/lib/door/tokens";
+import { doorTokenCreatedSchema, doorTokenListSchema } from "@/lib/door/door-schemas";
 import { created, route } from "@/lib/http/route";
 
 const params = z.object({ id: z.uuid() });
 
-export const GET = route({ role: "manager", params }, async ({ db, workspace, params }) => ({
+export const GET = route({ role: "manager", params, response: doorTokenListSchema }, async ({ db, workspace, params }) => ({
   tokens: await listDoorTokens(db, workspace.id, params.id),
 }));
 
-export const POST = route({ role: "manager", params, body: doorTokenInputSchema }, async ({ db, workspace, user, params, body }) =>
+export const POST = route({ role: "manager", params, body: doorTokenInputSchema, response: doorTokenCreatedSchema }, async ({ db, workspace, user, params, body }) =>
   created(await createDoorToken(db, { workspaceId: workspace.id, agentId: params.id, userId: user.id, ...body })),
 );

@@ -1,13 +1,14 @@
 import { z } from "zod";
-import { route } from "@/lib/http/route";
+import { accepted, route } from "@/lib/http/route";
+import { roomPostSchema } from "@/lib/rooms/room-schemas";
 import { limitRunStart } from "@/lib/runtime/run-limit";
 import { postToRoom } from "@/lib/rooms/rooms";
 
 export const POST = route(
-  { params: z.object({ id: z.uuid() }), body: z.object({ text: z.string().trim().min(1).max(8000) }) },
+  { params: z.object({ id: z.uuid() }), body: z.object({ text: z.string().trim().min(1).max(8000) }), response: roomPostSchema },
   async ({ server, workspace, user, params, body }) => {
     await limitRunStart(server, user.id);
     const result = await postToRoom({ db: server.db, bus: server.bus, wake: (w) => server.runtime.wake(w) }, { workspaceId: workspace.id, roomId: params.id, user, text: body.text });
-    return Response.json(result, { status: 202, headers: { "Cache-Control": "no-store" } });
+    return accepted(result);
   },
 );

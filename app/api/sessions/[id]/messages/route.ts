@@ -1,11 +1,12 @@
 import { z } from "zod";
-import { route } from "@/lib/http/route";
+import { accepted, route } from "@/lib/http/route";
+import { chatRunStartedSchema } from "@/lib/runtime/session-schemas";
 import { limitRunStart } from "@/lib/runtime/run-limit";
 import { assertSessionOwner, getSession } from "@/lib/runtime/sessions";
 import { titleFrom } from "@/lib/runtime/session-edits";
 
 export const POST = route(
-  { params: z.object({ id: z.uuid() }), body: z.object({ text: z.string().trim().min(1, "Write a message").max(20_000) }) },
+  { params: z.object({ id: z.uuid() }), body: z.object({ text: z.string().trim().min(1, "Write a message").max(20_000) }), response: chatRunStartedSchema },
   async ({ server, workspace, user, params, body }) => {
     const viewer = { userId: user.id, role: workspace.role };
     const session = await getSession(server.db, workspace.id, params.id, viewer);
@@ -19,6 +20,6 @@ export const POST = route(
       text: body.text,
       title: titleFrom(body.text),
     });
-    return Response.json({ runId }, { status: 202, headers: { "Cache-Control": "no-store" } });
+    return accepted({ runId });
   },
 );

@@ -1,8 +1,11 @@
+import { HydrationBoundary } from "@tanstack/react-query";
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { z } from "zod";
 import { isAppError } from "@/lib/errors";
 import { requireWorkspacePage } from "@/lib/http/page";
+import { chatPrefetches } from "@/lib/http/chat-prefetch";
+import { prefetchState } from "@/lib/http/prefetch";
 import { getSession } from "@/lib/runtime/sessions";
 import { getServer } from "@/lib/server";
 import { ChatLayout } from "@/components/chat/chat-layout";
@@ -23,8 +26,10 @@ export default async function ChatSessionPage({ params }: { params: Promise<{ wo
     throw error;
   }
   return (
-    <ChatLayout activeSessionId={sessionId}>
-      <Conversation key={sessionId} sessionId={sessionId} currentUserId={user.id} />
-    </ChatLayout>
+    <HydrationBoundary state={await prefetchState(chatPrefetches(db, workspace, user, sessionId))}>
+      <ChatLayout activeSessionId={sessionId}>
+        <Conversation key={sessionId} sessionId={sessionId} currentUserId={user.id} />
+      </ChatLayout>
+    </HydrationBoundary>
   );
 }

@@ -1,67 +1,12 @@
-export interface CrewNodeItem {
-  id: string;
-  role: string;
-  agentId: string;
-  agentHandle: string | null;
-  instructions: string;
-  position?: { x: number; y: number } | null;
-}
+/** How a crew or a mission is drawn: state names and colours, and where nodes go when none was saved. */
+import type { MissionItem, NodeState } from "@/lib/missions/mission-schemas";
 
-export interface CrewItem {
-  id: string;
-  name: string;
-  goal: string | null;
-  nodes: CrewNodeItem[];
-  edges: { from: string; to: string }[];
-  maxRounds: number | null;
-  continueOnFailure: boolean;
-  concurrency: number;
-}
-
-export type NodeState = "waiting" | "paused" | "running" | "awaiting_approval" | "done" | "failed" | "cancelled" | "skipped";
-
-export interface MissionNodeItem extends CrewNodeItem {
-  state: NodeState;
-  round: number;
-  runIds: string[];
-  stepId: string | null;
-  inputTokens: number;
-  outputTokens: number;
-  credits: number | null;
-}
-
-export interface MissionItem {
-  id: string;
-  state: "queued" | "running" | "succeeded" | "failed" | "cancelled";
-  goal: string;
-  crewId: string;
-  crewName: string;
-  nodes: MissionNodeItem[];
-  edges: { from: string; to: string }[];
-  maxRounds: number | null;
-  result: string | null;
-  error: string | null;
-  failedNodeId: string | null;
-  inputTokens: number;
-  outputTokens: number;
-  credits: number | null;
-  lastSeq: number;
-  startedAt: string | null;
-  finishedAt: string | null;
-}
-
+/** One event of a mission's journal, as the live timeline keeps it. */
 export interface MissionEventItem {
   seq: number;
   type: string;
   data: Record<string, unknown>;
 }
-
-export const missionKeys = {
-  crews: (slug: string) => ["crews", slug] as const,
-  crew: (slug: string, id: string) => ["crew", slug, id] as const,
-  list: (slug: string) => ["missions", slug] as const,
-  detail: (slug: string, id: string) => ["mission", slug, id] as const,
-};
 
 export const nodeStateLabels: Record<NodeState, string> = {
   waiting: "Waiting",

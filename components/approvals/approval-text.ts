@@ -1,45 +1,5 @@
-export interface ApprovalItem {
-  id: string;
-  /** Run, step and chat are null for viewers who may not open the run behind the approval. */
-  runId: string | null;
-  stepId: string | null;
-  category: string;
-  tool: string;
-  callId: string;
-  input: Record<string, unknown>;
-  editedInput: Record<string, unknown> | null;
-  /** JSON Schema of the tool's input (null for a tool no longer known): the edit form is built from it. */
-  inputSchema: Record<string, unknown> | null;
-  preview: { title: string; fields: { label: string; value: string }[]; body?: string };
-  taintSources: { source: string; stepId: string | null }[];
-  status: "pending" | "approved" | "rejected" | "expired" | "withdrawn";
-  reason: string | null;
-  expiresAt: string;
-  createdAt: string;
-  decidedAt: string | null;
-  decidedBy: string | null;
-  /** The governor's judge on this request, when one was asked (and whether that decided it). */
-  judgeVerdict?: { verdict: "allow" | "deny" | "no_answer"; reason: string; model: string; decided: boolean } | null;
-  requestedBy: string | null;
-  requestedByUserId: string | null;
-  sessionId: string | null;
-  /** The person behind the chain that led to this request, and the agents it came through before the asking one. */
-  onBehalfOf: string | null;
-  onBehalfOfUserId: string | null;
-  via: string[];
-  /** The conversation that began the chain: a chat session or a room. */
-  originSessionId: string | null;
-  originRoomId: string | null;
-  originRoom: string | null;
-  /** Whether this workspace needs someone other than `onBehalfOf` to approve it. */
-  fourEyes: boolean;
-  /** Pending only: identical requests (same agent, tool and input) shown as this one. */
-  identical?: { count: number; ids: string[] };
-  canOpenRun: boolean;
-  /** The mission this request's run is a node of. */
-  missionId?: string | null;
-  agent: { id: string; handle: string; name: string; color: string };
-}
+/** How an approval is said on its card and in the inbox. */
+import type { ApprovalItem } from "@/lib/safety/approval-schemas";
 
 export const categoryLabels: Record<string, string> = {
   external_send: "Sends outside",

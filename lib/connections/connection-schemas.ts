@@ -1,0 +1,9 @@
+/** What the connections API answers with: the browser parses with these, the routes are type-checked against them. */
+import { z } from "zod/mini";
+import { id, isoDate } from "../wire";
+
+/** A connection as listed: never its secret. */
+export const connectionRowSchema = z.object({ id, provider: z.string(), label: z.string(), baseUrl: z.string(), updatedAt: isoDate });
+export type ConnectionRow = z.infer<typeof connectionRowSchema>;
+
+export const connectionListSchema = z.object({ connections: z.array(connectionRowSchema) });

@@ -1,0 +1,28 @@
+import { listAgents } from "../agents/agents";
+import { agentListSchema } from "../agents/agent-schemas";
+import { agentKeys, chatKeys } from "../client/query-keys";
+import type { Db } from "../db/client";
+import type { Role } from "../db/schema";
+import { getSessionHistory, listSessions } from "../runtime/sessions";
+import { sessionHistorySchema, sessionListSchema } from "../runtime/session-schemas";
+import { prefetch, type Prefetch } from "./prefetch";
+
+/**
+ * What the chat pages show first, read as the API routes read it: the
+ * person's own chats (GET /api/sessions), the agents to chat with
+ * (GET /api/agents) and, on a chat's page, its history (GET /api/sessions/:id,
+ * which refuses a chat the viewer may not read).
+ */
+export function chatPrefetches(
+  db: Db,
+  workspace: { id: string; slug: string; role: Role },
+  user: { id: string },
+  sessionId?: string,
+): Prefetch[] {
+  const viewer = { userId: user.id, role: workspace.role };
+  return [
+    prefetch(chatKeys.sessions(workspace.slug), sessionListSchema, async () => ({ sessions: await listSessions(db, workspace.id, user.id) })),
+    prefetch(agentKeys.list(workspace.slug), agentListSchema, async () => ({ agents: await listAgents(db, workspace.id) })),
+    ...(sessionId ? [prefetch(chatKeys.session(workspace.slug, sessionId), sessionHistorySchema, () => getSessionHistory(db, workspace.id, sessionId, viewer))] : []),
+  ];
+}

@@ -1,0 +1,59 @@
+/** What the chat sessions API answers with: the browser parses with these, the routes are type-checked against them. */
+import { z } from "zod/mini";
+import { id, isoDate } from "../wire";
+
+export const sessionSummarySchema = z.object({
+  id,
+  userId: z.nullable(id),
+  title: z.string(),
+  agent: z.object({ id, handle: z.string(), name: z.string(), color: z.string(), model: z.string() }),
+  createdAt: isoDate,
+  updatedAt: isoDate,
+});
+export type ChatSession = z.infer<typeof sessionSummarySchema>;
+
+export const sessionListSchema = z.object({ sessions: z.array(sessionSummarySchema) });
+
+export const storedRunSchema = z.object({
+  id,
+  state: z.string(),
+  error: z.nullable(z.string()),
+  errorCode: z.nullable(z.string()),
+  lastSeq: z.number(),
+  /** Null for viewers who may not see spend. */
+  credits: z.nullable(z.number()),
+  inputTokens: z.number(),
+  outputTokens: z.number(),
+});
+
+export const storedStepSchema = z.object({
+  id,
+  callId: z.string(),
+  tool: z.string(),
+  input: z.unknown(),
+  output: z.unknown(),
+  status: z.string(),
+  error: z.nullable(z.string()),
+  taint: z.array(z.string()),
+  position: z.number(),
+});
+
+export const chatMessageSchema = z.object({
+  id,
+  role: z.enum(["user", "assistant"]),
+  content: z.string(),
+  createdAt: isoDate,
+  run: z.nullable(storedRunSchema),
+  steps: z.array(storedStepSchema),
+});
+export type ChatMessage = z.infer<typeof chatMessageSchema>;
+export type StoredRun = z.infer<typeof storedRunSchema>;
+export type StoredStep = z.infer<typeof storedStepSchema>;
+
+export const sessionHistorySchema = z.object({ session: sessionSummarySchema, messages: z.array(chatMessageSchema) });
+export type SessionHistory = z.infer<typeof sessionHistorySchema>;
+
+export const sessionRenamedSchema = z.object({ id, title: z.string() });
+
+/** A message was taken and its reply is being written by this run. */
+export const chatRunStartedSchema = z.object({ runId: id });

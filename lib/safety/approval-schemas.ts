@@ -1,0 +1,55 @@
+/** What the approvals API answers with: the browser parses with these, the routes are type-checked against them. */
+import { z } from "zod/mini";
+import { id, isoDate, jsonObject, nullableDate, storedJson } from "../wire";
+
+export const approvalStatusSchema = z.enum(["pending", "approved", "rejected", "expired", "withdrawn"]);
+
+export const judgeVerdictSchema = z.object({ verdict: z.enum(["allow", "deny", "no_answer"]), reason: z.string(), model: z.string(), decided: z.boolean() });
+
+/** One approval as a viewer may see it (lib/access/redact.ts decides what is left out). */
+export const approvalItemSchema = z.object({
+  id,
+  /** Run, step and chat are null for viewers who may not open the run behind the approval. */
+  runId: z.nullable(id),
+  stepId: z.nullable(id),
+  category: z.string(),
+  tool: z.string(),
+  callId: z.string(),
+  input: jsonObject,
+  editedInput: z.nullable(jsonObject),
+  /** JSON Schema of the tool's input (null for a tool no longer known): the edit form is built from it. */
+  inputSchema: z.nullable(jsonObject),
+  preview: storedJson(z.object({ title: z.string(), fields: z.array(z.object({ label: z.string(), value: z.string() })), body: z.optional(z.string()) })),
+  taintSources: z.array(z.object({ source: z.string(), stepId: z.nullable(id) })),
+  status: approvalStatusSchema,
+  reason: z.nullable(z.string()),
+  expiresAt: isoDate,
+  createdAt: isoDate,
+  decidedAt: nullableDate,
+  decidedBy: z.nullable(z.string()),
+  /** The governor's judge on this request, when one was asked (and whether that decided it). */
+  judgeVerdict: z.optional(z.nullable(judgeVerdictSchema)),
+  requestedBy: z.nullable(z.string()),
+  requestedByUserId: z.nullable(id),
+  sessionId: z.nullable(id),
+  /** The person behind the chain that led to this request, and the agents it came through before the asking one. */
+  onBehalfOf: z.nullable(z.string()),
+  onBehalfOfUserId: z.nullable(id),
+  via: z.array(z.string()),
+  /** The conversation that began the chain: a chat session or a room. */
+  originSessionId: z.nullable(id),
+  originRoomId: z.nullable(id),
+  originRoom: z.nullable(z.string()),
+  /** Whether this workspace needs someone other than `onBehalfOf` to approve it. */
+  fourEyes: z.boolean(),
+  /** Pending only: identical requests (same agent, tool and input) shown as this one. */
+  identical: z.optional(z.object({ count: z.number(), ids: z.array(id) })),
+  canOpenRun: z.boolean(),
+  /** The mission this request's run is a node of. */
+  missionId: z.optional(z.nullable(id)),
+  agent: z.object({ id, handle: z.string(), name: z.string(), color: z.string() }),
+});
+export type ApprovalItem = z.infer<typeof approvalItemSchema>;
+
+export const approvalListSchema = z.object({ approvals: z.array(approvalItemSchema) });
+export const approvalOneSchema = z.object({ approval: approvalItemSchema });
