@@ -52,5 +52,5 @@ export function useApi(): BoundApi {
 /** `apiFetch` without the workspace option: parsed by `schema` when one is given. */
 export interface BoundApi {
   <T>(path: string, options: Omit<ApiOptions, "workspace"> & { schema: ReplySchema<T> }): Promise<T>;
-  <T = unknown>(path: string, options?: Omit<ApiOptions, "workspace"> & { schema?: undefined }): Promise<T>;
+  (path: string, options?: Omit<ApiOptions, "workspace"> & { schema?: undefined }): Promise<unknown>;
 }

@@ -1,9 +1,11 @@
 "use client";
 
+import { useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useEffectEvent, useRef, useState } from "react";
+import { feedKeys } from "@/lib/client/query-keys";
 import { useEventStream } from "@/lib/client/use-event-stream";
 import { useApi, useWorkspace } from "../providers";
-import { feedItemSchema, type FeedItem } from "@/lib/feed/feed-schemas";
+import { feedItemSchema, feedPageSchema, type FeedItem, type FeedPage } from "@/lib/feed/feed-schemas";
 import { filterQuery, type FeedFilter } from "./feed-filter";
 import { mergeFeedItems } from "./feed-items";
 
@@ -11,10 +13,6 @@ export type FeedStatus = "loading" | "live" | "reconnecting" | "offline" | "erro
 
 const PAGE = 500;
 
-interface FeedPage {
-  items: FeedItem[];
-  seq: number;
-}
 
 /** Reconnects in a row before the feed says it is offline (it keeps trying). */
 const OFFLINE_AFTER = 5;
@@ -33,23 +31,26 @@ export function useFeed(filter: FeedFilter, options: { limit?: number; onItems?:
   const api = useApi();
   const { slug } = useWorkspace();
   const limit = options.limit ?? 200;
-  const [items, setItems] = useState<FeedItem[]>([]);
-  const [older, setOlder] = useState<"unknown" | "loading" | "none">("unknown");
+  const query = filterQuery(filter).toString();
+  // The first page when the server prefetched it (or an earlier visit left it): shown at once, followed from its seq.
+  const queryClient = useQueryClient();
+  const [first] = useState(() => queryClient.getQueryData<FeedPage>(feedKeys.page(slug, query, limit)));
+  const [items, setItems] = useState<FeedItem[]>(first?.items ?? []);
+  const [older, setOlder] = useState<"unknown" | "loading" | "none">(first && first.items.length < limit ? "none" : "unknown");
   const [attempt, setAttempt] = useState(0);
+  const streamKey = `${slug}?${query}#${attempt}`;
   /** The stream to follow once the first page is in: a new one after each retry. */
-  const [ready, setReady] = useState<string | null>(null);
+  const [ready, setReady] = useState<string | null>(first ? streamKey : null);
   const [loadError, setLoadError] = useState<{ key: string; error: unknown } | null>(null);
-  const itemsRef = useRef<FeedItem[]>([]);
+  const itemsRef = useRef<FeedItem[]>(first?.items ?? []);
   const queue = useRef<FeedItem[]>([]);
   const frame = useRef<number | undefined>(undefined);
-  const query = filterQuery(filter).toString();
-  const streamKey = `${slug}?${query}#${attempt}`;
   // The newest `onItems`, for the per-frame flush (which runs outside React's render).
   const onItems = useRef(options.onItems);
   useEffect(() => {
     onItems.current = options.onItems;
   });
-  const fetchPage = useEffectEvent((path: string, signal: AbortSignal) => api<FeedPage>(path, { signal }));
+  const fetchPage = useEffectEvent((path: string, signal: AbortSignal) => api(path, { signal, schema: feedPageSchema }));
 
   // Items can arrive by the thousand (a replay after a long disconnect): apply them once per frame.
   const flush = useCallback(() => {
@@ -163,7 +164,7 @@ export function useFeed(filter: FeedFilter, options: { limit?: number; onItems?:
           const params = new URLSearchParams(query);
           params.set("after", String(after));
           params.set("limit", String(PAGE));
-          const page = await api<FeedPage>(`/api/feed?${params.toString()}`);
+          const page = await api(`/api/feed?${params.toString()}`, { schema: feedPageSchema });
           const before = page.items.filter((i) => i.seq < first);
           found = found.concat(before);
           if (page.items.length < PAGE || before.length < page.items.length) break;

@@ -29,7 +29,7 @@ export type CheckedApiOptions<T> = ApiOptions & { schema: ReplySchema<T> };
  * reply is not read for its shape: for calls whose answer is ignored.
  */
 export async function apiFetch<T>(path: string, options: CheckedApiOptions<T>): Promise<T>;
-export async function apiFetch<T = unknown>(path: string, options?: ApiOptions & { schema?: undefined }): Promise<T>;
+export async function apiFetch(path: string, options?: ApiOptions & { schema?: undefined }): Promise<unknown>;
 export async function apiFetch(path: string, options: ApiOptions & { schema?: ReplySchema<unknown> } = {}): Promise<unknown> {
   const headers: Record<string, string> = { accept: "application/json" };
   if (options.workspace) headers[WORKSPACE_HEADER] = options.workspace;

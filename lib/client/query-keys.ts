@@ -43,6 +43,8 @@ export const approvalKeys = {
 };
 
 export const feedKeys = {
+  /** The newest items for a filter (`filterQuery(filter).toString()`), as the feed's first page. */
+  page: (slug: string, filter: string, limit: number) => ["feed-page", slug, filter, limit] as const,
   matrix: (slug: string) => ["feed-matrix", slug] as const,
   matrixRange: (slug: string, range: string) => ["feed-matrix", slug, range] as const,
 };

@@ -24,6 +24,7 @@ export type FeedItem = z.infer<typeof feedItemSchema>;
 
 /** Items after a seq, and the workspace's newest seq (where the stream goes on from). */
 export const feedPageSchema = z.object({ items: z.array(feedItemSchema), seq: z.number() });
+export type FeedPage = z.infer<typeof feedPageSchema>;
 
 /** Messages from each agent to each agent over a range. */
 export const talkMatrixSchema = z.object({
