@@ -1,6 +1,7 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import dynamic from "next/dynamic";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
@@ -9,11 +10,11 @@ import { Avatar } from "../chat/messages";
 import { agentKeys, chatKeys, roomKeys } from "@/lib/client/query-keys";
 import { triggerLabels } from "../feed/describe-item";
 import { useApi, useWorkspace } from "../providers";
-import { RunStateBadge } from "../runs/run-view";
+import { RunStateBadge } from "../runs/run-state-badge";
 import { Time } from "../ui/time";
 import { AgentBudgetStatus } from "../usage/agent-budget";
-import { DoorTokensPanel } from "../door/door-tokens";
-import { AgentForm, type AgentFormValues } from "./agent-form";
+import { LazyBox } from "../ui/lazy-box";
+import type { AgentFormValues } from "./agent-form";
 import { AgentStatusBadge, ModelLabel } from "./agents-list";
 import { agentDetailSchema, agentListSchema, agentReplySchema, type AgentDetail, type AgentSummary } from "@/lib/agents/agent-schemas";
 import { roomListSchema } from "@/lib/rooms/room-schemas";
@@ -21,6 +22,13 @@ import { createdIdSchema } from "@/lib/wire";
 import { isStaleEdit, STALE_AGENT_NOTICE, statusChange } from "./agent-edits";
 import type { ModelChoice, ToolChoice } from "./form-choices";
 import { ErrorNotice } from "../ui/error-notice";
+
+// Loaded when they are wanted, after the page: the form when someone edits, the door tokens below the fold.
+const AgentForm = dynamic(() => import("./agent-form").then((m) => m.AgentForm), { ssr: false, loading: () => <LazyBox label="Loading the form" className="h-96 w-full" /> });
+const DoorTokensPanel = dynamic(() => import("../door/door-tokens").then((m) => m.DoorTokensPanel), {
+  ssr: false,
+  loading: () => <LazyBox label="Loading door tokens" className="h-48 w-full" />,
+});
 
 const triggerShort: Record<string, string> = { chat: "chat message", agent_message: "agent message", room_post: "room post", mission: "mission", door: "door call" };
 

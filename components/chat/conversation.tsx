@@ -2,12 +2,12 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { ChevronLeft } from "lucide-react";
+import dynamic from "next/dynamic";
 import Link from "next/link";
 import { useLayoutEffect, useRef, useState } from "react";
 import { errorMessage, isAppError } from "@/lib/errors";
-import { OFFLINE_MODEL } from "@/lib/models/offline";
+import { OFFLINE_MODEL } from "@/lib/models/offline-grammar";
 import { useApi, useWorkspace } from "../providers";
-import { ChatActions } from "./chat-actions";
 import { Composer } from "./composer";
 import { AssistantReply, Avatar, UserMessage, viewFromStored, viewFromTimeline, type ReplyView } from "./messages";
 import { OfflineNotice } from "./offline-notice";
@@ -16,6 +16,7 @@ import { agentKeys, chatKeys } from "@/lib/client/query-keys";
 import { agentListSchema } from "@/lib/agents/agent-schemas";
 import { chatRunStartedSchema, sessionHistorySchema, type ChatMessage } from "@/lib/runtime/session-schemas";
 import { activeRunStates } from "./run-states";
+import { LazyBox } from "../ui/lazy-box";
 import { anchoredStepClasses, useStepAnchor } from "../runs/use-step-anchor";
 import { useFinishedTimelines, useRunStream } from "./use-run";
 
@@ -25,6 +26,9 @@ function errorText(error: unknown): string {
 
 /** Pixels from the bottom within which the list keeps following new text. */
 const STICKY_PX = 120;
+
+// Rename and delete (and their dialogs) load after the chat, in a box of the buttons' size.
+const ChatActions = dynamic(() => import("./chat-actions").then((m) => m.ChatActions), { ssr: false, loading: () => <LazyBox label="Loading chat actions" className="h-8 w-16" /> });
 
 export function Conversation({ sessionId, currentUserId }: { sessionId: string; currentUserId: string }) {
   const api = useApi();

@@ -3,7 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { errorMessage } from "@/lib/errors";
-import { OFFLINE_MODEL } from "@/lib/models/offline";
+import { OFFLINE_MODEL } from "@/lib/models/offline-grammar";
 import { useApi, useWorkspace } from "../providers";
 import { Avatar } from "./messages";
 import { agentKeys, chatKeys } from "@/lib/client/query-keys";

@@ -1,7 +1,7 @@
 "use client";
 
 import { useState } from "react";
-import { offlineGrammar } from "@/lib/models/offline";
+import { offlineGrammar } from "@/lib/models/offline-grammar";
 
 export const OFFLINE_LABEL = "Offline model — no network; follows a command grammar";
 

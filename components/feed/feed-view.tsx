@@ -1,13 +1,14 @@
 "use client";
 
+import dynamic from "next/dynamic";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useEffect, useMemo, useRef } from "react";
 import { agentKeys, feedKeys, roomKeys } from "@/lib/client/query-keys";
 import { useApi, useWorkspace } from "../providers";
-import { FeedList } from "./feed-list";
 import type { AgentRef } from "./feed-row";
-import { matrixRanges, TalkMatrix, type MatrixRange } from "./talk-matrix";
+import { LazyBox } from "../ui/lazy-box";
+import { matrixRanges, type MatrixRange } from "./talk-matrix-ranges";
 import { agentListSchema } from "@/lib/agents/agent-schemas";
 import type { FeedItem } from "@/lib/feed/feed-schemas";
 import { roomListSchema } from "@/lib/rooms/room-schemas";
@@ -153,6 +154,13 @@ export function FeedView() {
 }
 
 const MESSAGE_KINDS = new Set(["agent_message", "room_post"]);
+
+// The list measures itself in the browser (it is virtualized), so it is not drawn on the server: it loads after the
+// page, in the box it fills, and starts with the items read on the server or already on their way.
+const FeedList = dynamic(() => import("./feed-list").then((m) => m.FeedList), { ssr: false, loading: () => <LazyBox label="Loading the feed" /> });
+
+// Beside the feed, loaded after it in a box of its size.
+const TalkMatrix = dynamic(() => import("./talk-matrix").then((m) => m.TalkMatrix), { ssr: false, loading: () => <LazyBox label="Loading who talks to whom" className="h-72 w-full" /> });
 
 function FeedStream({
   filter,

@@ -7,14 +7,7 @@ import { talkMatrixSchema } from "@/lib/feed/feed-schemas";
 import { useApi, useWorkspace } from "../providers";
 import type { AgentRef } from "./feed-row";
 import { ErrorNotice } from "../ui/error-notice";
-
-export const matrixRanges = {
-  "24h": { label: "24 h", hours: 24, text: "the last 24 hours" },
-  "7d": { label: "7 d", hours: 24 * 7, text: "the last 7 days" },
-  "30d": { label: "30 d", hours: 24 * 30, text: "the last 30 days" },
-} as const;
-export type MatrixRange = keyof typeof matrixRanges;
-
+import { matrixRanges, type MatrixRange } from "./talk-matrix-ranges";
 
 
 /** Who talks to whom: messages from each agent (rows) to each agent (columns) over a range. */

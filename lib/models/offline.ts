@@ -1,21 +1,13 @@
 import { safeSlice, truncate } from "../text";
 import type { ContentBlock, ModelEvent, ModelMessage, ModelProvider, ModelRequest } from "./types";
+import { offlineGrammar } from "./offline-grammar";
 
 /**
  * The offline model: no network, no key, deterministic. It follows a small
  * grammar so that every tool can be used without a real model, and streams
  * its reply in small pieces at a pace a person can watch.
  */
-export const offlineGrammar = [
-  { command: "fetch <url>", tool: "http.fetch", example: "fetch https://example.com" },
-  { command: "tell @<handle> <text>", tool: "chat.send", example: "tell @scout find the release notes" },
-  { command: "post #<room> <text>", tool: "chat.send", example: "post #ops deploy is done" },
-  { command: "slack #<channel> <text>", tool: "slack.post", example: "slack #general hello" },
-  { command: "remember <text>", tool: "memory.remember", example: "remember the launch is on Friday" },
-  { command: "recall <query>", tool: "memory.recall", example: "recall launch" },
-] as const;
-
-export const OFFLINE_MODEL = "offline";
+export { OFFLINE_MODEL, offlineGrammar } from "./offline-grammar";
 /** Header of the memories section the runtime adds to a system prompt; the offline model reads it back. */
 export const MEMORIES_HEADING = "## What you remember";
 

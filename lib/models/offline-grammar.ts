@@ -1,0 +1,11 @@
+/** The commands the offline model follows, and its model name: all the browser needs of it (the chat shows them). */
+export const offlineGrammar = [
+  { command: "fetch <url>", tool: "http.fetch", example: "fetch https://example.com" },
+  { command: "tell @<handle> <text>", tool: "chat.send", example: "tell @scout find the release notes" },
+  { command: "post #<room> <text>", tool: "chat.send", example: "post #ops deploy is done" },
+  { command: "slack #<channel> <text>", tool: "slack.post", example: "slack #general hello" },
+  { command: "remember <text>", tool: "memory.remember", example: "remember the launch is on Friday" },
+  { command: "recall <query>", tool: "memory.recall", example: "recall launch" },
+] as const;
+
+export const OFFLINE_MODEL = "offline";
