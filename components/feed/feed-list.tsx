@@ -1,7 +1,7 @@
 "use client";
 
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { useRef, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { FeedRow, type AgentRef } from "./feed-row";
 import type { FeedItem } from "@/lib/feed/feed-schemas";
 import type { FeedStatus } from "./use-feed";
@@ -54,6 +54,15 @@ export function FeedList({ items, status, slug, agents, rooms, sessions, activeT
     anchorTo: "end",
     followOnAppend: paused ? false : "auto",
   });
+
+  // Opened with items already here (read on the server, or kept from an earlier visit): start at the newest, as
+  // following does; a list that opens empty is brought there by following its first items.
+  const startedAtEnd = useRef(false);
+  useEffect(() => {
+    if (startedAtEnd.current || items.length === 0) return;
+    startedAtEnd.current = true;
+    virtualizer.scrollToIndex(items.length - 1, { align: "end" });
+  }, [items.length, virtualizer]);
 
   let unseen = 0;
   if (paused) {
