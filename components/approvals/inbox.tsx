@@ -4,6 +4,7 @@ import { keepPreviousData, useQueries, useQuery, useQueryClient } from "@tanstac
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { approvalKeys } from "@/lib/client/query-keys";
+import { useHydrated } from "@/lib/client/use-hydrated";
 import { useApi, useWorkspace } from "../providers";
 import { Tabs, TabsContent, TabsList, TabsTrigger } from "../ui/tabs";
 import { Time, useNow } from "../ui/time";
@@ -60,12 +61,14 @@ function ApprovalFilters({ filters, onChange, outcome }: { filters: Filters; onC
   const agents = [...new Set([...(all.data?.approvals ?? []).map((a) => a.agent.handle), ...(filters.agent ? [filters.agent] : [])])].sort();
   const taints = [...new Set([...(all.data?.approvals ?? []).flatMap((a) => a.taintSources.map((t) => t.source)), ...(filters.taint ? [filters.taint] : [])])].sort();
   const set = (field: keyof Filters) => (e: React.ChangeEvent<HTMLSelectElement>) => onChange(field, e.target.value);
+  // The page arrives with its list already drawn; a filter chosen before the browser has taken over would be lost.
+  const ready = useHydrated();
   return (
     <div className="flex flex-wrap gap-3" role="group" aria-label="Filters">
       {outcome}
       <label className="text-sm text-slate-600">
         Category{" "}
-        <select className="input w-52 max-w-full py-1" value={filters.category} onChange={set("category")}>
+        <select className="input w-52 max-w-full py-1" value={filters.category} onChange={set("category")} disabled={!ready}>
           <option value="">Any</option>
           {Object.entries(categoryLabels).map(([id, label]) => (
             <option key={id} value={id}>
@@ -76,7 +79,7 @@ function ApprovalFilters({ filters, onChange, outcome }: { filters: Filters; onC
       </label>
       <label className="text-sm text-slate-600">
         Agent{" "}
-        <select className="input w-36 py-1" value={filters.agent} onChange={set("agent")}>
+        <select className="input w-36 py-1" value={filters.agent} onChange={set("agent")} disabled={!ready}>
           <option value="">Any</option>
           {agents.map((h) => (
             <option key={h} value={h}>
@@ -87,7 +90,7 @@ function ApprovalFilters({ filters, onChange, outcome }: { filters: Filters; onC
       </label>
       <label className="text-sm text-slate-600">
         Taint{" "}
-        <select className="input w-48 max-w-full py-1" value={filters.taint} onChange={set("taint")}>
+        <select className="input w-48 max-w-full py-1" value={filters.taint} onChange={set("taint")} disabled={!ready}>
           <option value="">Any</option>
           {taints.map((t) => (
             <option key={t} value={t}>

@@ -1,5 +1,7 @@
 "use client";
 
+import { useHydrated } from "@/lib/client/use-hydrated";
+
 interface ComposerProps {
   value: string;
   onChange: (value: string) => void;
@@ -22,6 +24,8 @@ interface ComposerProps {
 export function Composer({ value, onChange, onSend, onStop, agentName, running, waiting = false, onRecall, sending, stopping, readOnlyReason, ref }: ComposerProps) {
   const blocked = running || sending || !!readOnlyReason;
   const canSend = !blocked && value.trim().length > 0;
+  // The chat arrives drawn from the server; words typed before the browser takes over would be lost.
+  const ready = useHydrated();
   return (
     <form
       aria-label="Send a message"
@@ -43,7 +47,7 @@ export function Composer({ value, onChange, onSend, onStop, agentName, running, 
           className="input max-h-48 min-h-[2.75rem] resize-none py-2 leading-snug [field-sizing:content]"
           placeholder={readOnlyReason ? "" : `Message ${agentName}…`}
           value={value}
-          disabled={!!readOnlyReason}
+          disabled={!!readOnlyReason || !ready}
           maxLength={20_000}
           onChange={(e) => onChange(e.target.value)}
           onKeyDown={(e) => {

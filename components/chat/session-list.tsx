@@ -8,12 +8,15 @@ import { errorMessage } from "@/lib/errors";
 import { useApi, useWorkspace } from "../providers";
 import { Time } from "../ui/time";
 import { chatKeys } from "@/lib/client/query-keys";
+import { useHydrated } from "@/lib/client/use-hydrated";
 import { sessionListSchema } from "@/lib/runtime/session-schemas";
 
 export function SessionList({ activeSessionId }: { activeSessionId: string | null }) {
   const api = useApi();
   const workspace = useWorkspace();
   const [q, setQ] = useState("");
+  // The list arrives drawn from the server; words typed before the browser takes over would vanish.
+  const ready = useHydrated();
   const words = useDeferredValue(q.trim());
   const sessions = useQuery({
     queryKey: words ? chatKeys.sessionSearch(workspace.slug, words) : chatKeys.sessions(workspace.slug),
@@ -34,7 +37,7 @@ export function SessionList({ activeSessionId }: { activeSessionId: string | nul
         <label className="relative block">
           <span className="sr-only">Search your chats</span>
           <Search aria-hidden className="pointer-events-none absolute top-1/2 left-2 size-4 -translate-y-1/2 text-slate-500" />
-          <input type="search" className="input pl-8 text-sm" placeholder="Search your chats" maxLength={200} value={q} onChange={(e) => setQ(e.target.value)} />
+          <input type="search" className="input pl-8 text-sm" placeholder="Search your chats" maxLength={200} value={q} disabled={!ready} onChange={(e) => setQ(e.target.value)} />
         </label>
       </search>
       <nav aria-label="Chats" className="min-h-0 flex-1 overflow-y-auto p-2">

@@ -5,6 +5,7 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useEffect, useMemo, useRef } from "react";
 import { agentKeys, feedKeys, roomKeys } from "@/lib/client/query-keys";
+import { useHydrated } from "@/lib/client/use-hydrated";
 import { useApi, useWorkspace } from "../providers";
 import type { AgentRef } from "./feed-row";
 import { LazyBox } from "../ui/lazy-box";
@@ -57,6 +58,8 @@ export function FeedView() {
     setParams({ kind: next.length === feedKinds.length ? null : feedKinds.filter((k) => next.includes(k)).join(",") });
   }
   const filtered = !!(filter.agent || filter.room || filter.thread || filter.kinds);
+  // The feed arrives drawn from the server; its filters wait until the browser can act on them.
+  const ready = useHydrated();
 
   return (
     <div className="mx-auto flex max-w-7xl flex-col gap-4">
@@ -72,7 +75,7 @@ export function FeedView() {
         <div className="flex flex-wrap items-center gap-3">
           <label className="flex items-center gap-2 text-xs font-medium text-slate-600">
             Agent
-            <select className="input w-44 py-1" aria-label="Agent" value={agentParam} onChange={(e) => setParams({ agent: e.target.value || null })}>
+            <select className="input w-44 py-1" aria-label="Agent" value={agentParam} disabled={!ready} onChange={(e) => setParams({ agent: e.target.value || null })}>
               <option value="">All agents</option>
               {sent === "unknownAgent" ? <option value={agentParam}>@{agentParam} (not found)</option> : null}
               {agentList.map((a) => (
@@ -84,7 +87,7 @@ export function FeedView() {
           </label>
           <label className="flex items-center gap-2 text-xs font-medium text-slate-600">
             Room
-            <select className="input w-44 py-1" value={filter.room ?? ""} onChange={(e) => setParams({ room: e.target.value || null })}>
+            <select className="input w-44 py-1" value={filter.room ?? ""} disabled={!ready} onChange={(e) => setParams({ room: e.target.value || null })}>
               <option value="">All rooms</option>
               {(rooms.data?.rooms ?? []).map((r) => (
                 <option key={r.id} value={r.id}>
@@ -99,7 +102,7 @@ export function FeedView() {
             </button>
           ) : null}
         </div>
-        <fieldset className="flex flex-wrap items-center gap-1.5">
+        <fieldset className="flex flex-wrap items-center gap-1.5" disabled={!ready}>
           <legend className="float-left mr-2 text-xs font-medium text-slate-600">Kinds</legend>
           {feedKinds.map((kind) => {
             const on = shownKinds.includes(kind);

@@ -2,7 +2,7 @@
 
 import { Monitor, Moon, Sun } from "lucide-react";
 import { useTheme } from "next-themes";
-import { useSyncExternalStore } from "react";
+import { useHydrated } from "@/lib/client/use-hydrated";
 import { DropdownMenu, DropdownMenuContent, DropdownMenuLabel, DropdownMenuRadioGroup, DropdownMenuRadioItem, DropdownMenuTrigger } from "./dropdown-menu";
 import { Tooltip } from "./tooltip";
 
@@ -12,17 +12,11 @@ const choices = [
   { value: "dark", label: "Dark", Icon: Moon },
 ] as const;
 
-const noSubscription = () => () => {};
-
 /** Light, dark, or whatever the device says (the default). */
 export function ThemeToggle({ className }: { className?: string }) {
   const { theme, resolvedTheme, setTheme } = useTheme();
   // The stored choice is only known in the browser: render the neutral icon until then.
-  const mounted = useSyncExternalStore(
-    noSubscription,
-    () => true,
-    () => false,
-  );
+  const mounted = useHydrated();
   const Icon = !mounted ? Monitor : resolvedTheme === "dark" ? Moon : Sun;
   return (
     // Not modal: a modal menu hides the page from screen readers while its links stay reachable by Tab.
