@@ -1,42 +1,26 @@
 "use client";
 
-import { Monitor, Moon, Sun } from "lucide-react";
-import { useTheme } from "next-themes";
+import { Monitor } from "lucide-react";
+import { lazy, Suspense } from "react";
 import { useHydrated } from "@/lib/client/use-hydrated";
-import { DropdownMenu, DropdownMenuContent, DropdownMenuLabel, DropdownMenuRadioGroup, DropdownMenuRadioItem, DropdownMenuTrigger } from "./dropdown-menu";
-import { Tooltip } from "./tooltip";
 
-const choices = [
-  { value: "system", label: "System", Icon: Monitor },
-  { value: "light", label: "Light", Icon: Sun },
-  { value: "dark", label: "Dark", Icon: Moon },
-] as const;
+const ThemeMenu = lazy(() => import("./theme-menu"));
 
-/** Light, dark, or whatever the device says (the default). */
+/**
+ * The theme button of every page. Its menu (Radix's menu with its keyboard handling) is not needed to show the page,
+ * so it loads right after it; until then the same button stands in its place, inert, so nothing moves.
+ */
 export function ThemeToggle({ className }: { className?: string }) {
-  const { theme, resolvedTheme, setTheme } = useTheme();
-  // The stored choice is only known in the browser: render the neutral icon until then.
-  const mounted = useHydrated();
-  const Icon = !mounted ? Monitor : resolvedTheme === "dark" ? Moon : Sun;
+  const hydrated = useHydrated();
+  const placeholder = (
+    <button type="button" disabled aria-label="Theme" className={className}>
+      <Monitor aria-hidden className="size-4" />
+    </button>
+  );
+  if (!hydrated) return placeholder;
   return (
-    // Not modal: a modal menu hides the page from screen readers while its links stay reachable by Tab.
-    <DropdownMenu modal={false}>
-      <Tooltip content="Theme">
-        <DropdownMenuTrigger className={className} aria-label="Theme">
-          <Icon aria-hidden className="size-4" />
-        </DropdownMenuTrigger>
-      </Tooltip>
-      <DropdownMenuContent align="end">
-        <DropdownMenuLabel>Theme</DropdownMenuLabel>
-        <DropdownMenuRadioGroup value={mounted ? (theme ?? "system") : "system"} onValueChange={setTheme}>
-          {choices.map(({ value, label, Icon: ItemIcon }) => (
-            <DropdownMenuRadioItem key={value} value={value}>
-              <ItemIcon aria-hidden className="size-4" />
-              {label}
-            </DropdownMenuRadioItem>
-          ))}
-        </DropdownMenuRadioGroup>
-      </DropdownMenuContent>
-    </DropdownMenu>
+    <Suspense fallback={placeholder}>
+      <ThemeMenu className={className} />
+    </Suspense>
   );
 }
