@@ -21,7 +21,7 @@ import { roomListSchema } from "@/lib/rooms/room-schemas";
 import { createdIdSchema } from "@/lib/wire";
 import { isStaleEdit, STALE_AGENT_NOTICE, statusChange } from "./agent-edits";
 import type { ModelChoice, ToolChoice } from "./form-choices";
-import { ErrorNotice } from "../ui/error-notice";
+import { CannotOpen, ErrorNotice } from "../ui/error-notice";
 
 // Loaded when they are wanted, after the page: the form when someone edits, the door tokens below the fold.
 const AgentForm = dynamic(() => import("./agent-form").then((m) => m.AgentForm), { ssr: false, loading: () => <LazyBox label="Loading the form" className="h-96 w-full" /> });
@@ -73,13 +73,7 @@ export function AgentDetailView({ agentId, canEdit, models, tools }: { agentId: 
 
   if (detail.isError) {
     return (
-      <div className="card mx-auto mt-12 max-w-md p-6 text-center" role="alert">
-        <h1 className="text-lg font-semibold">This agent cannot be opened</h1>
-        <ErrorNotice className="mt-2" error={detail.error} fallback="Could not load the agent." />
-        <Link href={`/w/${slug}/agents`} className="btn-secondary mt-4">
-          Back to agents
-        </Link>
-      </div>
+      <CannotOpen what="agent" error={detail.error} fallback="Could not load the agent." back={{ href: `/w/${slug}/agents`, label: "Back to agents" }} />
     );
   }
   if (!detail.data) {

@@ -1,5 +1,7 @@
 "use client";
 
+import { CannotOpen } from "../ui/error-notice";
+
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { ChevronLeft } from "lucide-react";
 import dynamic from "next/dynamic";
@@ -19,6 +21,7 @@ import { activeRunStates } from "./run-states";
 import { LazyBox } from "../ui/lazy-box";
 import { anchoredStepClasses, useStepAnchor } from "../runs/use-step-anchor";
 import { useFinishedTimelines, useRunStream } from "./use-run";
+import { StreamNotice } from "../runs/stream-notice";
 
 function errorText(error: unknown): string {
   return errorMessage(error, "Something went wrong.");
@@ -146,13 +149,7 @@ export function Conversation({ sessionId, currentUserId }: { sessionId: string; 
 
   if (history.isError && !history.data) {
     return (
-      <div className="card m-auto max-w-md p-6 text-center" role="alert">
-        <h1 className="text-lg font-semibold">This chat cannot be opened</h1>
-        <p className="mt-2 text-sm text-slate-600">{errorText(history.error)}</p>
-        <Link href={`/w/${workspace.slug}/chat`} className="btn-secondary mt-4">
-          Back to chats
-        </Link>
-      </div>
+      <CannotOpen what="chat" error={history.error} fallback="Could not load the chat." back={{ href: `/w/${workspace.slug}/chat`, label: "Back to chats" }} className="m-auto" />
     );
   }
 
@@ -242,20 +239,7 @@ export function Conversation({ sessionId, currentUserId }: { sessionId: string; 
           {announcement && (liveRunId === null || liveRunId === announcement.runId) ? announcement.text : ""}
         </div>
 
-        {live.streamError && !live.lost ? (
-          <p role="alert" className="mt-4 rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900">
-            {live.streamError} Reconnecting to the live reply…
-          </p>
-        ) : null}
-        {live.lost ? (
-          <p role="alert" className="mt-4 rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900">
-            {live.streamError ?? "Lost the connection to the live reply."}{" "}
-            <button type="button" className="font-medium underline" onClick={() => window.location.reload()}>
-              Reload
-            </button>{" "}
-            to pick it up where it is.
-          </p>
-        ) : null}
+        <StreamNotice live={live} what="live reply" className="mt-4" />
       </div>
 
       {send.isError || stop.isError ? (

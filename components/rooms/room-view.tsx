@@ -10,7 +10,7 @@ import { useFeed } from "../feed/use-feed";
 import { useApi, useWorkspace } from "../providers";
 import { roomKeys } from "@/lib/client/query-keys";
 import { roomDetailSchema, roomPostSchema } from "@/lib/rooms/room-schemas";
-import { ErrorNotice } from "../ui/error-notice";
+import { CannotOpen, ErrorNotice } from "../ui/error-notice";
 
 const STICKY_PX = 120;
 
@@ -65,13 +65,7 @@ export function RoomView({ roomId }: { roomId: string }) {
 
   if (room.isError) {
     return (
-      <div className="card mx-auto mt-12 max-w-md p-6 text-center" role="alert">
-        <h1 className="text-lg font-semibold">This room cannot be opened</h1>
-        <ErrorNotice className="mt-2" error={room.error} fallback="Could not load the room." />
-        <Link href={`/w/${slug}/rooms`} className="btn-secondary mt-4">
-          Back to rooms
-        </Link>
-      </div>
+      <CannotOpen what="room" error={room.error} fallback="Could not load the room." back={{ href: `/w/${slug}/rooms`, label: "Back to rooms" }} />
     );
   }
   if (!room.data) {

@@ -14,8 +14,9 @@ import { runSummarySchema } from "@/lib/runtime/run-schemas";
 import { useApi, useWorkspace } from "../providers";
 import { anchoredStepClasses, useStepAnchor } from "./use-step-anchor";
 import { Time } from "../ui/time";
-import { ErrorNotice } from "../ui/error-notice";
+import { CannotOpen, ErrorNotice } from "../ui/error-notice";
 import { RunStateBadge } from "./run-state-badge";
+import { StreamNotice } from "./stream-notice";
 
 
 
@@ -49,13 +50,7 @@ export function RunView({ runId }: { runId: string }) {
 
   if (summary.isError) {
     return (
-      <div className="card mx-auto mt-12 max-w-md p-6 text-center" role="alert">
-        <h1 className="text-lg font-semibold">This run cannot be opened</h1>
-        <ErrorNotice className="mt-2" error={summary.error} fallback="Could not load the run." />
-        <Link href={`/w/${slug}/feed`} className="btn-secondary mt-4">
-          Back to the feed
-        </Link>
-      </div>
+      <CannotOpen what="run" error={summary.error} fallback="Could not load the run." back={{ href: `/w/${slug}/feed`, label: "Back to the feed" }} />
     );
   }
   if (!summary.data) {
@@ -195,20 +190,7 @@ export function RunView({ runId }: { runId: string }) {
               Replaying the run…
             </p>
           )}
-          {live.streamError && !live.lost ? (
-            <p role="alert" className="mt-3 rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900">
-              {live.streamError} Reconnecting to the live run…
-            </p>
-          ) : null}
-          {live.lost ? (
-            <p role="alert" className="mt-3 rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900">
-              {live.streamError ?? "Lost the connection to the live run."}{" "}
-              <button type="button" className="font-medium underline" onClick={() => window.location.reload()}>
-                Reload
-              </button>{" "}
-              to pick it up where it is.
-            </p>
-          ) : null}
+          <StreamNotice live={live} what="live run" className="mt-3" />
         </div>
       </section>
     </div>

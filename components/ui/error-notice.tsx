@@ -1,5 +1,6 @@
 "use client";
 
+import Link from "next/link";
 import { errorWords } from "@/lib/error-sentences";
 import { toast } from "./toaster";
 
@@ -27,4 +28,17 @@ export function ErrorNotice({ error, fallback, className }: { error: unknown; fa
 export function toastError(error: unknown, fallback: string) {
   const words = errorWords(error, fallback);
   toast.error(words.sentence, { description: [words.detail, words.code].filter(Boolean).join(" · ") || undefined });
+}
+
+/** A page whose subject cannot be shown (gone, not yours, the server down): what, why in words, and a way back. */
+export function CannotOpen({ what, error, fallback, back, className = "mx-auto mt-12" }: { what: string; error: unknown; fallback: string; back: { href: string; label: string }; className?: string }) {
+  return (
+    <div className={`card ${className} max-w-md p-6 text-center`} role="alert">
+      <h1 className="text-lg font-semibold">This {what} cannot be opened</h1>
+      <ErrorNotice className="mt-2" error={error} fallback={fallback} />
+      <Link href={back.href} className="btn-secondary mt-4">
+        {back.label}
+      </Link>
+    </div>
+  );
 }
