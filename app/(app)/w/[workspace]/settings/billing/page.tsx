@@ -24,24 +24,26 @@ export default async function BillingPage({ params }: { params: Promise<{ worksp
           {canEdit ? "" : " You can read these; managers and owners change them."}
         </p>
       </header>
-      <section aria-labelledby="budgets-heading" className="space-y-3">
-        <h2 id="budgets-heading" className="text-sm font-semibold uppercase tracking-wide text-slate-500">
-          Budgets
-        </h2>
+      <Section id="budgets" title="Budgets">
         <BudgetsPanel canEdit={canEdit} />
-      </section>
-      <section aria-labelledby="prices-heading" className="space-y-3">
-        <h2 id="prices-heading" className="text-sm font-semibold uppercase tracking-wide text-slate-500">
-          Prices
-        </h2>
+      </Section>
+      <Section id="prices" title="Prices">
         <PricesPanel canEdit={canEdit} />
-      </section>
-      <section aria-labelledby="reconciliation-heading" className="space-y-3">
-        <h2 id="reconciliation-heading" className="text-sm font-semibold uppercase tracking-wide text-slate-500">
-          Reconciliation
-        </h2>
+      </Section>
+      <Section id="reconciliation" title="Reconciliation">
         <ReconciliationPanel />
-      </section>
+      </Section>
     </div>
+  );
+}
+
+function Section({ id, title, children }: { id: string; title: string; children: React.ReactNode }) {
+  return (
+    <section aria-labelledby={`${id}-heading`} className="space-y-3">
+      <h2 id={`${id}-heading`} className="text-sm font-semibold uppercase tracking-wide text-slate-500">
+        {title}
+      </h2>
+      {children}
+    </section>
   );
 }
