@@ -10,6 +10,12 @@ export interface EventBus {
   /** Returns the unsubscribe function. */
   subscribe(topic: string, listener: (message: Record<string, unknown>) => void): () => void;
   close(): Promise<void>;
+  /**
+   * Set when the bus is PostgreSQL's LISTEN/NOTIFY on the writers' own database: the channel its messages travel on,
+   * as `{"t": topic, "m": message}`. A writer may then send its message from inside the statement that commits what it
+   * announces (`pg_notify`), so the two are one round trip and the message goes out exactly when the rows are visible.
+   */
+  readonly channel?: string;
 }
 
 /** One process (PGlite): an in-memory emitter. */
@@ -49,6 +55,7 @@ export async function createPostgresBus(url: string): Promise<EventBus> {
     }
   });
   return {
+    channel: CHANNEL,
     async publish(topic, message) {
       await sql`select pg_notify(${CHANNEL}, ${JSON.stringify({ t: topic, m: message })})`;
     },

@@ -1,5 +1,5 @@
-import { and, eq, inArray, isNull, sql, type SQL } from "drizzle-orm";
-import type { Database } from "../db/client";
+import { sql } from "drizzle-orm";
+import { rowsOf, type Database } from "../db/client";
 import { agentRuns, runEvents } from "../db/schema";
 import { cleanDeep } from "../text";
 import type { EventBus } from "./bus";
@@ -12,8 +12,8 @@ import { LEASE_SECONDS, readRunEvents, RunLostError } from "./journal";
  * The process's journal writer: every run driven here appends through it,
  * and it writes them together (group commit). A flush starts as soon as the
  * previous one returns, with everything that arrived meanwhile: one
- * transaction, one UPDATE of the run rows allocating each run's sequence
- * numbers, one INSERT of the rows. Adjacent text of one run waiting in the
+ * statement that allocates each run's sequence numbers in the run rows and
+ * inserts the rows (see `writeBatch`). Adjacent text of one run waiting in the
  * same flush becomes one row, so an idle process writes each delta at once
  * and a busy one writes fewer, larger rows without any waiting window.
  *
@@ -104,6 +104,11 @@ export class JournalWriter {
     this.unsubscribe();
   }
 
+  /** Where the flush's own statement sends its notification, when the bus is the database's LISTEN/NOTIFY. */
+  private inStatementNotice(): Notice | undefined {
+    return this.bus.channel ? { channel: this.bus.channel, origin: this.origin } : undefined;
+  }
+
   /** Takes every run's waiting events and writes them as one flush. */
   private async flush() {
     const batch = [...this.pending.values()];
@@ -115,8 +120,8 @@ export class JournalWriter {
     let written: Map<string, number>;
     const at = new Date();
     try {
-      // One transaction for the whole batch: after a transient database error it is tried again whole.
-      written = await withDbRetry(() => this.db.transaction((tx) => writeBatch(tx as Database, batch, at)));
+      // One statement for the whole batch: after a transient database error it is tried again whole.
+      written = await withDbRetry(() => writeBatch(this.db, batch, at, this.inStatementNotice()));
     } catch (error) {
       for (const entry of batch) for (const w of entry.waiters) w.reject(error);
       return;
@@ -147,6 +152,8 @@ export class JournalWriter {
       for (const w of entry.waiters) w.resolve(last);
     }
     this.stats.flushes += 1;
+    // On PostgreSQL the statement that wrote the rows also sent the notification.
+    if (this.inStatementNotice()) return;
     for (let i = 0; i < ranges.length; i += RANGES_PER_NOTICE) {
       const notice: Ranges = { o: this.origin, r: ranges.slice(i, i + RANGES_PER_NOTICE) };
       // Not awaited: the next flush need not wait for it (the bus sends in order on one connection).
@@ -203,39 +210,58 @@ function joinEvent(events: RunEventInput[], event: RunEventInput) {
   }
 }
 
-/** Allocates every run's sequence numbers in one UPDATE per owner, then inserts all rows at once. */
-async function writeBatch(tx: Database, batch: Pending[], at: Date): Promise<Map<string, number>> {
-  const written = new Map<string, number>();
-  const owners = new Map<string, Pending[]>();
-  for (const entry of batch) owners.set(entry.owner, [...(owners.get(entry.owner) ?? []), entry]);
-  for (const [owner, entries] of owners) {
-    const ids = entries.map((e) => e.runId);
-    const counts: SQL = sql.join(
-      entries.map((e) => sql`when ${e.runId}::uuid then ${e.events.length}::int`),
-      sql` `,
-    );
-    const closing = entries.filter((e) => e.closed).map((e) => e.runId);
-    const rows = await tx
-      .update(agentRuns)
-      .set({
-        lastSeq: sql`${agentRuns.lastSeq} + (case ${agentRuns.id} ${counts} else 0 end)`,
-        leaseExpiresAt: sql`now() + make_interval(secs => ${LEASE_SECONDS})`,
-        ...(closing.length > 0 ? { journalClosedAt: sql`case when ${inArray(agentRuns.id, closing)} then now() else null end` } : {}),
-      })
-      .where(and(inArray(agentRuns.id, ids), isNull(agentRuns.journalClosedAt), eq(agentRuns.claimedBy, owner), eq(agentRuns.state, "running")))
-      .returning({ id: agentRuns.id, lastSeq: agentRuns.lastSeq });
-    for (const row of rows) written.set(row.id, row.lastSeq);
-  }
-  const values = [];
-  for (const entry of batch) {
-    const last = written.get(entry.runId);
-    if (last === undefined) continue;
-    const first = last - entry.events.length + 1;
-    // Payloads carry model and tool text: stored without NUL or lone surrogates, which PostgreSQL refuses.
-    for (const [i, e] of entry.events.entries()) values.push({ runId: entry.runId, seq: first + i, type: e.type, payload: cleanDeep(e.payload), createdAt: at });
-  }
-  if (values.length > 0) await tx.insert(runEvents).values(values);
-  return written;
+/** The bus's channel and this writer's name, for a notification sent by the flush's statement itself. */
+interface Notice {
+  channel: string;
+  origin: string;
+}
+
+/**
+ * Writes a flush as one statement: a data-modifying CTE allocates every run's
+ * sequence numbers (an UPDATE of the run rows that are still driven by their
+ * writer's owner, with an open journal) and inserts the rows numbered from
+ * what it returned. One statement is its own transaction, so the flush is
+ * atomic without BEGIN and COMMIT: one round trip instead of four. The runs
+ * and the rows travel as two JSON parameters, whatever the batch's size.
+ * With `notice`, the same statement sends the flush's notification (the
+ * ranges written, `RANGES_PER_NOTICE` runs per message), delivered when it
+ * commits. Returns each written run's last sequence number; a run missing
+ * from it was lost (taken over, ended) and none of its rows were written.
+ */
+async function writeBatch(db: Database, batch: Pending[], at: Date, notice?: Notice): Promise<Map<string, number>> {
+  const runs = batch.map((e) => ({ id: e.runId, o: e.owner, n: e.events.length, c: e.closed }));
+  // Payloads carry model and tool text: stored without NUL or lone surrogates, which PostgreSQL refuses.
+  const rows = batch.flatMap((e) => e.events.map((event, k) => ({ r: e.runId, k, t: event.type, p: cleanDeep(event.payload) })));
+  const result = await db.execute(sql`
+    with runs as (
+      select (x->>'id')::uuid as id, x->>'o' as owner, (x->>'n')::int as n, (x->>'c')::boolean as closing
+      from jsonb_array_elements(${JSON.stringify(runs)}::jsonb) as x
+    ),
+    allocated as (
+      update ${agentRuns} as r
+      set last_seq = r.last_seq + runs.n,
+          lease_expires_at = now() + make_interval(secs => ${LEASE_SECONDS}),
+          journal_closed_at = case when runs.closing then now() else null end
+      from runs
+      where r.id = runs.id and r.claimed_by = runs.owner and r.journal_closed_at is null and r.state = 'running'
+      returning r.id, r.last_seq, runs.n
+    ),
+    inserted as (
+      insert into ${runEvents} (run_id, seq, type, payload, created_at)
+      select a.id, a.last_seq - a.n + 1 + (x->>'k')::int, x->>'t', x->'p', ${at.toISOString()}::timestamptz
+      from jsonb_array_elements(${JSON.stringify(rows)}::jsonb) as x
+      join allocated as a on a.id = (x->>'r')::uuid
+    )${notice ? sql`,
+    notices as (
+      select pg_notify(${notice.channel}, json_build_object('t', ${journalTopic}::text, 'm', json_build_object('o', ${notice.origin}::text, 'r',
+        json_agg(json_build_array(g.id, g.last_seq - g.n + 1, g.last_seq))))::text)
+      from (select id, last_seq, n, (row_number() over () - 1) / ${RANGES_PER_NOTICE}::int as chunk from allocated) as g
+      group by g.chunk
+    )
+    select id, last_seq, (select count(*) from notices) as notices from allocated` : sql`
+    select id, last_seq from allocated`}
+  `);
+  return new Map(rowsOf<{ id: string; last_seq: number }>(result).map((row) => [row.id, Number(row.last_seq)]));
 }
 
 /**
