@@ -6,6 +6,7 @@ import { isAppError } from "@/lib/errors";
 import { useApi, useWorkspace } from "../providers";
 import { toast } from "../ui/toaster";
 import type { ApprovalItem } from "@/lib/safety/approval-schemas";
+import { describeTaintSource } from "@/lib/safety/taint";
 import { categoryLabels, judgeLine, originHref, requestLine, timeLeft } from "./approval-text";
 import { absoluteWhen } from "@/lib/client/when";
 import { EditInput } from "./edit-input";
@@ -31,6 +32,13 @@ export function PreviewCard({ preview }: { preview: ApprovalItem["preview"] }) {
   );
 }
 
+/** A source brought in by a step opens that step; one the run started with (handed on by another agent) opens the run. */
+function taintHref(slug: string, item: ApprovalItem, stepId: string | null): string {
+  const anchor = stepId ? `#step-${stepId}` : "";
+  if (item.sessionId) return `/w/${slug}/chat/${item.sessionId}${anchor}`;
+  return item.runId ? `/w/${slug}/runs/${item.runId}${anchor}` : "#";
+}
+
 export function TaintList({ item, slug }: { item: ApprovalItem; slug: string }) {
   if (item.taintSources.length === 0) return <p className="text-xs text-slate-500">No untrusted content reached this run.</p>;
   return (
@@ -40,9 +48,9 @@ export function TaintList({ item, slug }: { item: ApprovalItem; slug: string }) 
         {item.taintSources.map((t) => (
           <li key={`${t.source}-${t.stepId}`}>
             <Link
-              href={item.sessionId ? `/w/${slug}/chat/${item.sessionId}${t.stepId ? `#step-${t.stepId}` : ""}` : "#"}
+              href={taintHref(slug, item, t.stepId)}
               className="inline-flex items-center gap-1 rounded border border-amber-300 bg-amber-50 px-2 py-0.5 font-mono text-xs text-amber-900 hover:bg-amber-100"
-              title="Open the step that brought this in"
+              title={t.stepId ? "Open the step that brought this in" : describeTaintSource(t.source)}
             >
               ⚠ {t.source}
             </Link>

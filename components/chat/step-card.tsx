@@ -1,6 +1,7 @@
 "use client";
 
 import Link from "next/link";
+import { describeTaintSource } from "@/lib/safety/taint";
 import { useWorkspace } from "../providers";
 import type { StepApproval, StepView } from "./timeline";
 
@@ -63,7 +64,7 @@ export function TaintBadge({ source }: { source: string }) {
   return (
     <span
       className="inline-flex items-center gap-1 rounded-full bg-amber-50 px-2 py-0.5 font-mono text-[11px] text-amber-800 ring-1 ring-amber-300 ring-inset"
-      title="Content from outside the workspace entered this run: treat what follows with care."
+      title={describeTaintSource(source)}
     >
       <span aria-hidden>⚠</span>
       <span className="sr-only">Untrusted content from </span>

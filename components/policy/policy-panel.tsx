@@ -166,7 +166,8 @@ function PolicyEditor({ view, canEdit, onStale, onSaved }: { view: PolicyView; c
           </tbody>
         </table>
         <p className="border-t border-slate-100 px-4 py-2 text-xs text-slate-500">
-          A run that has read untrusted content always needs approval before it passes anything on; no override loosens that.
+          A run that has read untrusted content (a web page, a call through the door, a message from another agent, with
+          whatever had reached that agent) always needs approval before it passes anything on; no override loosens that.
         </p>
       </section>
 

@@ -1,4 +1,5 @@
 import type { MissionNode, MissionTopology, TaintSource } from "../db/schema";
+import { agentTaint, mergeTaint } from "../safety/taint";
 import { truncate } from "../text";
 import { isBackEdge, reviewLoopOf, sinksOf, type ReviewLoop } from "./topology";
 
@@ -15,9 +16,14 @@ export class MissionPlan {
   readonly loop: ReviewLoop | null;
   private readonly latest = new Map<string, MissionNode>();
 
+  /**
+   * `taintOf`: the taint of the turns' runs by run id (read with the turns);
+   * what reached an upstream run reaches the turns it hands on to.
+   */
   constructor(
     readonly topology: MissionTopology,
     readonly rows: MissionNode[],
+    private readonly taintOf: ReadonlyMap<string, readonly TaintSource[]> = new Map(),
   ) {
     this.loop = reviewLoopOf(topology);
     for (const r of rows) {
@@ -83,15 +89,22 @@ export class MissionPlan {
     if (node.instructions) lines.push(`Instructions: ${node.instructions}`);
     if (loop && row.nodeId === loop.maker && row.round > 0) lines.push(`Round ${row.round + 1} of ${this.topology.maxRounds}: improve your work on the checker's notes.`);
     const handed: { from: string; text: string }[] = [];
+    // Per upstream turn, in the edges' order: what had reached its run, then its agent.
+    const taint: TaintSource[][] = [];
     const incoming = this.topology.edges.filter((e) => e.to === row.nodeId && (row.round > 0 || !isBackEdge(loop, e)));
     for (const e of incoming) {
       const upstream = this.topology.nodes.find((n) => n.id === e.from)!;
       const handle = handles.get(upstream.agentId) ?? "unknown";
-      const text = loop && row.nodeId === loop.checker && e.from === loop.maker ? this.outputOf(loop.maker, row.round) : this.handedOver(e.from, row.nodeId);
+      const fromMaker = loop && row.nodeId === loop.checker && e.from === loop.maker;
+      const text = fromMaker ? this.outputOf(loop.maker, row.round) : this.handedOver(e.from, row.nodeId);
       handed.push({ from: `@${handle} (${upstream.role})`, text: text ?? "(this node failed: no output)" });
+      // A checker that ends its loop hands on the maker's work: what reached either run comes along.
+      const sources = fromMaker ? [this.rowOf(loop.maker, row.round)] : [this.latest.get(e.from), this.handingRow(e.from, row.nodeId)];
+      taint.push(...sources.map((r) => this.runTaint(r)), [{ source: agentTaint(handle), stepId: null }]);
     }
     if (loop && row.nodeId === loop.maker && row.round > 0) {
       handed.unshift({ from: "your previous work", text: this.outputOf(loop.maker, row.round - 1) ?? "" });
+      taint.unshift(this.runTaint(this.rowOf(loop.maker, row.round - 1)));
     }
     if (handed.length > 0) {
       lines.push("", "Handed over to you:");
@@ -99,11 +112,27 @@ export class MissionPlan {
     }
     const upstreamAgents = [...new Set(incoming.map((e) => this.topology.nodes.find((n) => n.id === e.from)!.agentId))];
     const via = upstreamAgents.map((id) => handles.get(id) ?? "unknown");
-    return { text: lines.join("\n"), taint: via.map((h) => ({ source: `agent:${h}`, stepId: null })), via };
+    return { text: lines.join("\n"), taint: mergeTaint(...taint), via };
+  }
+
+  private rowOf(nodeId: string, round: number): MissionNode | undefined {
+    return this.rows.find((r) => r.nodeId === nodeId && r.round === round);
+  }
+
+  /** The turn whose output a node hands on along an edge (see `handedOver`). */
+  private handingRow(from: string, to: string): MissionNode | undefined {
+    const loop = this.loop;
+    return this.latest.get(loop && from === loop.checker && to !== loop.maker ? loop.maker : from);
+  }
+
+  /** What had reached a turn's run, its steps left behind (they belong to that run). */
+  private runTaint(row: MissionNode | undefined): TaintSource[] {
+    const taint = row?.runId ? this.taintOf.get(row.runId) : undefined;
+    return (taint ?? []).map((t) => ({ source: t.source, stepId: null }));
   }
 
   private outputOf(nodeId: string, round: number): string | null {
-    const row = this.rows.find((r) => r.nodeId === nodeId && r.round === round);
+    const row = this.rowOf(nodeId, round);
     return row?.state === "succeeded" ? (row.output ?? "") : null;
   }
 

@@ -348,7 +348,7 @@ export function createMissionScheduler(runtime: Runtime): MissionScheduler {
   /** Every turn of a mission with the state of its run, in one read. */
   async function loadTurns(from: Db, missionRunId: string) {
     return from
-      .select({ row: missionNodes, runState: agentRuns.state, runError: agentRuns.error })
+      .select({ row: missionNodes, runState: agentRuns.state, runError: agentRuns.error, runTaint: agentRuns.taint })
       .from(missionNodes)
       .leftJoin(agentRuns, eq(agentRuns.id, missionNodes.runId))
       .where(eq(missionNodes.missionRunId, missionRunId));
@@ -385,11 +385,14 @@ export function createMissionScheduler(runtime: Runtime): MissionScheduler {
     ended.sort((a, b) => (a.row.id < b.row.id ? -1 : 1));
     const outputs = await journalTexts(db, ended.flatMap(({ row, run }) => (run.state === "succeeded" ? [row.runId!] : [])));
     await write(mr.id, async (pass) => {
-      let rows = turns.map((t) => t.row);
-      if (ended.length > 0 && (await settle(pass, mr, new MissionPlan(topology, rows), ended, outputs, handles))) {
-        rows = (await loadTurns(pass.tx, mr.id)).map((t) => t.row);
+      let read = turns;
+      if (ended.length > 0 && (await settle(pass, mr, new MissionPlan(topology, read.map((t) => t.row)), ended, outputs, handles))) {
+        read = await loadTurns(pass.tx, mr.id);
       }
-      const plan = new MissionPlan(topology, rows);
+      const rows = read.map((t) => t.row);
+      // Read with the turns: an ended turn's run is tainted for good, so what it hands on carries its taint.
+      const taintOf = new Map(read.flatMap((t) => (t.row.runId && t.runTaint ? [[t.row.runId, t.runTaint] as const] : [])));
+      const plan = new MissionPlan(topology, rows, taintOf);
       const failed = rows.find((r) => r.state === "failed");
       if (failed && !topology.continueOnFailure) {
         const node = topology.nodes.find((n) => n.id === failed.nodeId)!;

@@ -1,7 +1,8 @@
 import { eq, inArray } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { agentMessages, agents, rooms, workspaces, type AgentRun } from "../db/schema";
+import { agentMessages, agents, rooms, workspaces, type AgentRun, type TaintSource } from "../db/schema";
 import { recordFeed, type FeedItemInput } from "../feed/feed";
+import { taintFromAgent } from "../safety/taint";
 import type { DeliverWork } from "../tools/types";
 import { truncate } from "../text";
 import type { EventBus } from "./bus";
@@ -36,14 +37,16 @@ export function pausedFeedItems(
  * Delivers a message a run sent (a tool's `deliver` follow-up): journal it
  * in the world feed (linked to the run and step that sent it) and give every
  * recipient that is not paused its own governed turn, on behalf of the same
- * person, with the sender added to the chain. A chain of agent-to-agent
+ * person, with the sender added to the chain. What a recipient is handed is
+ * untrusted: its run starts tainted with the sender and with everything that
+ * had reached the sender's run (`taint`, as it stood when sending). A chain of agent-to-agent
  * messages is bounded: past the workspace's hop limit the message is kept
  * but wakes nobody, and the feed says why the conversation stopped. Returns
  * the runs created, claimed by this process, for the caller to start.
  */
 export async function deliverAgentMessage(
   deps: { db: Db; bus: EventBus; instanceId: string },
-  sender: { run: AgentRun; handle: string; stepId: string },
+  sender: { run: AgentRun; handle: string; stepId: string; taint: readonly TaintSource[] },
   sent: DeliverWork,
 ): Promise<string[]> {
   const { db, bus } = deps;
@@ -104,6 +107,7 @@ export async function deliverAgentMessage(
           inputText: `Message from @${sender.handle}${sent.room ? ` in #${sent.room}` : ""}: ${sent.text}`,
           hop: sent.hop,
           chain: { ...chainOf(run), via: [...run.via, sender.handle] },
+          taint: taintFromAgent(sender.taint, sender.handle),
           owner: deps.instanceId,
         });
   // Paused between the tool's look and the runs' creation: the feed says so too.

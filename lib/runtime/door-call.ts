@@ -249,6 +249,7 @@ export async function startDoorRun(deps: RuntimeDeps, caller: DoorCaller, tool: 
   ]);
   const journal = new RunJournal(deps.db, deps.bus, runId, deps.instanceId, 0);
   await journal.emit({ type: "run_started", payload: { runId, agentId: agent.id, agentHandle: agent.handle, model: agent.model, offline: true, replyMessageId: "" } });
+  for (const t of taint) await journal.emit({ type: "run_tainted", payload: { source: t.source, stepId: null } });
   await journal.flush();
   return run;
 }

@@ -41,7 +41,8 @@ export const runEventSchemas = {
     taint: z.array(z.string()),
     durationMs: z.int(),
   }),
-  run_tainted: z.object({ source: z.string(), stepId: z.string() }),
+  /** `stepId` is null for a source the run started with (handed on by another agent, or the door it came through). */
+  run_tainted: z.object({ source: z.string(), stepId: z.nullable(z.string()) }),
   usage: z.object({
     model: z.string(),
     inputTokens: z.int(),

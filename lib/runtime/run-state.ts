@@ -140,7 +140,7 @@ export interface WakeInput {
   hop: number;
   chain: Chain;
   owner: string;
-  /** Untrusted sources the run starts with (a mission node's upstream agents). */
+  /** Untrusted sources the run starts with (the agents that handed it content, and what had reached them). */
   taint?: TaintSource[];
   /** The mission run and node this turn belongs to. */
   mission?: { runId: string; nodeId: string };

@@ -102,6 +102,8 @@ export async function driveRun(deps: RuntimeDeps, runId: string, options: DriveO
         type: "run_started",
         payload: { runId, agentId: agent.id, agentHandle: agent.handle, model: agent.model, offline: model.offline, replyMessageId: run.replyMessageId ?? "" },
       });
+      // A run handed content by other agents starts tainted: its timeline says so before anything else happens.
+      for (const t of run.taint) await journal.emit({ type: "run_tainted", payload: { source: t.source, stepId: t.stepId } });
     }
     const ctx: CallContext = { deps, run, agent, journal, allowed, state, signal: controller.signal, startRuns: options.startRuns };
 

@@ -239,7 +239,7 @@ async function performFollowUps(ctx: CallContext, stepId: string, work: FollowUp
   for (const item of work) {
     switch (item.kind) {
       case "deliver": {
-        const runIds = await deliverAgentMessage(ctx.deps, { run: ctx.run, handle: ctx.agent.handle, stepId }, item);
+        const runIds = await deliverAgentMessage(ctx.deps, { run: ctx.run, handle: ctx.agent.handle, stepId, taint: ctx.state.taint }, item);
         ctx.startRuns(runIds);
         break;
       }

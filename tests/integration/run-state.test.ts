@@ -163,7 +163,14 @@ describe("run state: the person behind every chain, lifecycle, pause and crashes
     const herald = await makeAgent(s.db, owner.workspaceId, { model: "offline", tools: ["slack.post"] });
     const { reviewer, session } = await reviewerChat(atlas.id, `tell @${herald.handle} slack #general ship it`);
     const approval = await pendingApprovalOf(herald.id);
-    expect(approval).toMatchObject({ category: "external_send", onBehalfOfUserId: reviewer.id, requestedByUserId: reviewer.id, via: [atlas.handle] });
+    // What @atlas said is untrusted for herald: its post outside is the tainted variant, four eyes all the same.
+    expect(approval).toMatchObject({
+      category: "tainted_egress",
+      taintSources: [{ source: `agent:${atlas.handle}`, stepId: null }],
+      onBehalfOfUserId: reviewer.id,
+      requestedByUserId: reviewer.id,
+      via: [atlas.handle],
+    });
     const [heraldRun] = await s.db.select().from(agentRuns).where(eq(agentRuns.id, approval.runId));
     expect(heraldRun).toMatchObject({ trigger: "agent_message", onBehalfOfUserId: reviewer.id, via: [atlas.handle], originSessionId: session.id });
 
@@ -193,8 +200,20 @@ describe("run state: the person behind every chain, lifecycle, pause and crashes
     const relay = await makeAgent(s.db, owner.workspaceId, { model: "offline", tools: ["chat.send"] });
     const herald = await makeAgent(s.db, owner.workspaceId, { model: "offline", tools: ["slack.post"] });
     const { reviewer } = await reviewerChat(atlas.id, `tell @${relay.handle} tell @${herald.handle} slack #general two hops`);
+    // Relay was woken by atlas, so passing the message on waits for a person; another reviewer lets it through.
+    const relayed = await pendingApprovalOf(relay.id);
+    expect(relayed).toMatchObject({ tool: "chat.send", category: "tainted_egress", taintSources: [{ source: `agent:${atlas.handle}`, stepId: null }], onBehalfOfUserId: reviewer.id, via: [atlas.handle] });
+    expect((await decide(await makeUser(s.db, owner.workspaceId, "reviewer"), relayed.id)).status).toBe(200);
     const approval = await pendingApprovalOf(herald.id);
-    expect(approval).toMatchObject({ onBehalfOfUserId: reviewer.id, via: [atlas.handle, relay.handle] });
+    expect(approval).toMatchObject({
+      category: "tainted_egress",
+      taintSources: [
+        { source: `agent:${atlas.handle}`, stepId: null },
+        { source: `agent:${relay.handle}`, stepId: null },
+      ],
+      onBehalfOfUserId: reviewer.id,
+      via: [atlas.handle, relay.handle],
+    });
     expect((await getRunRow(s.db, approval.runId)).hop).toBe(2);
     const own = await decide(reviewer, approval.id);
     expect((await own.json()).code).toBe("forbidden:four_eyes");

@@ -68,6 +68,38 @@ describe("mission plan", () => {
     expect(input.taint.map((t) => t.source)).toEqual(["agent:ann", "agent:bob"]);
   });
 
+  it("a join's taint is, per upstream turn in the crew's order, what reached its run and then its agent, each source once", () => {
+    const a = { ...row("a", "succeeded", "A"), runId: "run-a" };
+    const b = { ...row("b", "succeeded", "B"), runId: "run-b" };
+    const taintOf = new Map([
+      ["run-a", [{ source: "web:news.example", stepId: "step-1" }, { source: "agent:planner", stepId: null }]],
+      ["run-b", [{ source: "agent:planner", stepId: null }, { source: "email:ops@example.com", stepId: "step-2" }]],
+    ]);
+    const plan = new MissionPlan(graph, [row("plan", "succeeded", "P"), a, b, row("join", "waiting")], taintOf);
+    const input = plan.inputFor("the goal", plan.ready()[0]!, new Map([["a", "ann"], ["b", "bob"]]));
+    expect(input.taint).toEqual([
+      { source: "web:news.example", stepId: null },
+      { source: "agent:planner", stepId: null },
+      { source: "agent:ann", stepId: null },
+      { source: "email:ops@example.com", stepId: null },
+      { source: "agent:bob", stepId: null },
+    ]);
+  });
+
+  it("a maker's next round carries what reached its previous round and the checker", () => {
+    const loop = { ...crewTemplate("review-loop"), nodes: crewTemplate("review-loop").nodes.map((x) => ({ ...x, agentId: x.id })) };
+    const { maker, checker } = reviewLoopOf(loop)!;
+    const rows = [
+      { ...row(maker, "succeeded", "draft"), runId: "m0" },
+      { ...row(checker, "succeeded", "fix the intro"), runId: "c0" },
+      row(maker, "waiting", null, 1),
+    ];
+    const plan = new MissionPlan(loop, rows, new Map([["m0", [{ source: "web:docs.example", stepId: "s" }]]]));
+    const next = plan.ready().find((r) => r.nodeId === maker && r.round === 1)!;
+    const input = plan.inputFor("the goal", next, new Map([[checker, "cara"]]));
+    expect(input.taint.map((t) => t.source)).toEqual(["web:docs.example", "agent:cara"]);
+  });
+
   it("a checker approves with a line that begins with APPROVED", () => {
     expect(approves("APPROVED\nfine")).toBe(true);
     expect(approves("Not APPROVED yet")).toBe(false);

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { authorizeCall, correlateResults, errorResult, validCallIds, type ProposedCall } from "../../lib/safety/dispatch";
 import { callFingerprint, canonicalJson } from "../../lib/safety/fingerprint";
 import { classifyCall, workspacePolicy } from "../../lib/safety/policy";
+import { describeTaintSource, taintFromAgent } from "../../lib/safety/taint";
 import type { ToolEffect } from "../../lib/tools/types";
 
 const web = [{ source: "web:example.com", stepId: "s1" }];
@@ -88,5 +89,30 @@ describe("governed dispatch", () => {
     expect(endless).toMatchObject({ ok: false, reason: expect.stringContaining("did not settle") });
     expect(rounds).toBe(4);
     expect(await authorizeCall(call("a"), () => ({ kind: "deny", reason: "no" }))).toEqual({ ok: false, reason: "no" });
+  });
+});
+
+describe("taint handed on by an agent", () => {
+  it("a message from a clean agent carries that agent alone", () => {
+    expect(taintFromAgent([], "atlas")).toEqual([{ source: "agent:atlas", stepId: null }]);
+  });
+
+  it("a message from a tainted agent carries its sources first, unlinked from its steps, then the agent, each once", () => {
+    const sender = [...web, { source: "agent:scout", stepId: null }, { source: "agent:atlas", stepId: null }];
+    expect(taintFromAgent(sender, "atlas")).toEqual([
+      { source: "web:example.com", stepId: null },
+      { source: "agent:scout", stepId: null },
+      { source: "agent:atlas", stepId: null },
+    ]);
+  });
+
+  it("a run woken by another agent passes nothing on without approval, whatever the workspace allows", () => {
+    const decision = classifyCall({ tool: "slack.post", effects: ["sends_externally"], taint: taintFromAgent(web, "atlas"), overrides: { tools: { "slack.post": "allow" }, categories: { external_send: "allow" } } });
+    expect(decision).toEqual({ kind: "require_approval", category: "tainted_egress", reason: expect.stringContaining("(web:example.com, agent:atlas)") });
+  });
+
+  it("says who an agent source is, and that outside content came from outside", () => {
+    expect(describeTaintSource("agent:atlas")).toContain("@atlas");
+    expect(describeTaintSource("web:example.com")).toContain("outside the workspace");
   });
 });

@@ -1,0 +1,38 @@
+import type { TaintSource } from "../db/schema";
+
+/** The taint source of content another agent handed on. */
+export const agentTaint = (handle: string) => `agent:${handle}`;
+
+/** Lists of taint sources joined in order, each source once (its first entry kept). */
+export function mergeTaint(...lists: readonly (readonly TaintSource[])[]): TaintSource[] {
+  const seen = new Set<string>();
+  const merged: TaintSource[] = [];
+  for (const list of lists) {
+    for (const t of list) {
+      if (seen.has(t.source)) continue;
+      seen.add(t.source);
+      merged.push(t);
+    }
+  }
+  return merged;
+}
+
+/**
+ * What a turn handed content by another agent starts with: everything that
+ * had reached the sender's run, then the sender itself. The steps that
+ * brought the sender's sources in belong to the sender's run, so they are
+ * not linked from the receiving one.
+ */
+export function taintFromAgent(senderTaint: readonly TaintSource[], handle: string): TaintSource[] {
+  return mergeTaint(
+    senderTaint.map((t) => ({ source: t.source, stepId: null })),
+    [{ source: agentTaint(handle), stepId: null }],
+  );
+}
+
+/** What a taint source means to a reader: another agent is inside the workspace, but what it hands on is not vouched for. */
+export function describeTaintSource(source: string): string {
+  return source.startsWith("agent:")
+    ? `A message from @${source.slice("agent:".length)} reached this run, with whatever had reached that agent: treat what follows with care.`
+    : "Content from outside the workspace reached this run: treat what follows with care.";
+}
