@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import type { Db } from "../db/client";
+import { rowsOf, type Db } from "../db/client";
 import { usageEvents, usageRollupsDaily, usageRollupsHourly } from "../db/schema";
 import type { Usage } from "../models/types";
 import { lookupPrice } from "./price-book";
@@ -28,83 +28,66 @@ export interface ChargeResult {
   unpriced: boolean;
 }
 
-/** Adds the inserted row's sums to the rollup row it collided with. */
-function increments(t: typeof usageRollupsHourly | typeof usageRollupsDaily) {
-  return {
-    calls: sql`${t.calls} + 1`,
-    inputTokens: sql`${t.inputTokens} + excluded.input_tokens`,
-    outputTokens: sql`${t.outputTokens} + excluded.output_tokens`,
-    cacheReadTokens: sql`${t.cacheReadTokens} + excluded.cache_read_tokens`,
-    cacheWriteTokens: sql`${t.cacheWriteTokens} + excluded.cache_write_tokens`,
-    credits: sql`${t.credits} + excluded.credits`,
-    unpricedCalls: sql`${t.unpricedCalls} + excluded.unpriced_calls`,
-  };
+/** The sums a rollup row adds up, in the order the statement below lists them. */
+const sumColumns = sql.raw("calls, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, credits, unpriced_calls");
+
+/** Adds the inserted row's sums to the rollup row (`table`) it collided with. */
+function increments(table: string) {
+  return sql.raw(
+    ["input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "credits", "unpriced_calls"]
+      .map((c) => `${c} = ${table}.${c} + excluded.${c}`)
+      .concat(`calls = ${table}.calls + 1`)
+      .join(", "),
+  );
 }
 
 /**
  * Writes one ledger row for one model call, and adds it to the hourly and daily
- * rollups in the same transaction, so the rollups always equal the ledger. The price
- * is the workspace's (read inside the transaction, so a price change applies
- * to the next call exactly); a model without one is charged at the default
- * and flagged. A repeated idempotency key changes nothing.
+ * rollups in the same statement, so the rollups always equal the ledger: a
+ * data-modifying query inserts the row (nothing when its idempotency key is
+ * already there) and adds what it inserted to both rollups. Being one
+ * statement, it holds a rollup row's lock only while it runs, never across a
+ * round trip to the server, so concurrent calls of the same hour (day), agent
+ * and model queue for microseconds, and none of their increments is lost. The
+ * price is the workspace's, read just before; a model without one is charged
+ * at the default and flagged. A repeated idempotency key changes nothing.
  */
 export async function chargeUsage(db: Db, input: ChargeInput): Promise<ChargeResult> {
-  return db.transaction(async (tx) => {
-    const price = await lookupPrice(tx, input.workspaceId, input.model);
-    const credits = creditsAtRates(input.usage, price.rates);
-    const [row] = await tx
-      .insert(usageEvents)
-      .values({
-        workspaceId: input.workspaceId,
-        agentId: input.agentId,
-        // Rows of agent runs (a mission node's included) point at agent_runs; other sources name themselves.
-        runId: "runId" in input.source ? input.source.runId : null,
-        sourceKind: input.source.kind,
-        sourceId: input.source.kind === "run" ? input.source.runId : input.source.id,
-        model: input.model,
-        inputTokens: input.usage.inputTokens,
-        outputTokens: input.usage.outputTokens,
-        cacheReadTokens: input.usage.cacheReadTokens,
-        cacheWriteTokens: input.usage.cacheWriteTokens,
-        credits,
-        unpriced: price.priced ? 0 : 1,
-        idempotencyKey: input.idempotencyKey,
-        ...(input.occurredAt ? { createdAt: input.occurredAt } : {}),
-      })
-      .onConflictDoNothing({ target: usageEvents.idempotencyKey })
-      .returning({ id: usageEvents.id, createdAt: usageEvents.createdAt });
-    if (!row) return { charged: false, credits: 0, unpriced: !price.priced };
-    // One atomic upsert per call and rollup: concurrent calls of the same hour (day), agent and model
-    // serialise on the rollup row's lock, so none of their increments is lost.
-    const sums = {
-      workspaceId: input.workspaceId,
-      agentId: input.agentId,
-      model: input.model,
-      sourceKind: input.source.kind,
-      calls: 1,
-      inputTokens: input.usage.inputTokens,
-      outputTokens: input.usage.outputTokens,
-      cacheReadTokens: input.usage.cacheReadTokens,
-      cacheWriteTokens: input.usage.cacheWriteTokens,
-      credits,
-      unpricedCalls: price.priced ? 0 : 1,
-    };
-    const at = row.createdAt.toISOString();
-    // Buckets are UTC hours and days whatever the server's time zone, so ranges on whole hours line up.
-    await tx
-      .insert(usageRollupsHourly)
-      .values({ ...sums, bucket: sql`date_trunc('hour', ${at}::timestamptz, 'UTC')` })
-      .onConflictDoUpdate({
-        target: [usageRollupsHourly.workspaceId, usageRollupsHourly.bucket, usageRollupsHourly.agentId, usageRollupsHourly.model, usageRollupsHourly.sourceKind],
-        set: increments(usageRollupsHourly),
-      });
-    await tx
-      .insert(usageRollupsDaily)
-      .values({ ...sums, day: sql`date_trunc('day', ${at}::timestamptz, 'UTC')` })
-      .onConflictDoUpdate({
-        target: [usageRollupsDaily.workspaceId, usageRollupsDaily.day, usageRollupsDaily.agentId, usageRollupsDaily.model, usageRollupsDaily.sourceKind],
-        set: increments(usageRollupsDaily),
-      });
-    return { charged: true, credits, unpriced: !price.priced };
-  });
+  const price = await lookupPrice(db, input.workspaceId, input.model);
+  const credits = creditsAtRates(input.usage, price.rates);
+  const unpriced = price.priced ? 0 : 1;
+  const { usage, source } = input;
+  // Rows of agent runs (a mission node's included) point at agent_runs; other sources name themselves.
+  const runId = "runId" in source ? source.runId : null;
+  const sourceId = source.kind === "run" ? source.runId : source.id;
+  const result = await db.execute(sql`
+    with charged as (
+      insert into ${usageEvents} (workspace_id, agent_id, run_id, source_kind, source_id, model, input_tokens, output_tokens,
+        cache_read_tokens, cache_write_tokens, credits, unpriced, idempotency_key, created_at)
+      values (${input.workspaceId}::uuid, ${input.agentId}::uuid, ${runId}::uuid, ${source.kind}::usage_source, ${sourceId}, ${input.model},
+        ${usage.inputTokens}, ${usage.outputTokens}, ${usage.cacheReadTokens}, ${usage.cacheWriteTokens}, ${credits}, ${unpriced},
+        ${input.idempotencyKey}, coalesce(${input.occurredAt?.toISOString() ?? null}::timestamptz, now()))
+      on conflict (idempotency_key) do nothing
+      returning workspace_id, agent_id, model, source_kind, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens,
+        credits, unpriced, created_at
+    ),
+    hourly as (
+      -- Buckets are UTC hours and days whatever the server's time zone, so ranges on whole hours line up.
+      insert into ${usageRollupsHourly} (workspace_id, bucket, agent_id, model, source_kind, ${sumColumns})
+      select workspace_id, date_trunc('hour', created_at, 'UTC'), agent_id, model, source_kind, 1, input_tokens, output_tokens,
+        cache_read_tokens, cache_write_tokens, credits, unpriced
+      from charged
+      on conflict on constraint usage_rollups_hourly_key do update set ${increments("usage_rollups_hourly")}
+    ),
+    daily as (
+      insert into ${usageRollupsDaily} (workspace_id, day, agent_id, model, source_kind, ${sumColumns})
+      select workspace_id, date_trunc('day', created_at, 'UTC'), agent_id, model, source_kind, 1, input_tokens, output_tokens,
+        cache_read_tokens, cache_write_tokens, credits, unpriced
+      from charged
+      on conflict on constraint usage_rollups_daily_key do update set ${increments("usage_rollups_daily")}
+    )
+    select 1 from charged
+  `);
+  if (rowsOf(result).length === 0) return { charged: false, credits: 0, unpriced: !price.priced };
+  return { charged: true, credits, unpriced: !price.priced };
 }
