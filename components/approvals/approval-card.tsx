@@ -32,7 +32,7 @@ export function PreviewCard({ preview }: { preview: ApprovalItem["preview"] }) {
   );
 }
 
-/** A source brought in by a step opens that step; one the run started with (handed on by another agent) opens the run. */
+/** A source brought in by a step opens that step; one the run started with (handed on by another agent, or by a memory in its prompt) opens the run. */
 function taintHref(slug: string, item: ApprovalItem, stepId: string | null): string {
   const anchor = stepId ? `#step-${stepId}` : "";
   if (item.sessionId) return `/w/${slug}/chat/${item.sessionId}${anchor}`;

@@ -1,9 +1,10 @@
 import { asc, eq } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { memoryReaderOf } from "../access/access";
-import { messages, type Agent, type AgentRun } from "../db/schema";
+import { messages, type Agent, type AgentRun, type TaintSource } from "../db/schema";
 import { MEMORIES_HEADING } from "../models/offline";
 import type { ModelMessage } from "../models/types";
+import { taintFromStored } from "../safety/taint";
 import { truncate } from "../text";
 import { recallMemories } from "../tools/memory";
 
@@ -29,8 +30,14 @@ export async function loadHistory(db: Database, run: AgentRun): Promise<ModelMes
   return out.slice(-HISTORY_LIMIT);
 }
 
+export interface SystemPrompt {
+  system: string;
+  /** The sources of the memories put in the prompt: the run reads them before its first model call. */
+  taint: TaintSource[];
+}
+
 /** The agent's own prompt, plus what it remembers that bears on the question and that this run may recall. */
-export async function buildSystemPrompt(db: Database, agent: Agent, question: string, run: AgentRun): Promise<string> {
+export async function buildSystemPrompt(db: Database, agent: Agent, question: string, run: AgentRun): Promise<SystemPrompt> {
   const memories = await recallMemories(db, { agentId: agent.id, reader: memoryReaderOf(run), query: question, limit: 6 }).catch(() => []);
   const parts = [
     agent.systemPrompt.trim() || `You are ${agent.name}, an agent of this team.`,
@@ -39,5 +46,5 @@ export async function buildSystemPrompt(db: Database, agent: Agent, question: st
   if (memories.length > 0) {
     parts.push(`${MEMORIES_HEADING}\n${memories.map((m) => `- ${truncate(m.content.replace(/\s+/g, " "), 500)}`).join("\n")}`);
   }
-  return parts.join("\n\n");
+  return { system: parts.join("\n\n"), taint: taintFromStored(memories) };
 }

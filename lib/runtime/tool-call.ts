@@ -16,6 +16,7 @@ import type { CallContext, RuntimeDeps, ToolResultBlock } from "./types";
 import { workspaceRedactor } from "../connections/connections";
 import { logError } from "../log";
 import { trackCredentials } from "../safety/redact";
+import { taintSourcesOf } from "../safety/taint";
 
 type ToolResult = ToolResultBlock;
 const MAX_RESULT_CHARS = 20_000;
@@ -195,14 +196,14 @@ async function execute(ctx: CallContext, tool: AnyTool, step: { id: string; call
   try {
     const output = cleanDeep(await raceSignal(tool.execute(toolContext, input), toolContext.signal));
     followUps = tool.after?.(toolContext, input, output) ?? [];
-    const source = tool.taint(input, output);
-    if (source && !ctx.state.taint.some((t) => t.source === source)) {
-      const entry: TaintSource = { source, stepId: step.id };
-      ctx.state.taint.push(entry);
+    const sources = taintSourcesOf(tool.taint(input, output));
+    const added: TaintSource[] = sources.filter((source) => !ctx.state.taint.some((t) => t.source === source)).map((source) => ({ source, stepId: step.id }));
+    if (added.length > 0) {
+      ctx.state.taint.push(...added);
       await recordTaint(ctx.deps.db, ctx.run.id, ctx.state.taint);
-      await ctx.journal.emit({ type: "run_tainted", payload: { source, stepId: step.id } });
+      for (const t of added) await ctx.journal.emit({ type: "run_tainted", payload: { source: t.source, stepId: t.stepId } });
     }
-    end = { status: "succeeded", output, taint: source ? [source] : [] };
+    end = { status: "succeeded", output, taint: sources };
     health = "success";
   } catch (caught) {
     if (ctx.signal.aborted) throw caught;

@@ -17,6 +17,21 @@ export function mergeTaint(...lists: readonly (readonly TaintSource[])[]): Taint
   return merged;
 }
 
+/** What a tool declared its output carries, as a list: each source once, none empty. */
+export function taintSourcesOf(declared: string | readonly string[] | null): string[] {
+  const list = declared === null ? [] : typeof declared === "string" ? [declared] : declared;
+  return [...new Set(list.filter((s) => s.length > 0))];
+}
+
+/**
+ * What reading stored content brings into a run: the sources that had
+ * reached the runs that wrote it, each once, linked to no step of the reader
+ * (the steps that brought them in belong to the writers' runs).
+ */
+export function taintFromStored(items: readonly { taint: readonly string[] }[]): TaintSource[] {
+  return mergeTaint(...items.map((item) => item.taint.map((source) => ({ source, stepId: null }))));
+}
+
 /**
  * What a turn handed content by another agent starts with: everything that
  * had reached the sender's run, then the sender itself. The steps that

@@ -9,9 +9,15 @@ export interface RecalledMemory {
   content: string;
   kind: "note" | "reply";
   createdAt: string;
+  /** The untrusted sources that had reached the run that wrote it: whoever reads it is tainted by them. */
+  taint: string[];
 }
 
-/** Stores a memory with its scope; use `memoryScopeOf(run)` for the scope of what a run writes. */
+/**
+ * Stores a memory with its scope (`memoryScopeOf(run)`) and the taint of the
+ * writing run at that moment, so that content laundered through memory still
+ * taints whoever reads it back.
+ */
 export async function rememberMemory(
   db: Db,
   input: {
@@ -23,6 +29,7 @@ export async function rememberMemory(
     scope: MemoryScope;
     ownerUserId: string | null;
     sessionId: string | null;
+    taint: readonly string[];
   },
 ): Promise<void> {
   await db.insert(agentMemories).values({
@@ -34,6 +41,7 @@ export async function rememberMemory(
     scope: input.scope,
     ownerUserId: input.ownerUserId,
     sessionId: input.sessionId,
+    taint: [...new Set(input.taint)],
   });
 }
 
@@ -56,7 +64,7 @@ export async function recallMemories(
   if (terms.length === 0) return [];
   const query = sql`websearch_to_tsquery('english', ${terms.join(" or ")})`;
   const rows = await db
-    .select({ content: agentMemories.content, kind: agentMemories.kind, createdAt: agentMemories.createdAt })
+    .select({ content: agentMemories.content, kind: agentMemories.kind, createdAt: agentMemories.createdAt, taint: agentMemories.taint })
     .from(agentMemories)
     .where(
       and(
@@ -68,7 +76,7 @@ export async function recallMemories(
     )
     .orderBy(desc(sql`ts_rank(${agentMemories.search}, ${query})`), desc(agentMemories.createdAt))
     .limit(input.limit ?? 5);
-  return rows.map((r) => ({ content: r.content, kind: r.kind, createdAt: r.createdAt.toISOString() }));
+  return rows.map((r) => ({ content: r.content, kind: r.kind, createdAt: r.createdAt.toISOString(), taint: r.taint }));
 }
 
 const rememberInput = z.object({
@@ -89,13 +97,14 @@ export const memoryRememberTool: ToolDefinition<z.infer<typeof rememberInput>, {
   async execute(ctx, input) {
     const scope = memoryScopeOf(ctx, input.shared);
     // A page or a message read in a private chat must not be able to publish that chat into everyone's recall.
+    // Elsewhere a tainted run may share what it remembers: the memory keeps the run's taint, and so taints every reader.
     if (input.shared && ctx.sessionId && ctx.taint.length > 0) {
       throw new ToolError(
         `Untrusted content (${ctx.taint.join(", ")}) reached this chat, so what is remembered here stays private to its person. Ask again in a new chat to share it.`,
         { refused: true },
       );
     }
-    await rememberMemory(ctx.db, { workspaceId: ctx.workspaceId, agentId: ctx.agentId, runId: ctx.runId, content: input.text, ...scope });
+    await rememberMemory(ctx.db, { workspaceId: ctx.workspaceId, agentId: ctx.agentId, runId: ctx.runId, content: input.text, ...scope, taint: ctx.taint });
     return { remembered: input.text, summary: `Noted. I'll remember: “${input.text}”` };
   },
 };
@@ -107,7 +116,8 @@ export const memoryRecallTool: ToolDefinition<z.infer<typeof recallInput>, { que
   description: "Search your long-term memory. Returns the best-matching things you remembered, newest first among equals.",
   input: recallInput,
   effects: ["reads_workspace"],
-  taint: () => null,
+  // What was remembered after reading a page or another agent's message is as untrusted as that content was.
+  taint: (_input, output) => output.memories.flatMap((m) => m.taint),
   preview: (input) => ({ title: "Recall", fields: [{ label: "Query", value: input.query }] }),
   async execute(ctx, input) {
     const memories = await recallMemories(ctx.db, { agentId: ctx.agentId, reader: memoryReaderOf(ctx), query: input.query, kind: "note" });

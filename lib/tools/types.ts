@@ -53,10 +53,11 @@ export interface ToolDefinition<I extends Record<string, unknown> = Record<strin
   input: z.ZodType<I>;
   effects: readonly ToolEffect[];
   /**
-   * The untrusted source this call's output carries (e.g. `web:example.com`),
-   * or null when the output is trusted.
+   * The untrusted sources this call's output carries (e.g. `web:example.com`,
+   * or every source of the memories a recall returned), or null when the
+   * output is trusted.
    */
-  taint(input: I, output: O): string | null;
+  taint(input: I, output: O): string | readonly string[] | null;
   preview(input: I): ToolPreview;
   execute(ctx: ToolContext, input: I): Promise<O>;
   /**

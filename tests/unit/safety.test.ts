@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { authorizeCall, correlateResults, errorResult, validCallIds, type ProposedCall } from "../../lib/safety/dispatch";
 import { callFingerprint, canonicalJson } from "../../lib/safety/fingerprint";
 import { classifyCall, workspacePolicy } from "../../lib/safety/policy";
-import { describeTaintSource, taintFromAgent } from "../../lib/safety/taint";
+import { describeTaintSource, mergeTaint, taintFromAgent, taintFromStored, taintSourcesOf } from "../../lib/safety/taint";
+import { memoryRecallTool } from "../../lib/tools/memory";
 import type { ToolEffect } from "../../lib/tools/types";
 
 const web = [{ source: "web:example.com", stepId: "s1" }];
@@ -114,5 +115,40 @@ describe("taint handed on by an agent", () => {
   it("says who an agent source is, and that outside content came from outside", () => {
     expect(describeTaintSource("agent:atlas")).toContain("@atlas");
     expect(describeTaintSource("web:example.com")).toContain("outside the workspace");
+  });
+});
+
+describe("taint carried by memories", () => {
+  const memory = (taint: string[]) => ({ content: "x", kind: "note" as const, createdAt: "2026-01-01T00:00:00.000Z", taint });
+
+  it("a tool's declared taint becomes a list: one source, several each once, none", () => {
+    expect(taintSourcesOf("web:example.com")).toEqual(["web:example.com"]);
+    expect(taintSourcesOf(["web:a.com", "agent:atlas", "web:a.com", ""])).toEqual(["web:a.com", "agent:atlas"]);
+    expect(taintSourcesOf(null)).toEqual([]);
+    expect(taintSourcesOf([])).toEqual([]);
+  });
+
+  it("recalled memories taint the recall with every source of every memory; clean memories with none", () => {
+    const output = { query: "q", summary: "", memories: [memory(["web:a.com"]), memory([]), memory(["agent:atlas", "web:a.com"])] };
+    expect(taintSourcesOf(memoryRecallTool.taint({ query: "q" }, output))).toEqual(["web:a.com", "agent:atlas"]);
+    expect(taintSourcesOf(memoryRecallTool.taint({ query: "q" }, { ...output, memories: [memory([]), memory([])] }))).toEqual([]);
+  });
+
+  it("memories put in a prompt bring their sources in once each, linked to no step, after what the run started with", () => {
+    const fromPrompt = taintFromStored([memory(["web:a.com"]), memory(["agent:atlas", "web:a.com"]), memory([])]);
+    expect(fromPrompt).toEqual([
+      { source: "web:a.com", stepId: null },
+      { source: "agent:atlas", stepId: null },
+    ]);
+    expect(taintFromStored([memory([])])).toEqual([]);
+    expect(mergeTaint([{ source: "agent:atlas", stepId: null }], fromPrompt)).toEqual([
+      { source: "agent:atlas", stepId: null },
+      { source: "web:a.com", stepId: null },
+    ]);
+  });
+
+  it("a run whose prompt held a memory written after reading a page sends nothing outside without approval, whatever the workspace allows", () => {
+    const decision = classifyCall({ tool: "slack.post", effects: ["sends_externally"], taint: taintFromStored([memory(["web:a.com"])]), overrides: { tools: {}, categories: { external_send: "allow" } } });
+    expect(decision).toEqual({ kind: "require_approval", category: "tainted_egress", reason: expect.stringContaining("(web:a.com)") });
   });
 });

@@ -1,4 +1,4 @@
-import { customType, index, pgEnum, pgTable, text, uuid } from "drizzle-orm/pg-core";
+import { customType, index, jsonb, pgEnum, pgTable, text, uuid } from "drizzle-orm/pg-core";
 import { sql } from "drizzle-orm";
 import { createdAt, id } from "./common";
 import { agents } from "./agents";
@@ -16,6 +16,8 @@ export const memoryScopeEnum = pgEnum("memory_scope", ["private", "shared"]);
  * text. A private memory (written in a person's chat) is recalled only in that
  * person's chats with the agent; a shared one in every run of the agent
  * (rules in lib/access). Rows from before scopes existed default to shared.
+ * `taint` is what had reached the writing run (`web:host`, `agent:handle`):
+ * whoever reads the memory back, by recall or in its prompt, carries it on.
  */
 export const agentMemories = pgTable(
   "agent_memories",
@@ -34,6 +36,7 @@ export const agentMemories = pgTable(
     ownerUserId: uuid().references(() => users.id, { onDelete: "set null" }),
     sessionId: uuid().references(() => sessions.id, { onDelete: "set null" }),
     content: text().notNull(),
+    taint: jsonb().$type<string[]>().notNull().default([]),
     search: tsvector().generatedAlwaysAs(sql`to_tsvector('english', content)`),
     createdAt: createdAt(),
   },
