@@ -1,10 +1,9 @@
 import { asc, eq } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { memoryReaderOf } from "../access/access";
-import { messages, type Agent, type AgentRun, type TaintSource } from "../db/schema";
+import { messages, type Agent, type AgentRun } from "../db/schema";
 import { MEMORIES_HEADING } from "../models/offline";
 import type { ModelMessage } from "../models/types";
-import { taintFromStored } from "../safety/taint";
 import { truncate } from "../text";
 import { recallMemories } from "../tools/memory";
 
@@ -30,15 +29,14 @@ export async function loadHistory(db: Database, run: AgentRun): Promise<ModelMes
   return out.slice(-HISTORY_LIMIT);
 }
 
-export interface SystemPrompt {
-  system: string;
-  /** The sources of the memories put in the prompt: the run reads them before its first model call. */
-  taint: TaintSource[];
-}
-
-/** The agent's own prompt, plus what it remembers that bears on the question and that this run may recall. */
-export async function buildSystemPrompt(db: Database, agent: Agent, question: string, run: AgentRun): Promise<SystemPrompt> {
-  const memories = await recallMemories(db, { agentId: agent.id, reader: memoryReaderOf(run), query: question, limit: 6 }).catch(() => []);
+/**
+ * The agent's own prompt, plus what it remembers that bears on the question and that this run may recall. Only
+ * memories written by untainted runs are put in the prompt: what was remembered after reading a page or another
+ * agent's message is never slipped into a later run unseen. The agent reaches it with `memory.recall`, which taints
+ * the run from that step with the memory's sources.
+ */
+export async function buildSystemPrompt(db: Database, agent: Agent, question: string, run: AgentRun): Promise<string> {
+  const memories = await recallMemories(db, { agentId: agent.id, reader: memoryReaderOf(run), query: question, limit: 6, untaintedOnly: true }).catch(() => []);
   const parts = [
     agent.systemPrompt.trim() || `You are ${agent.name}, an agent of this team.`,
     `Your handle is @${agent.handle}. Use your tools when they help; say plainly when something failed or was refused.`,
@@ -46,5 +44,5 @@ export async function buildSystemPrompt(db: Database, agent: Agent, question: st
   if (memories.length > 0) {
     parts.push(`${MEMORIES_HEADING}\n${memories.map((m) => `- ${truncate(m.content.replace(/\s+/g, " "), 500)}`).join("\n")}`);
   }
-  return { system: parts.join("\n\n"), taint: taintFromStored(memories) };
+  return parts.join("\n\n");
 }

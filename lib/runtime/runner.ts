@@ -5,7 +5,6 @@ import { withCleanOutput } from "../models/clean";
 import type { ResolvedModel } from "../models/registry";
 import { isModelError, modelErrorCode, type StopReason, type Usage } from "../models/types";
 import { correlateResults, errorResult, validCallIds, type ProposedCall } from "../safety/dispatch";
-import { mergeTaint } from "../safety/taint";
 import { truncate } from "../text";
 import { memoryScopeOf } from "../access/access";
 import { rememberMemory } from "../tools/memory";
@@ -19,7 +18,7 @@ import { postReply } from "./delivery";
 import { recordFeed, recordRunFinished } from "../feed/feed";
 import { getRunWithAgent, journalText, messageText, runCounters } from "./runs";
 import { chargeModelCall } from "./run-usage";
-import { finishRun, grantConsumed, markFirstToken, recordStepFinish, recordTaint, renewLease, stepsOfRun } from "./run-state";
+import { finishRun, grantConsumed, markFirstToken, recordStepFinish, renewLease, stepsOfRun } from "./run-state";
 import { dispatchCall, finishStep, resumeCall, stepResult, suspendRun } from "./tool-call";
 import type { CallContext, LoopState, RuntimeDeps, StartRuns } from "./types";
 import { logError } from "../log";
@@ -87,7 +86,6 @@ export async function driveRun(deps: RuntimeDeps, runId: string, options: DriveO
       state = parseCheckpoint(run.checkpoint);
     } else {
       state = await freshState(db, run, agent);
-      if (state.taint.length > run.taint.length) await recordTaint(db, runId, state.taint);
       // Not awaited: the feed writer commits it with the other runs' items; the run's own journal need not wait for it.
       void recordFeed(db, bus, [
         {
@@ -104,8 +102,8 @@ export async function driveRun(deps: RuntimeDeps, runId: string, options: DriveO
         type: "run_started",
         payload: { runId, agentId: agent.id, agentHandle: agent.handle, model: agent.model, offline: model.offline, replyMessageId: run.replyMessageId ?? "" },
       });
-      // A run handed content by other agents, or given tainted memories in its prompt, starts tainted: its timeline says so
-      // before anything else happens. Only a fresh run gets here, so a resumed one does not journal these twice.
+      // A run handed content by other agents starts tainted: its timeline says so before anything else happens. Only a
+      // fresh run gets here, so a resumed one does not journal these twice.
       for (const t of state.taint) await journal.emit({ type: "run_tainted", payload: { source: t.source, stepId: t.stepId } });
     }
     const ctx: CallContext = { deps, run, agent, journal, allowed, state, signal: controller.signal, startRuns: options.startRuns };
@@ -199,16 +197,14 @@ async function freshState(db: Database, run: AgentRun, agent: Agent): Promise<Lo
   if (conversation.length === 0 || conversation[conversation.length - 1]!.role !== "user") {
     conversation.push({ role: "user", content: [{ type: "text", text: question || "(no text)" }] });
   }
-  const prompt = await buildSystemPrompt(db, agent, question, run);
   return {
     version: 2,
-    system: prompt.system,
+    system: await buildSystemPrompt(db, agent, question, run),
     conversation,
     fullText: "",
     position: run.stepCount,
     modelCalls: run.modelCalls,
-    // What the remembered content in the prompt brought in joins what the run was started with.
-    taint: mergeTaint(run.taint, prompt.taint),
+    taint: [...run.taint],
     batch: [],
     pending: [],
     results: [],

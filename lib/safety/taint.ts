@@ -24,15 +24,6 @@ export function taintSourcesOf(declared: string | readonly string[] | null): str
 }
 
 /**
- * What reading stored content brings into a run: the sources that had
- * reached the runs that wrote it, each once, linked to no step of the reader
- * (the steps that brought them in belong to the writers' runs).
- */
-export function taintFromStored(items: readonly { taint: readonly string[] }[]): TaintSource[] {
-  return mergeTaint(...items.map((item) => item.taint.map((source) => ({ source, stepId: null }))));
-}
-
-/**
  * What a turn handed content by another agent starts with: everything that
  * had reached the sender's run, then the sender itself. The steps that
  * brought the sender's sources in belong to the sender's run, so they are

@@ -58,7 +58,7 @@ function recallableBy(reader: MemoryReader) {
  */
 export async function recallMemories(
   db: Db,
-  input: { agentId: string; reader: MemoryReader; query: string; limit?: number; kind?: "note" | "reply" },
+  input: { agentId: string; reader: MemoryReader; query: string; limit?: number; kind?: "note" | "reply"; untaintedOnly?: boolean },
 ): Promise<RecalledMemory[]> {
   const terms = (input.query.toLowerCase().match(/[\p{L}\p{N}]{2,}/gu) ?? []).slice(0, 20);
   if (terms.length === 0) return [];
@@ -72,6 +72,7 @@ export async function recallMemories(
         recallableBy(input.reader),
         sql`${agentMemories.search} @@ ${query}`,
         input.kind ? eq(agentMemories.kind, input.kind) : undefined,
+        input.untaintedOnly ? sql`${agentMemories.taint} = '[]'::jsonb` : undefined,
       ),
     )
     .orderBy(desc(sql`ts_rank(${agentMemories.search}, ${query})`), desc(agentMemories.createdAt))

@@ -196,15 +196,13 @@ describe("agents together", () => {
     expect(feed.find((i) => i.kind === "room_post" && i.payload.fromUser)?.payload).toMatchObject({ text: "status please", recipients: expect.arrayContaining([a.handle, b.handle, poster.handle]) });
     await s.runtime.drain();
     // A member of the workspace is trusted like a chat message: a person's post taints nobody. What a and b remembered
-    // of the poster's message (their replies in #ops) is in their prompts, though, and brings the poster in with it.
-    const fromMemory = (agentId: string) => (agentId === poster.id ? [] : [{ source: `agent:${poster.handle}`, stepId: null }]);
-    const fromPerson = await s.db.select({ id: agentRuns.id, agentId: agentRuns.agentId, taint: agentRuns.taint }).from(agentRuns).where(inArray(agentRuns.id, runIds));
-    expect(fromPerson).toHaveLength(3);
-    for (const run of fromPerson) {
-      expect(run.taint).toEqual(fromMemory(run.agentId));
-      const events = await readRunEvents(s.db, run.id, 0);
-      expect(events[0]?.type).toBe("run_started");
-      expect(events.filter((e) => e.type === "run_tainted").map((e) => e.payload)).toEqual(fromMemory(run.agentId));
+    // of the poster's message (their replies in #ops) carries the poster, so it stays out of their prompts.
+    const fromPerson = await s.db.select({ taint: agentRuns.taint }).from(agentRuns).where(inArray(agentRuns.id, runIds));
+    expect(fromPerson.map((r) => r.taint)).toEqual([[], [], []]);
+    for (const id of runIds) {
+      const types = (await readRunEvents(s.db, id, 0)).map((e) => e.type);
+      expect(types[0]).toBe("run_started");
+      expect(types).not.toContain("run_tainted");
     }
   });
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { authorizeCall, correlateResults, errorResult, validCallIds, type ProposedCall } from "../../lib/safety/dispatch";
 import { callFingerprint, canonicalJson } from "../../lib/safety/fingerprint";
 import { classifyCall, workspacePolicy } from "../../lib/safety/policy";
-import { describeTaintSource, mergeTaint, taintFromAgent, taintFromStored, taintSourcesOf } from "../../lib/safety/taint";
+import { describeTaintSource, taintFromAgent, taintSourcesOf } from "../../lib/safety/taint";
 import { memoryRecallTool } from "../../lib/tools/memory";
 import type { ToolEffect } from "../../lib/tools/types";
 
@@ -134,21 +134,9 @@ describe("taint carried by memories", () => {
     expect(taintSourcesOf(memoryRecallTool.taint({ query: "q" }, { ...output, memories: [memory([]), memory([])] }))).toEqual([]);
   });
 
-  it("memories put in a prompt bring their sources in once each, linked to no step, after what the run started with", () => {
-    const fromPrompt = taintFromStored([memory(["web:a.com"]), memory(["agent:atlas", "web:a.com"]), memory([])]);
-    expect(fromPrompt).toEqual([
-      { source: "web:a.com", stepId: null },
-      { source: "agent:atlas", stepId: null },
-    ]);
-    expect(taintFromStored([memory([])])).toEqual([]);
-    expect(mergeTaint([{ source: "agent:atlas", stepId: null }], fromPrompt)).toEqual([
-      { source: "agent:atlas", stepId: null },
-      { source: "web:a.com", stepId: null },
-    ]);
-  });
-
-  it("a run whose prompt held a memory written after reading a page sends nothing outside without approval, whatever the workspace allows", () => {
-    const decision = classifyCall({ tool: "slack.post", effects: ["sends_externally"], taint: taintFromStored([memory(["web:a.com"])]), overrides: { tools: {}, categories: { external_send: "allow" } } });
+  it("a run that recalled a memory written after reading a page sends nothing outside without approval, whatever the workspace allows", () => {
+    const recalled = taintSourcesOf(memoryRecallTool.taint({ query: "q" }, { query: "q", summary: "", memories: [memory(["web:a.com"])] }));
+    const decision = classifyCall({ tool: "slack.post", effects: ["sends_externally"], taint: recalled.map((source) => ({ source, stepId: "s1" })), overrides: { tools: {}, categories: { external_send: "allow" } } });
     expect(decision).toEqual({ kind: "require_approval", category: "tainted_egress", reason: expect.stringContaining("(web:a.com)") });
   });
 });

@@ -17,7 +17,7 @@ export const memoryScopeEnum = pgEnum("memory_scope", ["private", "shared"]);
  * person's chats with the agent; a shared one in every run of the agent
  * (rules in lib/access). Rows from before scopes existed default to shared.
  * `taint` is what had reached the writing run (`web:host`, `agent:handle`):
- * whoever reads the memory back, by recall or in its prompt, carries it on.
+ * a tainted memory is never put in a system prompt, and whoever recalls it carries it on.
  */
 export const agentMemories = pgTable(
   "agent_memories",
