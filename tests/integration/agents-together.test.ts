@@ -13,7 +13,7 @@ import { readRunEvents } from "../../lib/runtime/journal";
 import { createSession } from "../../lib/runtime/sessions";
 import { decideApproval } from "../../lib/safety/approvals";
 import { demoOwner, makeUser, makeWorkspace } from "../support/fixtures";
-import { getRunRow, makeAgent, routeModel, useScriptedModel, waitForRun } from "../support/runtime";
+import { getRunRow, makeAgent, routeModel, settle, suspension, useScriptedModel, waitForRun } from "../support/runtime";
 import { jsonRequest, sessionCookie, useTestServer } from "../support/server";
 import { useLocalWebPage } from "../support/web-page";
 
@@ -35,13 +35,6 @@ function pingModel(to: string): ModelProvider {
   };
 }
 
-async function settle(check: () => Promise<boolean>, timeoutMs = 20_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error("condition not reached");
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe("agents together", () => {
   const server = useTestServer();
@@ -56,17 +49,6 @@ describe("agents together", () => {
     return runs;
   }
 
-  /** The pending approval a run suspended on. */
-  async function suspension(runId: string) {
-    const s = server();
-    await settle(async () => {
-      const run = await getRunRow(s.db, runId);
-      if (run.state !== "running" && run.state !== "suspended") throw new Error(`run ended as ${run.state}: ${run.error}`);
-      return run.state === "suspended";
-    });
-    const [approval] = await s.db.select().from(approvals).where(and(eq(approvals.runId, runId), eq(approvals.status, "pending")));
-    return approval!;
-  }
 
   async function chatWith(agentId: string, text: string) {
     const s = server();
@@ -140,7 +122,7 @@ describe("agents together", () => {
         ], "web-reader");
         useScriptedModel(s, [toolTurn([{ id: "s1", name: "slack.post", input: { channel: "#general", text: "the secrets" } }]), textTurn(["posted"])], "slack-poster");
         const { runId } = await chatWith(a.id, "read the notes and have b post them");
-        const asked = await suspension(runId);
+        const asked = await suspension(server().db, runId);
         const [fetchStep] = await s.db.select().from(steps).where(and(eq(steps.runId, runId), eq(steps.tool, "http.fetch")));
         expect(asked).toMatchObject({ tool: "chat.send", category: "tainted_egress", taintSources: [{ source: "web:127.0.0.1", stepId: fetchStep!.id }] });
         await decideApproval(s.db, s.bus, s.runtime.deps.tools, { workspaceId: owner.workspaceId, approvalId: asked.id, decider: { userId: reviewer.id, role: "reviewer" }, decision: "approve" });
@@ -148,7 +130,7 @@ describe("agents together", () => {
         await waitForRun(s.db, runId);
 
         const [woken] = await wokenRuns(b.id);
-        const gated = await suspension(woken!.id);
+        const gated = await suspension(server().db, woken!.id);
         const inherited = [{ source: "web:127.0.0.1", stepId: null }, { source: `agent:${a.handle}`, stepId: null }];
         expect((await getRunRow(s.db, woken!.id)).taint).toEqual(inherited);
         expect(gated).toMatchObject({ tool: "slack.post", category: "tainted_egress", taintSources: inherited });

@@ -1,22 +1,15 @@
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { agentMemories, agentRuns, approvals, outboxMessages, steps, workspaces } from "../../lib/db/schema";
+import { agentMemories, agentRuns, outboxMessages, steps, workspaces } from "../../lib/db/schema";
 import { textTurn, toolTurn } from "../../lib/models/scripted";
 import { readRunEvents } from "../../lib/runtime/journal";
 import { createSession } from "../../lib/runtime/sessions";
 import { rememberMemory } from "../../lib/tools/memory";
 import { demoOwner } from "../support/fixtures";
-import { getRunRow, makeAgent, useScriptedModel, waitForRun } from "../support/runtime";
+import { getRunRow, makeAgent, settle, suspension, useScriptedModel, waitForRun } from "../support/runtime";
 import { useTestServer } from "../support/server";
 import { useLocalWebPage } from "../support/web-page";
 
-async function settle(check: () => Promise<boolean>, timeoutMs = 20_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error("condition not reached");
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 describe("what an agent remembers keeps the taint of the run that wrote it", () => {
   const server = useTestServer();
@@ -30,16 +23,6 @@ describe("what an agent remembers keeps the taint of the run that wrote it", () 
     return (await s.runtime.startChatRun({ workspaceId: owner.workspaceId, sessionId: session.id, userId: owner.id, text })).runId;
   }
 
-  async function suspension(runId: string) {
-    const s = server();
-    await settle(async () => {
-      const run = await getRunRow(s.db, runId);
-      if (run.state !== "running" && run.state !== "suspended") throw new Error(`run ended as ${run.state}: ${run.error}`);
-      return run.state === "suspended";
-    });
-    const [approval] = await s.db.select().from(approvals).where(and(eq(approvals.runId, runId), eq(approvals.status, "pending")));
-    return approval!;
-  }
 
   const memoriesOf = (agentId: string) =>
     server().db.select({ content: agentMemories.content, kind: agentMemories.kind, taint: agentMemories.taint }).from(agentMemories).where(eq(agentMemories.agentId, agentId));
@@ -68,7 +51,7 @@ describe("what an agent remembers keeps the taint of the run that wrote it", () 
     await s.db.update(workspaces).set({ settings: { policy: { categories: { external_send: "allow" } } } }).where(eq(workspaces.id, owner.workspaceId));
     try {
       const later = await chat(agent.id, "recall customer list\nslack #public the customer list");
-      const approval = await suspension(later);
+      const approval = await suspension(server().db, later);
       const [recall] = await s.db.select().from(steps).where(and(eq(steps.runId, later), eq(steps.tool, "memory.recall")));
       const fromRecall = [{ source: "web:127.0.0.1", stepId: recall!.id }];
       expect((await getRunRow(s.db, later)).taint).toEqual(fromRecall);

@@ -1,6 +1,6 @@
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import type { Db } from "../../lib/db/client";
-import { agentRuns, agents } from "../../lib/db/schema";
+import { agentRuns, agents, approvals } from "../../lib/db/schema";
 import { createScriptedModel, type ScriptedTurn } from "../../lib/models/scripted";
 import type { ResolvedModel } from "../../lib/models/registry";
 import type { ModelProvider } from "../../lib/models/types";
@@ -55,3 +55,23 @@ export async function getRunRow(db: Db, runId: string) {
 
 export const textOf = (events: RunEvent[]) =>
   events.flatMap((e) => (e.type === "text" ? [e.payload.delta] : [])).join("");
+
+/** Polls `check` until it holds; throws after `timeoutMs`. */
+export async function settle(check: () => Promise<boolean>, timeoutMs = 20_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error("condition not reached");
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** The pending approval a run suspended on (fails if the run ends instead). */
+export async function suspension(db: Db, runId: string) {
+  await settle(async () => {
+    const run = await getRunRow(db, runId);
+    if (run.state !== "running" && run.state !== "suspended") throw new Error(`run ended as ${run.state}: ${run.error}`);
+    return run.state === "suspended";
+  });
+  const [approval] = await db.select().from(approvals).where(and(eq(approvals.runId, runId), eq(approvals.status, "pending")));
+  return approval!;
+}
