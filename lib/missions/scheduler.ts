@@ -6,8 +6,7 @@ import { agentRuns, agents, approvals, missionEvents, missionNodes, missionRuns,
 import { AppError } from "../errors";
 import { insertFeedItems, notifyFeed, type FeedItemInput } from "../feed/feed";
 import { logError } from "../log";
-import { createTurnRuns, endRunFromOutside } from "../runtime/run-state";
-import { journalTexts } from "../runtime/runs";
+import { endRunFromOutside, insertTurnRuns, lockTurnAgents } from "../runtime/run-state";
 import type { Runtime } from "../runtime/runtime";
 import { truncate } from "../text";
 import { hasRole } from "../workspaces/roles";
@@ -228,26 +227,35 @@ export function createMissionScheduler(runtime: Runtime): MissionScheduler {
   async function startTurns({ tx, events, after }: Pass, mr: MissionRun, plan: MissionPlan, ready: MissionNode[], handles: Map<string, string>): Promise<void> {
     const topology = mr.topology!;
     const started: string[] = [];
-    const [mission] = await tx.select({ state: missionRuns.state }).from(missionRuns).where(eq(missionRuns.id, mr.id)).for("update");
+    // Sent together, in this order on the transaction's connection: the count is a statement of its own, run once the
+    // mission's row is locked, so it sees every turn started by whoever held the lock before.
+    const [[mission], [busy]] = await Promise.all([
+      tx.select({ state: missionRuns.state }).from(missionRuns).where(eq(missionRuns.id, mr.id)).for("update"),
+      tx
+        .select({ n: sql<number>`count(*)::int` })
+        .from(missionNodes)
+        .innerJoin(agentRuns, eq(agentRuns.id, missionNodes.runId))
+        .where(and(eq(missionNodes.missionRunId, mr.id), eq(missionNodes.state, "running"), inArray(agentRuns.state, ["queued", "running"]))),
+    ]);
     if (mission?.state !== "running") return;
-    const [busy] = await tx
-      .select({ n: sql<number>`count(*)::int` })
-      .from(missionNodes)
-      .innerJoin(agentRuns, eq(agentRuns.id, missionNodes.runId))
-      .where(and(eq(missionNodes.missionRunId, mr.id), eq(missionNodes.state, "running"), inArray(agentRuns.state, ["queued", "running"])));
     let room = (topology.concurrency ?? DEFAULT_CONCURRENCY) - Number(busy?.n ?? 0);
     const waiting = [...ready];
     while (room > 0 && waiting.length > 0) {
       const chosen = waiting.splice(0, room);
-      const claimed = await tx
-        .update(missionNodes)
-        .set({ state: "running", held: false, startedAt: new Date() })
-        .where(and(inArray(missionNodes.id, chosen.map((r) => r.id)), eq(missionNodes.state, "waiting")))
-        .returning({ id: missionNodes.id });
+      // Independent, so sent together: the claim, and the agents' read that a pause waits for (see `lockTurnAgents`).
+      const [claimed, found] = await Promise.all([
+        tx
+          .update(missionNodes)
+          .set({ state: "running", held: false, startedAt: new Date() })
+          .where(and(inArray(missionNodes.id, chosen.map((r) => r.id)), eq(missionNodes.state, "waiting")))
+          .returning({ id: missionNodes.id }),
+        lockTurnAgents(tx, mr.workspaceId, chosen.map((r) => topology.nodes.find((n) => n.id === r.nodeId)!.agentId)),
+      ]);
       const ids = new Set(claimed.map((c) => c.id));
       const turns = chosen.filter((r) => ids.has(r.id)).map((row) => ({ row, node: topology.nodes.find((n) => n.id === row.nodeId)!, input: plan.inputFor(mr.goal, row, handles) }));
       if (turns.length === 0) continue;
-      const { runIds } = await createTurnRuns(
+      // In this transaction, which holds the mission's row and the claim.
+      const { runIds } = await insertTurnRuns(
         tx,
         {
           workspaceId: mr.workspaceId,
@@ -260,6 +268,7 @@ export function createMissionScheduler(runtime: Runtime): MissionScheduler {
           owner: runtime.deps.instanceId,
         },
         turns.map(({ row, node, input }) => ({ agentId: node.agentId, inputText: input.text, taint: input.taint, via: input.via, mission: { runId: mr.id, nodeId: row.nodeId } })),
+        found,
       );
       const held: string[] = [];
       const assigned: { id: string; runId: string }[] = [];
@@ -345,10 +354,18 @@ export function createMissionScheduler(runtime: Runtime): MissionScheduler {
     return true;
   }
 
-  /** Every turn of a mission with the state of its run, in one read. */
+  /**
+   * Every turn of a mission with the state of its run, in one read. A turn
+   * still marked running whose run has succeeded comes with that run's text
+   * (its output, read from the run's journal), so settling it needs no
+   * other read.
+   */
   async function loadTurns(from: Db, missionRunId: string) {
+    const output = sql<string | null>`case when ${missionNodes.state} = 'running' and ${agentRuns.state} = 'succeeded' then (
+      select coalesce(string_agg(e.payload->>'delta', '' order by e.seq), '') from run_events e where e.run_id = ${agentRuns.id} and e.type = 'text'
+    ) end`;
     return from
-      .select({ row: missionNodes, runState: agentRuns.state, runError: agentRuns.error, runTaint: agentRuns.taint })
+      .select({ row: missionNodes, runState: agentRuns.state, runError: agentRuns.error, runTaint: agentRuns.taint, runOutput: output })
       .from(missionNodes)
       .leftJoin(agentRuns, eq(agentRuns.id, missionNodes.runId))
       .where(eq(missionNodes.missionRunId, missionRunId));
@@ -383,7 +400,7 @@ export function createMissionScheduler(runtime: Runtime): MissionScheduler {
     }
     // In one order everywhere, so two processes settling the same turns wait for each other instead of deadlocking.
     ended.sort((a, b) => (a.row.id < b.row.id ? -1 : 1));
-    const outputs = await journalTexts(db, ended.flatMap(({ row, run }) => (run.state === "succeeded" ? [row.runId!] : [])));
+    const outputs = new Map(turns.flatMap(({ row, runOutput }) => (row.runId && runOutput !== null ? [[row.runId, runOutput] as const] : [])));
     await write(mr.id, async (pass) => {
       let read = turns;
       if (ended.length > 0 && (await settle(pass, mr, new MissionPlan(topology, read.map((t) => t.row)), ended, outputs, handles))) {

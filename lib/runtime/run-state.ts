@@ -1,8 +1,9 @@
 import crypto from "node:crypto";
 import { and, asc, eq, inArray, isNull, lt, ne, sql } from "drizzle-orm";
 import { rowsOf, type Db } from "../db/client";
-import { agentRuns, agents, approvals, executionGrants, messages, sessions, steps, workspaces, type AgentRun, type Approval, type TaintSource } from "../db/schema";
+import { agentRuns, agents, approvals, executionGrants, messages, runEvents, sessions, steps, workspaces, type AgentRun, type Approval, type TaintSource } from "../db/schema";
 import { AppError } from "../errors";
+import { cleanDeep } from "../text";
 import { recordFeed, recordRunFinished } from "../feed/feed";
 import { approvalsTopic, fourEyesApplies } from "../safety/approvals";
 import type { ApprovalCategory } from "../safety/policy";
@@ -12,7 +13,7 @@ import type { ToolPreview } from "../tools/types";
 import type { EventBus } from "./bus";
 import { withDbRetry } from "./db-retry";
 import type { RunEventInput } from "./events";
-import { insertRunEvents, LEASE_SECONDS, notifyRun } from "./journal";
+import { insertRunEvents, LEASE_SECONDS, notifyRun, runTopic } from "./journal";
 import { journalText } from "./runs";
 import type { LoopState } from "./types";
 
@@ -164,6 +165,22 @@ export async function createWakeRuns(db: Db, input: WakeInput): Promise<{ runIds
   return { runIds: runIds.filter((id): id is string => id !== null), paused };
 }
 
+/** A turn's agent as `insertTurnRuns` needs it. */
+export type TurnAgent = { id: string; handle: string; model: string; status: string };
+
+/**
+ * Reads the agents of some turns, locked against a pause: a pause committed
+ * before this read wins; one committed after waits for the transaction that
+ * creates their runs.
+ */
+export function lockTurnAgents(tx: Db, workspaceId: string, agentIds: string[]): Promise<TurnAgent[]> {
+  return tx
+    .select({ id: agents.id, handle: agents.handle, model: agents.model, status: agents.status })
+    .from(agents)
+    .where(and(eq(agents.workspaceId, workspaceId), inArray(agents.id, [...new Set(agentIds)])))
+    .for("share");
+}
+
 /**
  * Creates the runs of several turns at once, each with its own input (a
  * mission's ready nodes): one read of the agents, one insert. `runIds` is in
@@ -176,53 +193,56 @@ export async function createTurnRuns(
 ): Promise<{ runIds: (string | null)[]; paused: { id: string; handle: string }[] }> {
   if (turns.length === 0) return { runIds: [], paused: [] };
   return withDbRetry(() =>
-    db.transaction(async (tx) => {
-      const found = await tx
-        .select({ id: agents.id, handle: agents.handle, model: agents.model, status: agents.status })
-        .from(agents)
-        .where(and(eq(agents.workspaceId, common.workspaceId), inArray(agents.id, [...new Set(turns.map((t) => t.agentId))])))
-        // A pause committed before we read wins; one committed after waits for these runs to be created.
-        .for("share");
-      const byId = new Map(found.map((a) => [a.id, a]));
-      const paused = found.filter((a) => a.status === "paused").map((a) => ({ id: a.id, handle: a.handle }));
-      const active = turns.flatMap((turn, i) => {
-        const agent = byId.get(turn.agentId);
-        return agent?.status === "active" ? [{ i, turn, agent }] : [];
-      });
-      const runIds: (string | null)[] = turns.map(() => null);
-      if (active.length === 0) return { runIds, paused };
-      // The ids are made here, so each turn knows its run without relying on the order of RETURNING.
-      for (const { i } of active) runIds[i] = crypto.randomUUID();
-      await tx
-        .insert(agentRuns)
-        .values(
-          active.map(({ i, turn, agent }) => ({
-            id: runIds[i]!,
-            workspaceId: common.workspaceId,
-            agentId: agent.id,
-            trigger: common.trigger,
-            threadId: common.threadId,
-            roomId: common.roomId,
-            sourceMessageId: common.sourceMessageId,
-            inputText: turn.inputText,
-            hop: common.hop,
-            onBehalfOfUserId: common.chain.onBehalfOfUserId,
-            via: turn.via ?? common.chain.via,
-            originSessionId: common.chain.originSessionId,
-            originRoomId: common.chain.originRoomId,
-            taint: turn.taint ?? [],
-            missionRunId: turn.mission?.runId ?? null,
-            missionNodeId: turn.mission?.nodeId ?? null,
-            model: agent.model,
-            state: "running" as const,
-            claimedBy: common.owner,
-            leaseExpiresAt: lease(),
-            startedAt: new Date(),
-          })),
-        );
-      return { runIds, paused };
-    }),
+    db.transaction(async (tx) => insertTurnRuns(tx, common, turns, await lockTurnAgents(tx, common.workspaceId, turns.map((t) => t.agentId)))),
   );
+}
+
+/**
+ * Inserts the runs of the turns whose agent (read by `lockTurnAgents` in the
+ * same transaction, which the caller holds) is active, claimed by `owner`.
+ */
+export async function insertTurnRuns(
+  tx: Db,
+  common: Omit<WakeInput, "agentIds" | keyof Turn>,
+  turns: Turn[],
+  found: TurnAgent[],
+): Promise<{ runIds: (string | null)[]; paused: { id: string; handle: string }[] }> {
+  const byId = new Map(found.map((a) => [a.id, a]));
+  const paused = found.filter((a) => a.status === "paused").map((a) => ({ id: a.id, handle: a.handle }));
+  const active = turns.flatMap((turn, i) => {
+    const agent = byId.get(turn.agentId);
+    return agent?.status === "active" ? [{ i, turn, agent }] : [];
+  });
+  const runIds: (string | null)[] = turns.map(() => null);
+  if (active.length === 0) return { runIds, paused };
+  // The ids are made here, so each turn knows its run without relying on the order of RETURNING.
+  for (const { i } of active) runIds[i] = crypto.randomUUID();
+  await tx.insert(agentRuns).values(
+    active.map(({ i, turn, agent }) => ({
+      id: runIds[i]!,
+      workspaceId: common.workspaceId,
+      agentId: agent.id,
+      trigger: common.trigger,
+      threadId: common.threadId,
+      roomId: common.roomId,
+      sourceMessageId: common.sourceMessageId,
+      inputText: turn.inputText,
+      hop: common.hop,
+      onBehalfOfUserId: common.chain.onBehalfOfUserId,
+      via: turn.via ?? common.chain.via,
+      originSessionId: common.chain.originSessionId,
+      originRoomId: common.chain.originRoomId,
+      taint: turn.taint ?? [],
+      missionRunId: turn.mission?.runId ?? null,
+      missionNodeId: turn.mission?.nodeId ?? null,
+      model: agent.model,
+      state: "running" as const,
+      claimedBy: common.owner,
+      leaseExpiresAt: lease(),
+      startedAt: new Date(),
+    })),
+  );
+  return { runIds, paused };
 }
 
 /** Renews our lease; tells whether the run was cancelled or taken from us meanwhile. */
@@ -530,29 +550,36 @@ export async function finishRun(
     committed?: () => void;
   },
 ): Promise<boolean> {
-  const seq = await withDbRetry(() =>
-    db.transaction(async (tx) => {
-      const [row] = await tx
-        .update(agentRuns)
-        .set({
-          state: input.state,
-          error: input.message ?? null,
-          errorCode: input.code ?? null,
-          claimedBy: null,
-          leaseExpiresAt: null,
-          checkpoint: null,
-          finishedAt: new Date(),
-        })
-        .where(and(eq(agentRuns.id, input.runId), eq(agentRuns.claimedBy, input.owner), eq(agentRuns.state, "running")))
-        .returning({ replyMessageId: agentRuns.replyMessageId });
-      if (!row) return null;
-      if (row.replyMessageId) await tx.update(messages).set({ content: input.replyText }).where(eq(messages.id, row.replyMessageId));
-      return insertRunEvents(tx, input.runId, null, [input.event]);
-    }),
+  const event = { type: input.event.type, payload: cleanDeep(input.event.payload) };
+  // One statement: the run ended and unclaimed, its reply kept, the terminal event written at the next sequence number
+  // (closing the journal), and on PostgreSQL the notification sent, delivered at commit.
+  const result = await withDbRetry(() =>
+    db.execute(sql`
+      with ended as (
+        update ${agentRuns} as r
+        set state = ${input.state}::run_state, error = ${input.message ?? null}::text, error_code = ${input.code ?? null}::text,
+            claimed_by = null, lease_expires_at = null, checkpoint = null, finished_at = ${new Date().toISOString()}::timestamptz,
+            last_seq = r.last_seq + 1, journal_closed_at = now(), updated_at = now()
+        where r.id = ${input.runId} and r.claimed_by = ${input.owner} and r.state = 'running' and r.journal_closed_at is null
+        returning r.id, r.last_seq, r.reply_message_id
+      ),
+      reply as (
+        update ${messages} set content = ${input.replyText}::text, updated_at = now() where id = (select reply_message_id from ended)
+      ),
+      closed as (
+        insert into ${runEvents} (run_id, seq, type, payload) select id, last_seq, ${event.type}::text, ${JSON.stringify(event.payload)}::jsonb from ended
+      )${bus.channel ? sql`,
+      notice as (
+        select pg_notify(${bus.channel}, json_build_object('t', ${runTopic(input.runId)}::text, 'm', json_build_object('runId', id, 'seq', last_seq))::text) from ended
+      )
+      select last_seq, (select count(*) from notice) as notices from ended` : sql`
+      select last_seq from ended`}
+    `),
   );
-  if (seq === null) return false;
+  const [row] = rowsOf<{ last_seq: number }>(result);
+  if (!row) return false;
   input.committed?.();
-  await notifyRun(bus, input.runId, seq);
+  if (!bus.channel) await notifyRun(bus, input.runId, Number(row.last_seq));
   return true;
 }
 
