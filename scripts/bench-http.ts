@@ -153,6 +153,15 @@ function usageOf(pid: number): { rssMb: number; cpuMs: number } {
   return { rssMb, cpuMs };
 }
 
+/** Busy and total CPU time of the whole machine (ms, all cores), from /proc/stat. */
+function machineCpu(): { busyMs: number; totalMs: number } {
+  const [cpu] = fs.readFileSync("/proc/stat", "utf8").split("\n");
+  const ticks = cpu!.trim().split(/\s+/).slice(1).map(Number);
+  const idle = ticks[3]! + (ticks[4] ?? 0);
+  const total = ticks.reduce((a, b) => a + b, 0);
+  return { busyMs: ((total - idle) * 1000) / 100, totalMs: (total * 1000) / 100 };
+}
+
 function cookiesOf(res: Response): string[] {
   return res.headers.getSetCookie().map((c) => c.split(";")[0]!);
 }
@@ -310,6 +319,9 @@ interface Pass {
   failures: string[];
   rssMb: number;
   cpuPercent: number;
+  /** This benchmark's own clients (one core = 100 %), and the whole machine (all cores = 100 %). */
+  clientCpuPercent: number;
+  machineCpuPercent: number;
   wallMs: number;
 }
 
@@ -324,6 +336,8 @@ async function runPass(instances: Instance[], cookies: string[], chats: number, 
   const signal = AbortSignal.timeout(timeoutS * 1000);
   setMaxListeners(0, signal); // one listener per client
   const before = instances.map((i) => usageOf(i.child.pid!));
+  const clientBefore = process.cpuUsage();
+  const machineBefore = machineCpu();
   const peak = instances.map(() => 0);
   const sampler = setInterval(() => instances.forEach((inst, k) => (peak[k] = Math.max(peak[k]!, usageOf(inst.child.pid!).rssMb))), 250);
   let passRuns!: (ids: string[]) => void;
@@ -361,6 +375,8 @@ async function runPass(instances: Instance[], cookies: string[], chats: number, 
     failures: [],
     rssMb: 0,
     cpuPercent: 0,
+    clientCpuPercent: 0,
+    machineCpuPercent: 0,
     wallMs: 0,
   };
   let expected: string | null = null;
@@ -391,6 +407,10 @@ async function runPass(instances: Instance[], cookies: string[], chats: number, 
   const after = instances.map((i) => usageOf(i.child.pid!));
   pass.rssMb = Math.max(...peak, ...after.map((a) => a.rssMb));
   pass.cpuPercent = (after.reduce((n, a, k) => n + a.cpuMs - before[k]!.cpuMs, 0) / pass.wallMs) * 100;
+  const client = process.cpuUsage(clientBefore);
+  pass.clientCpuPercent = ((client.user + client.system) / 1000 / pass.wallMs) * 100;
+  const machine = machineCpu();
+  pass.machineCpuPercent = ((machine.busyMs - machineBefore.busyMs) / (machine.totalMs - machineBefore.totalMs)) * 100;
   return pass;
 }
 
@@ -449,6 +469,12 @@ async function main(): Promise<number> {
           `then stream open p50 ${f(percentile(p.openMs, 50))} ms (p99 ${f(percentile(p.openMs, 99))})`,
       );
     }
+    for (const [label, p] of rows) {
+      console.log(
+        `${label}: CPU over the pass: server ${f(p.cpuPercent)} % of a core, these clients ${f(p.clientCpuPercent)} % of a core, ` +
+          `whole machine ${f(p.machineCpuPercent)} % of ${os.cpus().length} cores (the rest is mostly the database)`,
+      );
+    }
     console.log(`load average at end: ${load()}`);
     for (const failure of [...alone.failures, ...crowd.failures]) {
       failed = true;
@@ -460,13 +486,14 @@ async function main(): Promise<number> {
       `RESULT ${common} chats=1 viewers=0 p50_ms=${f(percentile(alone.chatLatency, 50))} p99_ms=${f(percentile(alone.chatLatency, 99))} ` +
         `ttft_p50_ms=${f(percentile(alone.ttft, 50))} ttft_p99_ms=${f(percentile(alone.ttft, 99))} stream_p50_ms=${f(percentile(alone.streamMs, 50))} ` +
         `feed_viewers=1 feed_p50_ms=${f(percentile(alone.feedLatency, 50))} feed_p99_ms=${f(percentile(alone.feedLatency, 99))} ` +
-        `lost=${alone.lost} rss_mb=${f(alone.rssMb)} cpu_pct=${f(alone.cpuPercent)} load=${loadAlone} mode=baseline`,
+        `lost=${alone.lost} rss_mb=${f(alone.rssMb)} cpu_pct=${f(alone.cpuPercent)} client_cpu_pct=${f(alone.clientCpuPercent)} machine_cpu_pct=${f(alone.machineCpuPercent)} load=${loadAlone} mode=baseline`,
     );
     console.log(
       `RESULT ${common} chats=${options.chats} viewers=${options.viewers} p50_ms=${f(percentile(all, 50))} p99_ms=${f(percentile(all, 99))} ` +
         `viewer_p99_ms=${f(percentile(crowd.viewerLatency, 99))} ttft_p50_ms=${f(percentile(crowd.ttft, 50))} ttft_p99_ms=${f(percentile(crowd.ttft, 99))} ` +
         `stream_ratio=${f(streamRatio, 2)} feed_viewers=${options.feedViewers} feed_p50_ms=${f(percentile(crowd.feedLatency, 50))} ` +
-        `feed_p99_ms=${f(percentile(crowd.feedLatency, 99))} lost=${crowd.lost} rss_mb=${f(crowd.rssMb)} cpu_pct=${f(crowd.cpuPercent)} load=${loadCrowd} mode=default`,
+        `feed_p99_ms=${f(percentile(crowd.feedLatency, 99))} lost=${crowd.lost} rss_mb=${f(crowd.rssMb)} cpu_pct=${f(crowd.cpuPercent)} ` +
+        `client_cpu_pct=${f(crowd.clientCpuPercent)} machine_cpu_pct=${f(crowd.machineCpuPercent)} load=${loadCrowd} mode=default`,
     );
   } finally {
     for (const instance of instances) await instance.stop();
