@@ -106,7 +106,7 @@ export function DoorTokensPanel({ agentId }: { agentId?: string }) {
                 {t.expiresAt ? (
                   <>
                     {" · expires "}
-                    <Time at={t.expiresAt} />
+                    <Time at={t.expiresAt} upcoming />
                   </>
                 ) : null}
                 {t.createdBy ? ` · made by ${t.createdBy}` : ""}

@@ -229,7 +229,7 @@ function PendingInvitations({ queryKey }: { queryKey: readonly unknown[] }) {
             <span className="flex-1">
               <span className="font-medium">{inv.email}</span>
               <span className="ml-2 text-slate-500">
-                {roleLabels[inv.role]} · expires <Time at={inv.expiresAt} />
+                {roleLabels[inv.role]} · expires <Time at={inv.expiresAt} upcoming />
                 {inv.invitedBy ? ` · invited by ${inv.invitedBy}` : ""}
               </span>
             </span>

@@ -14,13 +14,22 @@ export interface WhenOptions {
   timeZone?: string;
 }
 
-export function relativeWhen(at: Date | string, now: Date | number = Date.now(), options: WhenOptions = {}): string {
+export interface RelativeOptions extends WhenOptions {
+  /**
+   * The moment may be ahead (an expiry). Otherwise it has happened, and a
+   * moment a few seconds ahead of `now` (a clock that ticks every half
+   * minute, a server clock a little ahead of the browser's) is "just now".
+   */
+  upcoming?: boolean;
+}
+
+export function relativeWhen(at: Date | string, now: Date | number = Date.now(), options: RelativeOptions = {}): string {
   const date = typeof at === "string" ? new Date(at) : at;
   const diff = date.getTime() - (typeof now === "number" ? now : now.getTime());
   const past = diff <= 0;
   const span = Math.abs(diff);
   const say = (n: number, unit: string) => (past ? `${n} ${unit} ago` : `in ${n} ${unit}`);
-  if (span < 45_000) return past ? "just now" : "in a moment";
+  if (span < 45_000) return past || !options.upcoming ? "just now" : "in a moment";
   if (span < HOUR) return say(Math.max(1, Math.round(span / MINUTE)), "min");
   if (span < DAY) return say(Math.round(span / HOUR), "h");
   if (span < 7 * DAY) return say(Math.round(span / DAY), Math.round(span / DAY) === 1 ? "day" : "days");

@@ -18,6 +18,13 @@ describe("one date and time format", () => {
     expect(relativeWhen(at(6 * 86_400_000), now, utc)).toBe("in 6 days");
   });
 
+  it("says a moment that has happened but reads a few seconds ahead of the clock is just now, unless it is upcoming", () => {
+    expect(relativeWhen(at(8_000), now, utc)).toBe("just now");
+    expect(relativeWhen(at(8_000), now, { ...utc, upcoming: true })).toBe("in a moment");
+    expect(relativeWhen(at(-8_000), now, { ...utc, upcoming: true })).toBe("just now");
+    expect(relativeWhen(at(20 * 60_000), now, { ...utc, upcoming: true })).toBe("in 20 min");
+  });
+
   it("writes a short date beyond a week, with the year only when it is another year", () => {
     expect(relativeWhen("2026-11-02T14:05:00Z", now, utc)).toBe("2 Nov, 14:05");
     expect(relativeWhen("2025-02-03T09:00:00Z", now, utc)).toBe("3 Feb 2025");
