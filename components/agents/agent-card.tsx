@@ -1,16 +1,11 @@
 import type { AgentSummary } from "@/lib/agents/agents";
+import { Avatar } from "../ui/avatar";
 
 export function AgentCard({ agent }: { agent: AgentSummary }) {
   return (
     <article className="card h-full p-4" aria-label={`Agent ${agent.handle}`}>
       <div className="flex items-center gap-3">
-        <span
-          aria-hidden
-          className="flex h-9 w-9 items-center justify-center rounded-full text-sm font-semibold text-white"
-          style={{ backgroundColor: agent.color }}
-        >
-          {(Array.from(agent.name)[0] ?? "").toUpperCase()}
-        </span>
+        <Avatar name={agent.name} color={agent.color} size="lg" />
         <div className="min-w-0">
           <div className="truncate font-medium">{agent.name}</div>
           <div className="truncate font-mono text-xs text-slate-500">@{agent.handle}</div>

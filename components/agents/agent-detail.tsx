@@ -6,7 +6,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { formatCredits, isNominal } from "@/lib/billing/prices";
-import { Avatar } from "../chat/messages";
+import { Avatar } from "../ui/avatar";
 import { agentKeys, chatKeys, roomKeys } from "@/lib/client/query-keys";
 import { triggerLabels } from "../feed/describe-item";
 import { useApi, useWorkspace } from "../providers";

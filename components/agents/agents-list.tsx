@@ -5,7 +5,7 @@ import Link from "next/link";
 import { useRouter, useSearchParams } from "next/navigation";
 import { useState } from "react";
 import { isNominal } from "@/lib/billing/prices";
-import { Avatar } from "../chat/messages";
+import { Avatar } from "../ui/avatar";
 import { useApi, useWorkspace } from "../providers";
 import { AgentForm, blankAgent } from "./agent-form";
 import { agentKeys } from "@/lib/client/query-keys";

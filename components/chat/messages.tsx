@@ -1,6 +1,7 @@
 "use client";
 
 import { Copy, RotateCcw } from "lucide-react";
+import { Avatar } from "../ui/avatar";
 import { formatCredits } from "@/lib/billing/prices";
 import { toast } from "../ui/toaster";
 import { Markdown } from "../markdown/lazy-markdown";
@@ -59,14 +60,6 @@ export function viewFromStored(message: ChatMessage): ReplyView {
   };
 }
 
-export function Avatar({ name, color, size = "md" }: { name: string; color: string; size?: "sm" | "md" }) {
-  const dimensions = size === "sm" ? "h-6 w-6 text-[11px]" : "h-8 w-8 text-sm";
-  return (
-    <span aria-hidden className={`flex shrink-0 items-center justify-center rounded-full font-semibold text-white ${dimensions}`} style={{ backgroundColor: color }}>
-      {(Array.from(name)[0] ?? "").toUpperCase()}
-    </span>
-  );
-}
 
 /** What can be done with a message: always shown (phones have no hover), each button named for screen readers. */
 export interface MessageActionsProps {

@@ -5,7 +5,7 @@ import { useRouter } from "next/navigation";
 import { errorMessage } from "@/lib/errors";
 import { OFFLINE_MODEL } from "@/lib/models/offline-grammar";
 import { useApi, useWorkspace } from "../providers";
-import { Avatar } from "./messages";
+import { Avatar } from "../ui/avatar";
 import { agentKeys, chatKeys } from "@/lib/client/query-keys";
 import { agentListSchema } from "@/lib/agents/agent-schemas";
 import { createdIdSchema } from "@/lib/wire";

@@ -5,7 +5,7 @@ import Link from "next/link";
 import { useLayoutEffect, useMemo, useRef, useState } from "react";
 import { Time } from "../ui/time";
 import { Markdown } from "../markdown/lazy-markdown";
-import { Avatar } from "../chat/messages";
+import { Avatar } from "../ui/avatar";
 import { useFeed } from "../feed/use-feed";
 import { useApi, useWorkspace } from "../providers";
 import { roomKeys } from "@/lib/client/query-keys";

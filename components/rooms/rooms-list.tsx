@@ -5,7 +5,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useId, useState } from "react";
 import { isAppError } from "@/lib/errors";
-import { Avatar } from "../chat/messages";
+import { Avatar } from "../ui/avatar";
 import { agentKeys, roomKeys } from "@/lib/client/query-keys";
 import { agentListSchema } from "@/lib/agents/agent-schemas";
 import { roomCreatedSchema, roomListSchema } from "@/lib/rooms/room-schemas";

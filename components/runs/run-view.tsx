@@ -3,7 +3,8 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { formatCredits, isNominal } from "@/lib/billing/prices";
-import { AssistantReply, Avatar, viewFromTimeline } from "../chat/messages";
+import { Avatar } from "../ui/avatar";
+import { AssistantReply, viewFromTimeline } from "../chat/messages";
 import { emptyTimeline } from "../chat/timeline";
 import { activeRunStates } from "../chat/run-states";
 import { runTimelineQuery, useRunStream } from "../chat/use-run";
