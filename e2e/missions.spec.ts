@@ -31,8 +31,14 @@ test.describe("missions", () => {
     await expect(missions.node("lead")).toHaveAttribute("data-state", "running");
     await expect(missions.node("merge")).toHaveAttribute("data-state", "waiting");
     await expect(page.getByRole("region", { name: "Handoffs" }).getByRole("listitem")).toHaveCount(0);
+    // As it stood then: the merge had no run yet and the mission no result.
+    await expect(missions.node("merge").getByRole("link", { name: "Open run" })).toHaveCount(0);
+    await expect(missions.node("lead").getByRole("link", { name: "Open run" })).toHaveCount(1);
+    await expect(page.getByTestId("mission-result")).toHaveCount(0);
+    await expect(page.getByText("Not finished at this point of the replay.")).toBeVisible();
     await replay.fill(await replay.getAttribute("max") ?? "0");
     await expect(missions.node("merge")).toHaveAttribute("data-state", "done");
+    await expect(page.getByTestId("mission-result")).toBeVisible();
 
     // A node leads to its run.
     await missions.node("worker1").getByRole("link", { name: "Open run" }).click();
@@ -90,6 +96,8 @@ test.describe("missions", () => {
       await expect(side.getByRole("region", { name: `Result of ${crewName}` })).not.toBeEmpty();
     }
     await expect(page.getByRole("article", { name: "Crew Research and announce" }).getByRole("region")).toContainText("From @scout (Researcher)");
+    // The totals in a sentence: a winner named, or a tie.
+    await expect(page.getByTestId("comparison-verdict")).toHaveText(/^(A tie: both crews scored \d+\/30\.|.+ scored higher: \d+\/30 against \d+\/30 for .+\.)$/);
   });
 
   test("a gated node is approved from the inbox, which links to its mission, and the mission finishes; a node opens its run at the step", async ({ page, browser }) => {

@@ -7,7 +7,7 @@ import { missionKeys } from "@/lib/client/query-keys";
 import { useApi, useWorkspace } from "../providers";
 import { formatCount, formatDuration, formatUsd } from "../usage/format";
 import { comparisonOneSchema, type Comparison } from "@/lib/missions/mission-schemas";
-import { missionStateLabels } from "./mission-display";
+import { comparisonVerdict, missionStateLabels } from "./mission-display";
 import { ErrorNotice } from "../ui/error-notice";
 
 const criterionLabels: Record<string, string> = { correctness: "Correctness", completeness: "Completeness", clarity: "Clarity" };
@@ -24,6 +24,7 @@ export function ComparisonView({ comparisonId }: { comparisonId: string }) {
   if (query.isPending) return <p role="status" className="text-sm text-slate-500">Loading the comparison…</p>;
   if (query.isError) return <ErrorNotice error={query.error} fallback="Could not load the comparison." />;
   const cmp = query.data.comparison;
+  const verdict = comparisonVerdict(cmp.sides.map((side) => ({ crewName: side.mission.crewName, total: side.total })));
   return (
     <div className="mx-auto w-full min-w-0 max-w-5xl space-y-6">
       <header className="space-y-1">
@@ -36,6 +37,7 @@ export function ComparisonView({ comparisonId }: { comparisonId: string }) {
             ? `Judged by ${cmp.judgeModel ?? "the judge"}${cmp.judgeCredits !== null ? ` for ${formatUsd(cmp.judgeCredits)}` : ""}.`
             : "The crews are working; the judge scores both results when both missions end."}
         </p>
+        {cmp.state === "judged" && verdict ? <p className="text-base font-medium" data-testid="comparison-verdict">{verdict}</p> : null}
       </header>
       <div className="grid min-w-0 gap-4 md:grid-cols-2">
         {cmp.sides.map((side) => (

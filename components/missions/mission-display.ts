@@ -59,3 +59,12 @@ export function layoutPositions(nodes: { id: string; position?: { x: number; y: 
     }),
   );
 }
+
+/** What the judge's totals say, in a sentence: which crew scored higher, or a tie; null until both have a total. */
+export function comparisonVerdict(sides: { crewName: string; total: number | null }[]): string | null {
+  const [a, b] = sides;
+  if (!a || !b || a.total === null || b.total === null) return null;
+  if (a.total === b.total) return `A tie: both crews scored ${a.total}/30.`;
+  const [high, low] = a.total > b.total ? [a, b] : [b, a];
+  return `${high.crewName} scored higher: ${high.total}/30 against ${low.total}/30 for ${low.crewName}.`;
+}

@@ -20,6 +20,8 @@ import { layoutPositions, missionStateLabels, type MissionEventItem } from "./mi
 import { ErrorNotice } from "../ui/error-notice";
 
 const TERMINAL = new Set(["succeeded", "failed", "cancelled"]);
+/** A node state whose tokens and cost are final. */
+const ENDED = new Set<string>(["done", "failed", "cancelled"]);
 
 // The graph (@xyflow/react) loads after the page, in the graph's box meanwhile.
 const MissionGraph = dynamic(() => import("./mission-graph").then((m) => m.MissionGraph), { ssr: false, loading: () => <LazyBox label="Loading the crew graph" /> });
@@ -75,7 +77,8 @@ export function MissionView({ missionId }: { missionId: string }) {
   const now = useNow(!!mission && !TERMINAL.has(mission.state));
   // Replay: a point in the stored journal (null: as it stands). Nothing is run again; states are read back from the events.
   const [replaySeq, setReplaySeq] = useState<number | null>(null);
-  const replayed = useMemo(() => (replaySeq === null ? null : statesAt(events, replaySeq)), [events, replaySeq]);
+  const replay = useMemo(() => (replaySeq === null ? null : replayAt(events, replaySeq)), [events, replaySeq]);
+  const replayed = replay?.states ?? null;
 
   const { nodes, edges } = useMemo(() => {
     if (!mission) return { nodes: [] as CrewFlowNode[], edges: [] as Edge[] };
@@ -91,7 +94,11 @@ export function MissionView({ missionId }: { missionId: string }) {
         role: n.role,
         agentHandle: n.agentHandle,
         state: replayed?.get(n.id) ?? (replayed ? "waiting" : n.state),
-        detail: `${formatCount(n.inputTokens + n.outputTokens)} tokens${n.credits === null ? "" : ` · ${formatUsd(n.credits)}`}${n.round > 0 ? ` · round ${n.round + 1}` : ""}`,
+        // A node's tokens and cost are known once it has ended: a replay shows them from that point on.
+        detail:
+          replayed && !ENDED.has(replayed.get(n.id) ?? "waiting")
+            ? ""
+            : `${formatCount(n.inputTokens + n.outputTokens)} tokens${n.credits === null ? "" : ` · ${formatUsd(n.credits)}`}${n.round > 0 ? ` · round ${n.round + 1}` : ""}`,
       },
     }));
     const edges: Edge[] = mission.edges.map((e) => ({
@@ -154,7 +161,7 @@ export function MissionView({ missionId }: { missionId: string }) {
           edges={edges}
           onOpen={(nodeId) => {
             const clicked = mission.nodes.find((n) => n.id === nodeId);
-            const runId = clicked?.runIds.at(-1);
+            const runId = replay ? replay.runs.get(nodeId) : clicked?.runIds.at(-1);
             if (runId) router.push(runHref(slug, runId, clicked!.stepId));
           }}
         />
@@ -182,7 +189,8 @@ export function MissionView({ missionId }: { missionId: string }) {
 
       <ul aria-label="Nodes" className="grid gap-2 sm:grid-cols-2">
         {mission.nodes.map((n) => {
-          const runId = n.runIds.at(-1);
+          // In a replay, the run the node had at that point (none before it started).
+          const runId = replay ? replay.runs.get(n.id) : n.runIds.at(-1);
           const state = replayed ? (replayed.get(n.id) ?? "waiting") : n.state;
           return (
             <li key={n.id} className="card flex flex-wrap items-center gap-2 p-3 text-sm" data-node={n.id} data-state={state}>
@@ -194,7 +202,7 @@ export function MissionView({ missionId }: { missionId: string }) {
                   Open run
                 </Link>
               ) : null}
-              {n.state === "awaiting_approval" ? (
+              {!replay && n.state === "awaiting_approval" ? (
                 <Link className="text-xs font-medium text-amber-800 hover:underline" href={`/w/${slug}/approvals`}>
                   Review in approvals
                 </Link>
@@ -227,7 +235,9 @@ export function MissionView({ missionId }: { missionId: string }) {
         </section>
         <section aria-labelledby="result-heading" className="card p-4">
           <h2 id="result-heading" className="mb-2 text-base font-semibold">Result</h2>
-          {mission.result ? (
+          {replay && !replay.finished ? (
+            <p className="text-sm text-slate-500">Not finished at this point of the replay.</p>
+          ) : mission.result ? (
             <div data-testid="mission-result" className="break-words text-sm">
               <Markdown text={mission.result} />
             </div>
@@ -241,12 +251,19 @@ export function MissionView({ missionId }: { missionId: string }) {
 }
 
 /** Each node's state as the journal had it after event `seq`. */
-function statesAt(events: MissionEventItem[], seq: number): Map<string, NodeState> {
+/** The mission as it stood after event `seq`: each node's state and run, and whether it had finished. Read from the journal only. */
+function replayAt(events: MissionEventItem[], seq: number): { states: Map<string, NodeState>; runs: Map<string, string>; finished: boolean } {
   const states = new Map<string, NodeState>();
+  const runs = new Map<string, string>();
+  let finished = false;
   for (const e of events) {
     if (e.seq > seq) break;
     const nodeId = String(e.data.nodeId ?? "");
-    if (e.type === "node_started") states.set(nodeId, "running");
+    if (e.type === "mission_finished") finished = true;
+    if (e.type === "node_started") {
+      states.set(nodeId, "running");
+      if (typeof e.data.runId === "string") runs.set(nodeId, e.data.runId);
+    }
     else if (e.type === "node_held") states.set(nodeId, "paused");
     else if (e.type === "node_awaiting_approval") states.set(nodeId, "awaiting_approval");
     else if (e.type === "node_finished") states.set(nodeId, e.data.state === "succeeded" ? "done" : "failed");
@@ -254,7 +271,7 @@ function statesAt(events: MissionEventItem[], seq: number): Map<string, NodeStat
       for (const [id, state] of states) if (state === "running" || state === "awaiting_approval") states.set(id, "cancelled");
     }
   }
-  return states;
+  return { states, runs, finished };
 }
 
 function Stat({ label, value }: { label: string; value: string }) {

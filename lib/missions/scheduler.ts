@@ -8,7 +8,7 @@ import { insertFeedItems, notifyFeed, type FeedItemInput } from "../feed/feed";
 import { logError } from "../log";
 import { endRunFromOutside, insertTurnRuns, lockTurnAgents } from "../runtime/run-state";
 import type { Runtime } from "../runtime/runtime";
-import { truncate } from "../text";
+import { plainPreview } from "../plain-preview";
 import { hasRole } from "../workspaces/roles";
 import { getCrewRow, resolveCrew } from "./crews";
 import { insertMissionEvents, notifyMission, type MissionEventInput } from "./journal";
@@ -52,7 +52,8 @@ interface Pass {
 type Ended = { row: MissionNode; run: { state: string; error: string | null } };
 type MissionEnd = { state: "succeeded" | "failed" | "cancelled"; result?: string; error?: string; failedNodeId?: string };
 
-const preview = (text: string) => truncate(text.replace(/\s+/g, " ").trim(), 200, "…");
+/** What the journal and the feed show of a handed-over text or a result: its words, without the markdown. */
+const preview = (text: string) => plainPreview(text, 200);
 
 export function createMissionScheduler(runtime: Runtime): MissionScheduler {
   const { db, bus } = runtime.deps;

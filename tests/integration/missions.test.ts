@@ -140,23 +140,25 @@ describe("missions: crews of agents run as ordinary governed runs", () => {
   });
 
   it("a pipeline runs in order, each node an ordinary mission run handed its upstream output as untrusted content", async () => {
-    const model = crewModel({ answer: (role) => `result from ${role}` });
+    const model = crewModel({ answer: (role) => `**result** from ${role}` });
     const { s, cookie, mk } = await setup(model);
     const [a, b, c] = [await mk(), await mk(), await mk()];
     const crew = await createCrew(cookie, { name: "pipe", nodes: [node("first", a), node("second", b), node("third", c)], edges: [{ from: "first", to: "second" }, { from: "second", to: "third" }] });
     const id = await startMission(cookie, crew.body.id);
     const done = await finished(cookie, id);
     expect(done.state).toBe("succeeded");
-    expect(done.result).toBe("result from third");
+    expect(done.result).toBe("**result** from third");
     expect(model.log.filter((l) => l.at === "start").map((l) => l.role)).toEqual(["first", "second", "third"]);
-    expect(model.log.find((l) => l.role === "second")!.input).toContain("result from first");
+    // The next node is handed the text as written; the feed's preview of the handoff shows its words without the markup.
+    expect(model.log.find((l) => l.role === "second")!.input).toContain("**result** from first");
     const runs = await s.db.select().from(agentRuns).where(eq(agentRuns.missionRunId, id));
     expect(runs).toHaveLength(3);
     const second = runs.find((r) => r.missionNodeId === "second")!;
     expect(second).toMatchObject({ trigger: "mission", agentId: b.id, via: [a.handle] });
     expect(second.taint).toEqual([{ source: `agent:${a.handle}`, stepId: null }]);
     const feed = await readFeed(s.db, (await demoOwner(s.db)).workspaceId, 0, {}, 1000);
-    expect(feed.filter((f) => f.kind === "mission_handoff" && (f.payload as { missionId: string }).missionId === id)).toHaveLength(2);
+    const handoffs = feed.filter((f) => f.kind === "mission_handoff" && (f.payload as { missionId: string }).missionId === id);
+    expect(handoffs.map((f) => (f.payload as { preview: string }).preview)).toEqual(["result from first", "result from second"]);
     expect(feed.some((f) => f.kind === "mission_finished" && (f.payload as { missionId: string }).missionId === id)).toBe(true);
   });
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { comparisonVerdict } from "@/components/missions/mission-display";
 import type { MissionNode, MissionTopology } from "../../lib/db/schema";
 import { missionAnswer } from "../../lib/models/offline";
 import { approves, MissionPlan } from "../../lib/missions/plan";
@@ -109,5 +110,15 @@ describe("mission plan", () => {
     const answer = missionAnswer("Mission goal: Ship it\nYour role: Editor\n\nHanded over to you:\n--- from @scout (Researcher) ---\nThe notes say hello");
     expect(answer?.text).toBe("**Editor** on “Ship it”.\n\n- From @scout (Researcher): “The notes say hello”");
     expect(answer?.command).toBeNull();
+  });
+});
+
+describe("the comparison's verdict", () => {
+  it("names the crew that scored higher, says a tie is a tie, and says nothing before both totals", () => {
+    expect(comparisonVerdict([{ crewName: "Pipeline", total: 24 }, { crewName: "Lead and workers", total: 27 }])).toBe(
+      "Lead and workers scored higher: 27/30 against 24/30 for Pipeline.",
+    );
+    expect(comparisonVerdict([{ crewName: "A", total: 26 }, { crewName: "B", total: 26 }])).toBe("A tie: both crews scored 26/30.");
+    expect(comparisonVerdict([{ crewName: "A", total: 26 }, { crewName: "B", total: null }])).toBeNull();
   });
 });

@@ -1,0 +1,15 @@
+import { describe, expect, it } from "vitest";
+import { plainPreview } from "@/lib/plain-preview";
+
+describe("a plain preview of markdown", () => {
+  it("keeps the words and drops the markup", () => {
+    expect(plainPreview("**Lead** on “Plan a launch”.\n\n- From @scout: `ship` it\n- [Docs](https://example.com/docs) ready\n\n## Next\n> quoted")).toBe(
+      "Lead on “Plan a launch”. From @scout: ship it Docs ready Next quoted",
+    );
+  });
+
+  it("cuts a long text with an ellipsis and leaves short plain text as it is", () => {
+    expect(plainPreview("word ".repeat(100), 20)).toBe("word word word word…");
+    expect(plainPreview("Nothing to strip here")).toBe("Nothing to strip here");
+  });
+});
