@@ -185,8 +185,11 @@ export function ApprovalCard({ item, now, viewerId, canDecide, onDecided, select
       ) : null}
       <PreviewCard preview={item.preview} />
       <details className="text-xs">
-        <summary className="cursor-pointer text-slate-600">Exact input ({item.callId})</summary>
+        <summary className="cursor-pointer text-slate-600">Exact input</summary>
         <pre className="mt-1 overflow-x-auto rounded bg-slate-900 p-2 text-slate-100">{JSON.stringify(item.input, null, 2)}</pre>
+        <p className="mt-1 text-slate-600">
+          Call <span className="font-mono break-all">{item.callId}</span>
+        </p>
       </details>
       <TaintList item={item} slug={slug} />
       {item.missionId ? (

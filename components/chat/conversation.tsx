@@ -173,7 +173,8 @@ export function Conversation({ sessionId, currentUserId }: { sessionId: string; 
           ) : null}
         </div>
         {offline ? (
-          <span className="shrink-0 rounded bg-amber-100 px-2 py-0.5 text-[11px] font-medium text-amber-900" title="No network; follows a command grammar">
+          // On a phone the notice under the header says it, and the chat's title gets the room.
+          <span className="hidden shrink-0 rounded bg-amber-100 px-2 py-0.5 text-[11px] font-medium text-amber-900 sm:inline" title="No network; follows a command grammar">
             Offline model
           </span>
         ) : null}

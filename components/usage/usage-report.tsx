@@ -201,12 +201,12 @@ function ReportBody({ report }: { report: Report }) {
           <thead className="bg-slate-50 text-left text-xs uppercase tracking-wide text-slate-500">
             <tr>
               <th className="px-4 py-2">{groupLabel}</th>
+              <th className="px-4 py-2 text-right">Spend</th>
               <th className="px-4 py-2 text-right">Calls</th>
               <th className="px-4 py-2 text-right">Input tokens</th>
               <th className="px-4 py-2 text-right">Output tokens</th>
               <th className="px-4 py-2 text-right">Cache read</th>
               <th className="px-4 py-2 text-right">Cache write</th>
-              <th className="px-4 py-2 text-right">Spend</th>
             </tr>
           </thead>
           <tbody className="divide-y divide-slate-100">
@@ -221,20 +221,23 @@ function ReportBody({ report }: { report: Report }) {
                 <tr key={r.key} data-testid="usage-row">
                   <td className="px-4 py-2">
                     <span className={report.group === "model" ? "font-mono text-xs" : ""}>{r.label}</span>
+                    {report.group === "agent" && !r.key ? (
+                      <span className="block text-xs text-slate-500">Calls made for the workspace itself, such as the judge of a comparison</span>
+                    ) : null}
                     {r.unpricedCalls > 0 ? (
                       <span className="ml-2 rounded bg-amber-50 px-1.5 py-0.5 text-xs text-amber-800" title="Charged at the default price. Set a price in Settings → Billing.">
                         {formatCount(r.unpricedCalls)} without a price
                       </span>
                     ) : null}
                   </td>
+                  <td className="px-4 py-2 text-right tabular-nums" data-credits={r.credits}>
+                    {formatUsd(r.credits)}
+                  </td>
                   <td className="px-4 py-2 text-right tabular-nums">{formatCount(r.calls)}</td>
                   <td className="px-4 py-2 text-right tabular-nums">{formatCount(r.inputTokens)}</td>
                   <td className="px-4 py-2 text-right tabular-nums">{formatCount(r.outputTokens)}</td>
                   <td className="px-4 py-2 text-right tabular-nums">{formatCount(r.cacheReadTokens)}</td>
                   <td className="px-4 py-2 text-right tabular-nums">{formatCount(r.cacheWriteTokens)}</td>
-                  <td className="px-4 py-2 text-right tabular-nums" data-credits={r.credits}>
-                    {formatUsd(r.credits)}
-                  </td>
                 </tr>
               ))
             )}
@@ -242,14 +245,14 @@ function ReportBody({ report }: { report: Report }) {
           <tfoot className="border-t border-slate-200 bg-slate-50 font-semibold">
             <tr data-testid="usage-total">
               <td className="px-4 py-2">Total</td>
+              <td className="px-4 py-2 text-right tabular-nums" data-credits={report.totals.credits}>
+                {formatUsd(report.totals.credits)}
+              </td>
               <td className="px-4 py-2 text-right tabular-nums">{formatCount(report.totals.calls)}</td>
               <td className="px-4 py-2 text-right tabular-nums">{formatCount(report.totals.inputTokens)}</td>
               <td className="px-4 py-2 text-right tabular-nums">{formatCount(report.totals.outputTokens)}</td>
               <td className="px-4 py-2 text-right tabular-nums">{formatCount(report.totals.cacheReadTokens)}</td>
               <td className="px-4 py-2 text-right tabular-nums">{formatCount(report.totals.cacheWriteTokens)}</td>
-              <td className="px-4 py-2 text-right tabular-nums" data-credits={report.totals.credits}>
-                {formatUsd(report.totals.credits)}
-              </td>
             </tr>
           </tfoot>
         </table>
