@@ -5,9 +5,10 @@ import ReactMarkdown, { type Components } from "react-markdown";
 import remarkGfm from "remark-gfm";
 
 /**
- * Markdown as agents write it. Raw HTML is dropped, links open in a new tab
- * without a referrer, and images are never loaded: a reply can carry text
- * from the web, and an image URL could carry data out.
+ * Markdown as agents write it. Raw HTML is shown as the text it is (never
+ * rendered), links open in a new tab without a referrer, and images are never
+ * loaded: a reply can carry text from the web, and an image URL could carry
+ * data out.
  */
 const components: Components = {
   p: ({ node: _node, ...props }) => <p className="my-2 first:mt-0 last:mb-0" {...props} />,
@@ -48,12 +49,27 @@ const components: Components = {
   },
 };
 
-const remarkPlugins = [remarkGfm];
+type MdNode = { type: string; children?: MdNode[] };
+
+/**
+ * Raw HTML becomes plain text: an agent's `<placeholder>` or HTML snippet is
+ * shown as written (escaped by React), also while a reply streams in and a
+ * code span is not closed yet, instead of vanishing.
+ */
+export function remarkHtmlAsText() {
+  const walk = (node: MdNode) => {
+    if (node.type === "html") node.type = "text";
+    node.children?.forEach(walk);
+  };
+  return (tree: MdNode) => walk(tree);
+}
+
+const remarkPlugins = [remarkGfm, remarkHtmlAsText];
 
 export const Markdown = memo(function Markdown({ text }: { text: string }) {
   return (
     <div className="text-sm leading-relaxed break-words text-slate-800">
-      <ReactMarkdown remarkPlugins={remarkPlugins} components={components} skipHtml>
+      <ReactMarkdown remarkPlugins={remarkPlugins} components={components}>
         {text}
       </ReactMarkdown>
     </div>
