@@ -148,7 +148,7 @@ export function MissionView({ missionId }: { missionId: string }) {
       </header>
       {cancelError ? <p role="alert" className="text-sm text-rose-700">{cancelError}</p> : null}
 
-      <dl className="grid grid-cols-1 gap-3 min-[420px]:grid-cols-2 sm:grid-cols-4">
+      <dl className="grid grid-cols-2 gap-3 sm:grid-cols-4">
         <Stat label="Tokens" value={formatCount(mission.inputTokens + mission.outputTokens)} />
         {mission.credits !== null ? <Stat label="Cost" value={formatUsd(mission.credits)} /> : null}
         <Stat label="Wall time" value={formatDuration(wall)} />
