@@ -80,6 +80,13 @@ test.describe("world feed", () => {
       await expect(feed.matrix().getByRole("button", { name: "24 h" })).toHaveAttribute("aria-pressed", "true");
       await expect(manager.page).toHaveURL(/range=24h/);
       await expect(feed.matrixCell("atlas", "scout")).toHaveText(/^[1-9]\d*$/);
+
+      // Scout's reply came from a run woken by atlas's message: its timeline says from the start that content from
+      // @atlas reached it (a message from another agent is untrusted content).
+      await feed.itemLink(reply).click();
+      await expect(manager.page).toHaveURL(/\/w\/demo\/runs\/[0-9a-f-]{36}/);
+      await new RunPage(manager.page).waitLoaded("Scout");
+      await expect(manager.page.locator("span[title]").filter({ hasText: "agent:atlas" }).first()).toBeVisible();
     } finally {
       await manager.context.close();
       await member.context.close();
