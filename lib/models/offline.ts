@@ -16,9 +16,23 @@ interface Call {
   input: Record<string, unknown>;
 }
 
-function parseCommand(line: string): Call | null {
+/** Quotes around a text to send, as people type them ("…", “…”, '…'), taken off. */
+const unquote = (text: string) => text.trim().replace(/^["“'‘](.*)["”'’]$/s, "$1").trim();
+
+/**
+ * One line of a message as a tool call: a command of the grammar, or one of
+ * the few plain forms people type first ("post 'hi' to #general on Slack",
+ * "open https://…"). Anything else is not a command.
+ */
+export function parseCommand(line: string): Call | null {
   const text = line.trim();
   let m: RegExpMatchArray | null;
+  // Plain forms: they name Slack (a room post stays `post #room`) or hold a single address.
+  if ((m = text.match(/^(?:please\s+)?(?:post|send|write|say)\s+(.+?)\s+(?:to|in|on)\s+#([a-z0-9_.-]+)\s+(?:on|in)\s+slack[.!]?$/i)) ||
+      (m = text.match(/^(?:please\s+)?(?:post|send|write|say)\s+(.+?)\s+(?:to|in|on)\s+slack(?:'s)?\s+#([a-z0-9_.-]*[a-z0-9_-])[.!]?$/i))) {
+    return unquote(m[1]!) ? { name: "slack.post", input: { channel: `#${m[2]!.toLowerCase()}`, text: unquote(m[1]!) } } : null;
+  }
+  if ((m = text.match(/^(?:please\s+)?(?:open|read|get|visit|look\s+at)\s+(https?:\/\/\S+?)[.!?]?$/i))) return { name: "http.fetch", input: { url: m[1]! } };
   if ((m = text.match(/^fetch\s+(\S+)\s*$/i))) return { name: "http.fetch", input: { url: m[1]! } };
   if ((m = text.match(/^tell\s+@([a-z0-9_-]+)\s+([\s\S]+)$/i))) return { name: "chat.send", input: { to: m[1]!.toLowerCase(), message: m[2]!.trim() } };
   if ((m = text.match(/^post\s+#([a-z0-9_-]+)\s+([\s\S]+)$/i))) return { name: "chat.send", input: { room: m[1]!.toLowerCase(), message: m[2]!.trim() } };
@@ -62,6 +76,7 @@ function plainAnswer(question: string, system: string): string {
     "I can use tools with these commands, one per line:",
     "",
     ...offlineGrammar.map((g) => `- \`${g.command}\``),
+    ...(/\bslack\b/i.test(question) ? ["", "For Slack, for example: `slack #general Release ships Friday` (or: post \"Release ships Friday\" to #general on Slack)."] : []),
   ].join("\n");
 }
 
