@@ -20,8 +20,6 @@ import { layoutPositions, missionStateLabels, type MissionEventItem } from "./mi
 import { ErrorNotice } from "../ui/error-notice";
 
 const TERMINAL = new Set(["succeeded", "failed", "cancelled"]);
-/** A node state whose tokens and cost are final. */
-const ENDED = new Set<string>(["done", "failed", "cancelled"]);
 
 // The graph (@xyflow/react) loads after the page, in the graph's box meanwhile.
 const MissionGraph = dynamic(() => import("./mission-graph").then((m) => m.MissionGraph), { ssr: false, loading: () => <LazyBox label="Loading the crew graph" /> });
@@ -78,6 +76,12 @@ export function MissionView({ missionId }: { missionId: string }) {
   // Replay: a point in the stored journal (null: as it stands). Nothing is run again; states are read back from the events.
   const [replaySeq, setReplaySeq] = useState<number | null>(null);
   const replay = useMemo(() => (replaySeq === null ? null : replayAt(events, replaySeq)), [events, replaySeq]);
+  // Where each node's last turn ended: its tokens and cost (summed over every round) are its final ones from there.
+  const lastEnd = useMemo(() => {
+    const ends = new Map<string, number>();
+    for (const e of events) if (e.type === "node_finished") ends.set(String(e.data.nodeId ?? ""), e.seq);
+    return ends;
+  }, [events]);
   const replayed = replay?.states ?? null;
 
   const { nodes, edges } = useMemo(() => {
@@ -94,9 +98,9 @@ export function MissionView({ missionId }: { missionId: string }) {
         role: n.role,
         agentHandle: n.agentHandle,
         state: replayed?.get(n.id) ?? (replayed ? "waiting" : n.state),
-        // A node's tokens and cost are known once it has ended: a replay shows them from that point on.
+        // A node's tokens and cost are known once its last turn has ended: a replay shows them from that point on.
         detail:
-          replayed && !ENDED.has(replayed.get(n.id) ?? "waiting")
+          replaySeq !== null && !((lastEnd.get(n.id) ?? Infinity) <= replaySeq)
             ? ""
             : `${formatCount(n.inputTokens + n.outputTokens)} tokens${n.credits === null ? "" : ` · ${formatUsd(n.credits)}`}${n.round > 0 ? ` · round ${n.round + 1}` : ""}`,
       },
@@ -108,7 +112,7 @@ export function MissionView({ missionId }: { missionId: string }) {
       animated: (replayed ? replayed.get(e.to) : mission.nodes.find((n) => n.id === e.to)?.state) === "running",
     }));
     return { nodes, edges };
-  }, [mission, replayed]);
+  }, [mission, replayed, replaySeq, lastEnd]);
 
   if (query.isPending) return <p role="status" className="text-sm text-slate-500">Loading the mission…</p>;
   if (query.isError || !mission) return <ErrorNotice error={query.error} fallback="Could not load the mission." />;
@@ -250,7 +254,6 @@ export function MissionView({ missionId }: { missionId: string }) {
   );
 }
 
-/** Each node's state as the journal had it after event `seq`. */
 /** The mission as it stood after event `seq`: each node's state and run, and whether it had finished. Read from the journal only. */
 function replayAt(events: MissionEventItem[], seq: number): { states: Map<string, NodeState>; runs: Map<string, string>; finished: boolean } {
   const states = new Map<string, NodeState>();

@@ -125,6 +125,9 @@ export function createMissionScheduler(runtime: Runtime): MissionScheduler {
   async function settle({ tx, events, feed }: Pass, mr: MissionRun, plan: MissionPlan, ended: Ended[], outputs: Map<string, string>, handles: Map<string, string>): Promise<boolean> {
     const topology = mr.topology!;
     let readAgain = false;
+    // One text is handed on every outgoing edge: its preview is made once.
+    const previews = new Map<string, string>();
+    const previewOf = (text: string) => previews.get(text) ?? previews.set(text, preview(text)).get(text)!;
     const outcomes = ended.map(({ row, run }) => {
       const ok = run.state === "succeeded";
       return {
@@ -160,7 +163,7 @@ export function createMissionScheduler(runtime: Runtime): MissionScheduler {
         readAgain = true;
         continue;
       }
-      events.push({ type: "node_finished", payload: { nodeId: row.nodeId, round: row.round, runId: row.runId, state: ok ? "succeeded" : "failed", error, preview: output ? preview(output) : null } });
+      events.push({ type: "node_finished", payload: { nodeId: row.nodeId, round: row.round, runId: row.runId, state: ok ? "succeeded" : "failed", error, preview: output ? previewOf(output) : null } });
       if (!ok) continue;
       const loop = plan.loop;
       let targets = topology.edges.filter((e) => e.from === row.nodeId).map((e) => e.to);
@@ -188,7 +191,7 @@ export function createMissionScheduler(runtime: Runtime): MissionScheduler {
       for (const to of targets) {
         const target = topology.nodes.find((n) => n.id === to)!;
         const toHandle = handles.get(target.agentId) ?? "unknown";
-        const payload = { missionId: mr.id, from: { nodeId: node.id, role: node.role, agent: handle }, to: { nodeId: to, role: target.role, agent: toHandle }, preview: preview(handedText) };
+        const payload = { missionId: mr.id, from: { nodeId: node.id, role: node.role, agent: handle }, to: { nodeId: to, role: target.role, agent: toHandle }, preview: previewOf(handedText) };
         events.push({ type: "handoff", payload });
         feed.push({ ...feedBase(mr), kind: "mission_handoff", agentId: node.agentId, targetAgentId: target.agentId, runId: row.runId, payload });
       }
@@ -243,7 +246,9 @@ export function createMissionScheduler(runtime: Runtime): MissionScheduler {
     const waiting = [...ready];
     while (room > 0 && waiting.length > 0) {
       const chosen = waiting.splice(0, room);
-      // Independent, so sent together: the claim, and the agents' read that a pause waits for (see `lockTurnAgents`).
+      // Independent, so sent together: the claim, and the agents' read that a pause waits for (see `lockTurnAgents`;
+      // the agents of every chosen turn stay share-locked until commit, and a step that fails on a lock is done again
+      // by the next advance or sweep).
       const [claimed, found] = await Promise.all([
         tx
           .update(missionNodes)
@@ -359,12 +364,14 @@ export function createMissionScheduler(runtime: Runtime): MissionScheduler {
    * Every turn of a mission with the state of its run, in one read. A turn
    * still marked running whose run has succeeded comes with that run's text
    * (its output, read from the run's journal), so settling it needs no
-   * other read.
+   * other read; `outputs: false` leaves the texts out.
    */
-  async function loadTurns(from: Db, missionRunId: string) {
-    const output = sql<string | null>`case when ${missionNodes.state} = 'running' and ${agentRuns.state} = 'succeeded' then (
-      select coalesce(string_agg(e.payload->>'delta', '' order by e.seq), '') from run_events e where e.run_id = ${agentRuns.id} and e.type = 'text'
-    ) end`;
+  async function loadTurns(from: Db, missionRunId: string, options: { outputs: boolean } = { outputs: true }) {
+    const output = options.outputs
+      ? sql<string | null>`case when ${missionNodes.state} = 'running' and ${agentRuns.state} = 'succeeded' then (
+          select coalesce(string_agg(e.payload->>'delta', '' order by e.seq), '') from run_events e where e.run_id = ${agentRuns.id} and e.type = 'text'
+        ) end`
+      : sql<string | null>`null::text`;
     return from
       .select({ row: missionNodes, runState: agentRuns.state, runError: agentRuns.error, runTaint: agentRuns.taint, runOutput: output })
       .from(missionNodes)
@@ -405,7 +412,8 @@ export function createMissionScheduler(runtime: Runtime): MissionScheduler {
     await write(mr.id, async (pass) => {
       let read = turns;
       if (ended.length > 0 && (await settle(pass, mr, new MissionPlan(topology, read.map((t) => t.row)), ended, outputs, handles))) {
-        read = await loadTurns(pass.tx, mr.id);
+        // Only states are needed now: the outputs were settled above.
+        read = await loadTurns(pass.tx, mr.id, { outputs: false });
       }
       const rows = read.map((t) => t.row);
       // Read with the turns: an ended turn's run is tainted for good, so what it hands on carries its taint.

@@ -20,19 +20,29 @@ interface Call {
 const unquote = (text: string) => text.trim().replace(/^["“'‘](.*)["”'’]$/s, "$1").trim();
 
 /**
- * One line of a message as a tool call: a command of the grammar, or one of
- * the few plain forms people type first ("post 'hi' to #general on Slack",
- * "open https://…"). Anything else is not a command.
+ * One line of a message as a tool call: a command of the grammar, or, with
+ * `plain` (a person's own chat, not a message from an agent or a room), one
+ * of the few plain forms people type first ("post 'hi' to #general on
+ * Slack", "open https://…"). Anything else is not a command.
  */
-export function parseCommand(line: string): Call | null {
-  const text = line.trim();
+export function parseCommand(line: string, options: { plain?: boolean } = {}): Call | null {
+  return grammarCommand(line) ?? (options.plain ? plainCommand(line.trim()) : null);
+}
+
+/** The plain forms: they name Slack (a room post stays `post #room`) or hold a single address. */
+function plainCommand(text: string): Call | null {
   let m: RegExpMatchArray | null;
-  // Plain forms: they name Slack (a room post stays `post #room`) or hold a single address.
-  if ((m = text.match(/^(?:please\s+)?(?:post|send|write|say)\s+(.+?)\s+(?:to|in|on)\s+#([a-z0-9_.-]+)\s+(?:on|in)\s+slack[.!]?$/i)) ||
-      (m = text.match(/^(?:please\s+)?(?:post|send|write|say)\s+(.+?)\s+(?:to|in|on)\s+slack(?:'s)?\s+#([a-z0-9_.-]*[a-z0-9_-])[.!]?$/i))) {
+  if ((m = text.match(/^(?:please\s+)?(?:post|send|write|say)\s+([^#\s].*?)\s+(?:to|in|on)\s+#([a-z0-9_.-]+)\s+(?:on|in)\s+slack[.!]?$/i)) ||
+      (m = text.match(/^(?:please\s+)?(?:post|send|write|say)\s+([^#\s].*?)\s+(?:to|in|on)\s+slack(?:'s)?\s+#([a-z0-9_.-]*[a-z0-9_-])[.!]?$/i))) {
     return unquote(m[1]!) ? { name: "slack.post", input: { channel: `#${m[2]!.toLowerCase()}`, text: unquote(m[1]!) } } : null;
   }
   if ((m = text.match(/^(?:please\s+)?(?:open|read|get|visit|look\s+at)\s+(https?:\/\/\S+?)[.!?]?$/i))) return { name: "http.fetch", input: { url: m[1]! } };
+  return null;
+}
+
+function grammarCommand(line: string): Call | null {
+  const text = line.trim();
+  let m: RegExpMatchArray | null;
   if ((m = text.match(/^fetch\s+(\S+)\s*$/i))) return { name: "http.fetch", input: { url: m[1]! } };
   if ((m = text.match(/^tell\s+@([a-z0-9_-]+)\s+([\s\S]+)$/i))) return { name: "chat.send", input: { to: m[1]!.toLowerCase(), message: m[2]!.trim() } };
   if ((m = text.match(/^post\s+#([a-z0-9_-]+)\s+([\s\S]+)$/i))) return { name: "chat.send", input: { room: m[1]!.toLowerCase(), message: m[2]!.trim() } };
@@ -201,7 +211,8 @@ export function createOfflineProvider(options: { delayMs?: number } = {}): Model
         // A message from another agent or a room arrives as "Message from @x [in #room]: …": its body is what to act on.
         const from = raw.match(/^Message from (.+?)(?: in #([a-z0-9_-]+))?:\s*([\s\S]*)$/i);
         const question = from ? from[3]! : raw;
-        const parsed = mission ? [mission.command] : question.split("\n").map(parseCommand);
+        // Plain forms only from the person in their own chat: another agent's or a room's words follow the grammar.
+        const parsed = mission ? [mission.command] : question.split("\n").map((line) => parseCommand(line, { plain: !from }));
         const commands = parsed.filter((c): c is Call => c !== null);
         const missing = commands.filter((c) => !available.has(c.name));
         if (missing.length > 0) {

@@ -85,6 +85,8 @@ export type RunEventType = keyof typeof runEventSchemas;
 export type RunEventPayload<T extends RunEventType> = z.infer<(typeof runEventSchemas)[T]>;
 export type RunEventInput = { [T in RunEventType]: { type: T; payload: RunEventPayload<T> } }[RunEventType];
 export type RunEvent = RunEventInput & { seq: number; at: string };
+/** The event that ends a run's journal. */
+export type TerminalEventInput = Extract<RunEventInput, { type: "run_completed" | "run_failed" | "run_cancelled" }>;
 
 export const terminalEventTypes: ReadonlySet<string> = new Set<RunEventType>(["run_completed", "run_failed", "run_cancelled"]);
 

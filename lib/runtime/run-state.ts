@@ -12,7 +12,7 @@ import { createToolRegistry, type ToolRegistry } from "../tools/registry";
 import type { ToolPreview } from "../tools/types";
 import type { EventBus } from "./bus";
 import { withDbRetry } from "./db-retry";
-import type { RunEventInput } from "./events";
+import type { RunEventInput, TerminalEventInput } from "./events";
 import { insertRunEvents, LEASE_SECONDS, notifyRun, runTopic } from "./journal";
 import { journalText } from "./runs";
 import type { LoopState } from "./types";
@@ -545,8 +545,11 @@ export async function finishRun(
     replyText: string;
     code?: string;
     message?: string;
-    event: RunEventInput;
-    /** Called once the end is committed, before subscribers are told (a mission's next turn need not wait on that). */
+    event: TerminalEventInput;
+    /**
+     * Called once the end is committed (a mission's next turn need not wait for anything else). On PostgreSQL the
+     * notification goes out with the commit, so subscribers may hear of the end first; they read the journal either way.
+     */
     committed?: () => void;
   },
 ): Promise<boolean> {

@@ -8,16 +8,30 @@ describe("the offline model's commands", () => {
     expect(parseCommand("tell @scout find the notes")).toEqual({ name: "chat.send", input: { to: "scout", message: "find the notes" } });
   });
 
-  it("understands the plain forms people type first: a Slack post that names Slack, an address to open", () => {
-    expect(parseCommand("Post 'Release ships Friday' to #general on Slack")).toEqual({ name: "slack.post", input: { channel: "#general", text: "Release ships Friday" } });
-    expect(parseCommand("please send “Deploy done” to Slack #Ops.")).toEqual({ name: "slack.post", input: { channel: "#ops", text: "Deploy done" } });
-    expect(parseCommand("Open https://example.com/notes.")).toEqual({ name: "http.fetch", input: { url: "https://example.com/notes" } });
+  const plain = { plain: true };
+
+  it("understands, from a person in their chat, the plain forms people type first: a Slack post that names Slack, an address to open", () => {
+    expect(parseCommand("Post 'Release ships Friday' to #general on Slack", plain)).toEqual({ name: "slack.post", input: { channel: "#general", text: "Release ships Friday" } });
+    expect(parseCommand("please send “Deploy done” to Slack #Ops.", plain)).toEqual({ name: "slack.post", input: { channel: "#ops", text: "Deploy done" } });
+    expect(parseCommand("Open https://example.com/notes.", plain)).toEqual({ name: "http.fetch", input: { url: "https://example.com/notes" } });
+  });
+
+  it("takes another agent's or a room's words by the grammar only", () => {
+    expect(parseCommand("Post 'Release ships Friday' to #general on Slack")).toBeNull();
+    expect(parseCommand("Read https://example.com/notes")).toBeNull();
+  });
+
+  it("reads the grammar first: a room post that mentions Slack stays a room post", () => {
+    expect(parseCommand("post #general the plan: say hi to #random on Slack", plain)).toEqual({
+      name: "chat.send",
+      input: { room: "general", message: "the plan: say hi to #random on Slack" },
+    });
   });
 
   it("leaves other sentences alone: a room post without Slack, a greeting, an empty quote", () => {
-    expect(parseCommand("post hello to #ops")).toBeNull();
-    expect(parseCommand("hi there, how are you?")).toBeNull();
-    expect(parseCommand("post '' to #general on slack")).toBeNull();
-    expect(parseCommand("open the pod bay doors")).toBeNull();
+    expect(parseCommand("post hello to #ops", plain)).toBeNull();
+    expect(parseCommand("hi there, how are you?", plain)).toBeNull();
+    expect(parseCommand("post '' to #general on slack", plain)).toBeNull();
+    expect(parseCommand("open the pod bay doors", plain)).toBeNull();
   });
 });

@@ -8,6 +8,10 @@ describe("a plain preview of markdown", () => {
     );
   });
 
+  it("keeps raw HTML as the characters it is, so a placeholder stays", () => {
+    expect(plainPreview("Use `tell @<handle> <text>` or tell @<handle> <text> now")).toBe("Use tell @<handle> <text> or tell @<handle> <text> now");
+  });
+
   it("cuts a long text with an ellipsis and leaves short plain text as it is", () => {
     expect(plainPreview("word ".repeat(100), 20)).toBe("word word word word…");
     expect(plainPreview("Nothing to strip here")).toBe("Nothing to strip here");
