@@ -1,4 +1,5 @@
 import type { NextConfig } from "next";
+import { apiSecurityHeaders } from "./lib/http/security-headers";
 
 const nextConfig: NextConfig = {
   // PGlite ships WASM and data files that must be loaded from node_modules at run time; rate-limiter-flexible
@@ -7,6 +8,10 @@ const nextConfig: NextConfig = {
   poweredByHeader: false,
   // forbidden(): a page a role may not open answers 403 and renders the segment's forbidden.tsx.
   experimental: { authInterrupts: true },
+  // API responses are data: fixed headers, set without running the proxy (which gives each page its own nonce).
+  async headers() {
+    return [{ source: "/api/:path*", headers: apiSecurityHeaders() }, { source: "/api", headers: apiSecurityHeaders() }];
+  },
 };
 
 export default nextConfig;

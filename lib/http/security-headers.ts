@@ -48,7 +48,7 @@ export function pageContentSecurityPolicy(nonce: string, options: { development?
 /** The policy of an API response: JSON and event streams load nothing and render nowhere. */
 export const apiContentSecurityPolicy = "default-src 'none'; frame-ancestors 'none'";
 
-/** Whether a path is an API route (data) rather than a page. */
-export function isApiPath(pathname: string): boolean {
-  return pathname === "/api" || pathname.startsWith("/api/");
+/** Every header of an API response, as `next.config.ts` sets them on `/api` and `/api/…`. */
+export function apiSecurityHeaders(): { key: string; value: string }[] {
+  return [{ key: "Content-Security-Policy", value: apiContentSecurityPolicy }, ...Object.entries(commonSecurityHeaders).map(([key, value]) => ({ key, value }))];
 }

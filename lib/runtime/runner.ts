@@ -53,7 +53,7 @@ const isAbort = (error: unknown) => (error as { name?: string })?.name === "Abor
  * event is journaled before anyone sees it; while we drive, the run's claim
  * is ours, and if it is taken away (cancel, sweeper) we stop.
  */
-export async function driveRun(deps: RuntimeDeps, runId: string, options: DriveOptions): Promise<void> {
+export async function driveRun(deps: RuntimeDeps, runId: string, options: DriveOptions): Promise<"suspended" | undefined> {
   const { db, bus } = deps;
   const { signal: external, resume } = options;
   const { run, agent } = await getRunWithAgent(db, runId);
@@ -122,7 +122,7 @@ export async function driveRun(deps: RuntimeDeps, runId: string, options: DriveO
         const outcome = await dispatchCall(ctx, state.pending[0]!);
         if (outcome.kind === "suspend") {
           await suspendRun(ctx, outcome.approval);
-          return;
+          return "suspended";
         }
         state.results.push(outcome.result);
         state.pending.shift();

@@ -79,14 +79,18 @@ export function createRuntime(input: Omit<RuntimeDeps, "breakers"> & { breakers?
       told = true;
       for (const listener of settledListeners) listener(runId, missionRunId);
     };
+    let suspended = false;
     const done = driveRun(deps, runId, { ...options, signal: controller.signal, startRuns: (ids) => ids.forEach((id) => drive(id)), onEnded: tell })
+      .then((outcome) => {
+        suspended = outcome === "suspended";
+      })
       .catch((error: unknown) => logError(`Run ${runId} driver crashed`, error))
       .finally(() => {
         active.delete(runId);
         tell(undefined);
       })
-      // A run that suspended may be decided by the governor: then it carries on at once.
-      .then(() => govern(runId))
+      // A run that suspended may be decided by the governor: then it carries on at once. Other runs have nothing for it.
+      .then(() => (suspended ? govern(runId) : undefined))
       .catch((error: unknown) => logError(`The governor failed on run ${runId}`, error));
     active.set(runId, { done, controller });
   }

@@ -25,10 +25,18 @@ export function createToolRegistry(tools: AnyTool[] = builtinTools): ToolRegistr
 export const toolNames = builtinTools.map((t) => t.name);
 
 /** The JSON Schema the model sees is made from the same zod schema that validates the call. */
+/** Specs by tool: a tool's schema does not change, and every model call lists the agent's tools. */
+const specs = new WeakMap<AnyTool, ToolSpec>();
+
 export function toolSpec(tool: AnyTool): ToolSpec {
-  const schema = z.toJSONSchema(tool.input, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
-  delete schema.$schema;
-  return { name: tool.name, description: tool.description, inputSchema: schema };
+  let spec = specs.get(tool);
+  if (!spec) {
+    const schema = z.toJSONSchema(tool.input, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
+    delete schema.$schema;
+    spec = { name: tool.name, description: tool.description, inputSchema: schema };
+    specs.set(tool, spec);
+  }
+  return spec;
 }
 
 export type { AnyTool };

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { apiContentSecurityPolicy, createNonce, isApiPath, pageContentSecurityPolicy } from "../../lib/http/security-headers";
+import { apiContentSecurityPolicy, apiSecurityHeaders, createNonce, pageContentSecurityPolicy } from "../../lib/http/security-headers";
+import nextConfig from "../../next.config";
+import { config as proxyConfig } from "../../proxy";
 
 describe("security headers", () => {
   it("a page policy admits scripts only with the response's nonce, and eval only in development", () => {
@@ -17,11 +19,24 @@ describe("security headers", () => {
     for (const nonce of nonces) expect(Buffer.from(nonce, "base64")).toHaveLength(16);
   });
 
-  it("API paths get the deny-all policy; pages that merely start with 'api' do not", () => {
+  it("API paths get the deny-all policy from the config; the proxy runs for pages, including ones that merely start with 'api'", async () => {
     expect(apiContentSecurityPolicy).toBe("default-src 'none'; frame-ancestors 'none'");
-    expect(isApiPath("/api")).toBe(true);
-    expect(isApiPath("/api/runs/1/events")).toBe(true);
-    expect(isApiPath("/apiary")).toBe(false);
-    expect(isApiPath("/w/demo")).toBe(false);
+    const rules = await nextConfig.headers!();
+    for (const source of ["/api", "/api/:path*"]) {
+      const rule = rules.find((r) => r.source === source)!;
+      expect(rule.headers).toEqual(apiSecurityHeaders());
+      expect(Object.fromEntries(rule.headers.map((h) => [h.key, h.value]))).toMatchObject({
+        "Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'",
+        "X-Content-Type-Options": "nosniff",
+        "X-Frame-Options": "DENY",
+      });
+    }
+    const proxied = (path: string) => new RegExp(`^${proxyConfig.matcher[0]}$`).test(path);
+    expect(proxied("/api")).toBe(false);
+    expect(proxied("/api/runs/1/events")).toBe(false);
+    expect(proxied("/_next/static/chunks/a.js")).toBe(false);
+    expect(proxied("/apiary")).toBe(true);
+    expect(proxied("/w/demo")).toBe(true);
+    expect(proxied("/")).toBe(true);
   });
 });
