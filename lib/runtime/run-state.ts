@@ -12,7 +12,7 @@ import { createToolRegistry, type ToolRegistry } from "../tools/registry";
 import type { ToolPreview } from "../tools/types";
 import type { EventBus } from "./bus";
 import { withDbRetry } from "./db-retry";
-import type { RunEventInput, TerminalEventInput } from "./events";
+import type { TerminalEventInput } from "./events";
 import { insertRunEvents, LEASE_SECONDS, notifyRun, runTopic } from "./journal";
 import { journalText } from "./runs";
 import type { LoopState } from "./types";
