@@ -2,7 +2,7 @@ import crypto from "node:crypto";
 import { and, asc, eq, inArray, isNull, lt, ne, sql } from "drizzle-orm";
 import { rowsOf, type Db } from "../db/client";
 import { agentRuns, agents, approvals, executionGrants, messages, runEvents, sessions, steps, workspaces, type AgentRun, type Approval, type TaintSource } from "../db/schema";
-import { AppError } from "../errors";
+import { AppError, PG_UNIQUE_VIOLATION, pgErrorCode } from "../errors";
 import { cleanDeep } from "../text";
 import { recordFeed, recordRunFinished } from "../feed/feed";
 import { approvalsTopic, fourEyesApplies } from "../safety/approvals";
@@ -63,71 +63,75 @@ export async function createChatRun(
   db: Db,
   input: { workspaceId: string; sessionId: string; userId: string; text: string; owner: string; title?: string },
 ): Promise<{ runId: string; userMessageId: string; replyMessageId: string }> {
-  return withDbRetry(() =>
-    db.transaction(async (tx) => {
-      // The chat locked, its agent shared (as in createWakeRuns: a pause committed before we read wins; one committed
-      // after waits for this run): one statement.
-      const [found] = rowsOf<{ agent_id: string; model: string; status: string; handle: string }>(
-        await tx.execute(sql`
-          select ${sessions.agentId} as agent_id, ${agents.model} as model, ${agents.status} as status, ${agents.handle} as handle
-            from ${sessions} join ${agents} on ${agents.id} = ${sessions.agentId}
-           where ${sessions.id} = ${input.sessionId} and ${sessions.workspaceId} = ${input.workspaceId}
-             for update of ${sessions} for share of ${agents}`),
-      );
-      if (!found) throw new AppError("not_found:session");
-      if (found.status === "paused") {
-        throw new AppError("conflict:agent_paused", `${pausedMessage(found.handle)} Nothing was sent; ask a manager to resume it.`, { details: { agent: found.handle } });
-      }
-      const [busy] = await tx
-        .select({ id: agentRuns.id })
-        .from(agentRuns)
-        .where(and(eq(agentRuns.sessionId, input.sessionId), inArray(agentRuns.state, [...activeStates, "suspended"])))
-        .limit(1);
-      if (busy) throw new AppError("conflict:run", "The agent is still answering. Wait for it, or stop it first.", { details: { runId: busy.id } });
+  // The ids are chosen here, so that the two messages and the run that point at each other are written together.
+  const runId = crypto.randomUUID();
+  const userMessageId = crypto.randomUUID();
+  const replyMessageId = crypto.randomUUID();
+  const now = new Date();
+  const at = now.toISOString();
+  const title = input.title === undefined ? sql`` : sql`, title = case when title_chosen then title else ${input.title} end, title_chosen = true`;
+  // One statement, atomic on its own: the chat is locked and its agent shared (a pause committed before wins; one
+  // committed after waits for this run); nothing is written for a paused agent. A chat has at most one run in flight
+  // or waiting for a reviewer: the unique index `agent_runs_one_active_per_chat` refuses a second one even when two
+  // messages race, which a check inside the same statement could not (it reads from before the lock was granted).
+  let found: { status: string; handle: string; created: number } | undefined;
+  try {
+    [found] = rowsOf<{ status: string; handle: string; created: number }>(
+      await withDbRetry(() =>
+        db.execute(sql`
+          with target as (
+            select ${sessions.agentId} as agent_id, ${agents.model} as model, ${agents.status} as status, ${agents.handle} as handle
+              from ${sessions} join ${agents} on ${agents.id} = ${sessions.agentId}
+             where ${sessions.id} = ${input.sessionId} and ${sessions.workspaceId} = ${input.workspaceId}
+               for update of ${sessions} for share of ${agents}
+          ), go as (
+            select agent_id, model from target where status <> 'paused'
+          ), written as (
+            insert into ${messages} (id, workspace_id, session_id, role, content, run_id, user_id, created_at, updated_at)
+            select m.id, ${input.workspaceId}::uuid, ${input.sessionId}::uuid, m.role::message_role, m.content, ${runId}::uuid, m.user_id, m.created_at, ${at}::timestamptz
+              from go, (values
+                (${userMessageId}::uuid, 'user', ${input.text}::text, ${input.userId}::uuid, ${at}::timestamptz),
+                (${replyMessageId}::uuid, 'assistant', ''::text, null::uuid, ${new Date(now.getTime() + 1).toISOString()}::timestamptz)
+              ) as m(id, role, content, user_id, created_at)
+            returning id
+          ), run as (
+            insert into ${agentRuns} (id, workspace_id, agent_id, session_id, user_id, on_behalf_of_user_id, via, origin_session_id, trigger,
+                                     user_message_id, reply_message_id, model, state, claimed_by, lease_expires_at, started_at, created_at, updated_at)
+            select ${runId}::uuid, ${input.workspaceId}::uuid, go.agent_id, ${input.sessionId}::uuid, ${input.userId}::uuid, ${input.userId}::uuid,
+                   '[]'::jsonb, ${input.sessionId}::uuid, 'chat'::run_trigger, ${userMessageId}::uuid, ${replyMessageId}::uuid, go.model, 'running'::run_state,
+                   ${input.owner}::text, ${lease()}, ${at}::timestamptz, ${at}::timestamptz, ${at}::timestamptz
+              from go
+            returning id
+          ), touched as (
+            -- The chat's time, and its title from this message unless it already has one (an earlier message, a rename).
+            update ${sessions} set updated_at = ${at}::timestamptz ${title}
+             where id = ${input.sessionId} and exists (select 1 from go)
+            returning id
+          )
+          -- Data-modifying parts run to completion whether or not this reads them.
+          select status, handle, (select count(*) from run)::int as created from target`),
+      ),
+    );
+  } catch (error) {
+    if (pgErrorCode(error) === PG_UNIQUE_VIOLATION) throw await busyChat(db, input.sessionId);
+    throw error;
+  }
+  if (!found) throw new AppError("not_found:session");
+  if (found.status === "paused") {
+    throw new AppError("conflict:agent_paused", `${pausedMessage(found.handle)} Nothing was sent; ask a manager to resume it.`, { details: { agent: found.handle } });
+  }
+  if (found.created !== 1) throw new AppError("internal:run", "The run could not be created.");
+  return { runId, userMessageId, replyMessageId };
+}
 
-      // The run's id is chosen here, so both messages carry it from their insert (one statement for the two).
-      const runId = crypto.randomUUID();
-      const now = new Date();
-      const inserted = await tx
-        .insert(messages)
-        .values([
-          { workspaceId: input.workspaceId, sessionId: input.sessionId, role: "user", content: input.text, userId: input.userId, runId, createdAt: now },
-          { workspaceId: input.workspaceId, sessionId: input.sessionId, role: "assistant", content: "", runId, createdAt: new Date(now.getTime() + 1) },
-        ])
-        .returning({ id: messages.id, role: messages.role });
-      const userMessageId = inserted.find((m) => m.role === "user")!.id;
-      const replyMessageId = inserted.find((m) => m.role === "assistant")!.id;
-      await tx.insert(agentRuns).values({
-        id: runId,
-        workspaceId: input.workspaceId,
-        agentId: found.agent_id,
-        sessionId: input.sessionId,
-        userId: input.userId,
-        onBehalfOfUserId: input.userId,
-        via: [],
-        originSessionId: input.sessionId,
-        trigger: "chat",
-        userMessageId,
-        replyMessageId,
-        model: found.model,
-        state: "running",
-        claimedBy: input.owner,
-        leaseExpiresAt: lease(),
-        startedAt: now,
-      });
-      // The chat's time, and its title from this message unless it already has one (an earlier message, a rename).
-      await tx
-        .update(sessions)
-        .set({
-          updatedAt: now,
-          ...(input.title === undefined
-            ? {}
-            : { title: sql`case when ${sessions.titleChosen} then ${sessions.title} else ${input.title} end`, titleChosen: true }),
-        })
-        .where(eq(sessions.id, input.sessionId));
-      return { runId, userMessageId, replyMessageId };
-    }),
-  );
+/** The refusal of a message to a chat whose agent is still answering (or waiting for a reviewer). */
+async function busyChat(db: Db, sessionId: string): Promise<AppError> {
+  const [busy] = await db
+    .select({ id: agentRuns.id })
+    .from(agentRuns)
+    .where(and(eq(agentRuns.sessionId, sessionId), inArray(agentRuns.state, [...activeStates, "suspended"])))
+    .limit(1);
+  return new AppError("conflict:run", "The agent is still answering. Wait for it, or stop it first.", { details: busy ? { runId: busy.id } : undefined });
 }
 
 export interface WakeInput {

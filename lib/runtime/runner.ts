@@ -56,7 +56,7 @@ const isAbort = (error: unknown) => (error as { name?: string })?.name === "Abor
 export async function driveRun(deps: RuntimeDeps, runId: string, options: DriveOptions): Promise<"suspended" | undefined> {
   const { db, bus } = deps;
   const { signal: external, resume } = options;
-  const { run, agent } = await getRunWithAgent(db, runId);
+  const { run, agent, userText } = await getRunWithAgent(db, runId);
   if (!run || run.state !== "running" || run.claimedBy !== deps.instanceId) return;
   const writer = deps.groupCommit === false ? undefined : journalWriterFor(db, bus);
   const journal = new RunJournal(db, bus, runId, deps.instanceId, deps.coalesceMs, writer);
@@ -73,6 +73,8 @@ export async function driveRun(deps: RuntimeDeps, runId: string, options: DriveO
   }, deps.heartbeatMs);
 
   let state: LoopState | undefined;
+  // Set when the budget was checked with the run's first reads, so its first model call need not check it again.
+  let budgetChecked = false;
   try {
     if (!agent) throw new AppError("not_found:agent", "The agent of this run no longer exists.");
     let model: ResolvedModel;
@@ -85,7 +87,16 @@ export async function driveRun(deps: RuntimeDeps, runId: string, options: DriveO
     if (resume) {
       state = parseCheckpoint(run.checkpoint);
     } else {
-      state = await freshState(db, run, agent);
+      // The budget is checked while the run's context is read: both come before its first model call, and neither
+      // waits for the other. A refusal is thrown once the run's start is journaled, as when the call checks it.
+      const [fresh, budget] = await Promise.all([
+        freshState(db, run, agent, userText),
+        deps.checkBudget?.({ workspaceId: run.workspaceId, agentId: run.agentId, runId }).then(
+          () => null,
+          (error: unknown) => ({ error }),
+        ),
+      ]);
+      state = fresh;
       // Not awaited: the feed writer commits it with the other runs' items; the run's own journal need not wait for it.
       void recordFeed(db, bus, [
         {
@@ -98,13 +109,16 @@ export async function driveRun(deps: RuntimeDeps, runId: string, options: DriveO
           payload: { agent: agent.handle, trigger: run.trigger, sessionId: run.sessionId, hop: run.hop },
         },
       ]);
-      await journal.emit({
+      // Queued, not awaited: the model starts at once, and its text follows these events in the journal.
+      journal.post({
         type: "run_started",
         payload: { runId, agentId: agent.id, agentHandle: agent.handle, model: agent.model, offline: model.offline, replyMessageId: run.replyMessageId ?? "" },
       });
       // A run handed content by other agents starts tainted: its timeline says so before anything else happens. Only a
       // fresh run gets here, so a resumed one does not journal these twice.
-      for (const t of state.taint) await journal.emit({ type: "run_tainted", payload: { source: t.source, stepId: t.stepId } });
+      for (const t of state.taint) journal.post({ type: "run_tainted", payload: { source: t.source, stepId: t.stepId } });
+      if (budget) throw budget.error;
+      budgetChecked = budget === null;
     }
     const ctx: CallContext = { deps, run, agent, journal, allowed, state, signal: controller.signal, startRuns: options.startRuns };
 
@@ -132,7 +146,8 @@ export async function driveRun(deps: RuntimeDeps, runId: string, options: DriveO
         state.batch = [];
         state.results = [];
       }
-      const turn = await callModel(deps, ctx, model, allowed);
+      const turn = await callModel(deps, ctx, model, allowed, budgetChecked);
+      budgetChecked = false;
       if (turn.calls.length === 0 || turn.stop === "end_turn" || turn.stop === "stop_sequence" || turn.stop === "refusal") break;
       state.conversation.push({
         role: "assistant",
@@ -190,16 +205,17 @@ async function currentReply(db: Database, replyMessageId: string | null): Promis
   return (await messageText(db, replyMessageId)) ?? "";
 }
 
-async function freshState(db: Database, run: AgentRun, agent: Agent): Promise<LoopState> {
-  // Two reads at once: they do not depend on each other, and this is the path to the run's first text.
-  const [stored, conversation] = await Promise.all([messageText(db, run.userMessageId), loadHistory(db, run)]);
-  const question = stored ?? run.inputText ?? "";
+/** The loop state of a run's first turn; `userText` is the message that started it, read with the run. */
+async function freshState(db: Database, run: AgentRun, agent: Agent, userText: string | null): Promise<LoopState> {
+  const question = userText ?? run.inputText ?? "";
+  // Read at once: neither needs the other, and this is the path to the run's first text.
+  const [conversation, system] = await Promise.all([loadHistory(db, run), buildSystemPrompt(db, agent, question, run)]);
   if (conversation.length === 0 || conversation[conversation.length - 1]!.role !== "user") {
     conversation.push({ role: "user", content: [{ type: "text", text: question || "(no text)" }] });
   }
   return {
     version: 2,
-    system: await buildSystemPrompt(db, agent, question, run),
+    system,
     conversation,
     fullText: "",
     position: run.stepCount,
@@ -212,12 +228,12 @@ async function freshState(db: Database, run: AgentRun, agent: Agent): Promise<Lo
 }
 
 /** One model call: streams text into the journal, collects tool calls, and charges the call whatever happens. */
-async function callModel(deps: RuntimeDeps, ctx: CallContext, model: ResolvedModel, allowed: AnyTool[]) {
+async function callModel(deps: RuntimeDeps, ctx: CallContext, model: ResolvedModel, allowed: AnyTool[], budgetChecked: boolean) {
   const { state, journal } = ctx;
   if (state.modelCalls >= deps.maxSteps) {
     throw new AppError("unprocessable:step_limit", `The run stopped after ${deps.maxSteps} model calls, the limit for one run.`);
   }
-  await deps.checkBudget?.({ workspaceId: ctx.run.workspaceId, agentId: ctx.run.agentId, runId: ctx.run.id });
+  if (!budgetChecked) await deps.checkBudget?.({ workspaceId: ctx.run.workspaceId, agentId: ctx.run.agentId, runId: ctx.run.id });
   const usage: Usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
   let sawUsage = false;
   let text = "";

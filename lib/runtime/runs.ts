@@ -44,10 +44,15 @@ export async function listOrphanedRuns(db: Db, limit = 50): Promise<string[]> {
 
 /** A run and its agent, as its driver loads them. */
 export async function getRunWithAgent(db: Db, runId: string) {
-  // One statement: this is the first read of every run a process drives.
-  const [row] = await db.select({ run: agentRuns, agent: agents }).from(agentRuns).leftJoin(agents, eq(agents.id, agentRuns.agentId)).where(eq(agentRuns.id, runId));
-  if (!row) return { run: undefined, agent: undefined };
-  return { run: row.run, agent: row.agent ?? undefined };
+  // One statement: this is the first read of every run a process drives, and the message that started it comes along.
+  const [row] = await db
+    .select({ run: agentRuns, agent: agents, userText: messages.content })
+    .from(agentRuns)
+    .leftJoin(agents, eq(agents.id, agentRuns.agentId))
+    .leftJoin(messages, eq(messages.id, agentRuns.userMessageId))
+    .where(eq(agentRuns.id, runId));
+  if (!row) return { run: undefined, agent: undefined, userText: null };
+  return { run: row.run, agent: row.agent ?? undefined, userText: row.userText };
 }
 
 /** The stored text of a chat message ("" when there is none). */

@@ -74,6 +74,31 @@ describe("chat routes", () => {
     await waitForRun(s.db, (await first.json()).runId);
   });
 
+  it("five messages sent to one chat at the same moment start one run: the other four get 409 conflict:run and store nothing", async () => {
+    const { s, cookie } = await ownerCookie();
+    const sessionId = await newChat(cookie, "atlas");
+    const sent = await Promise.all(
+      ["one", "two", "three", "four", "five"].map((text) =>
+        postMessageRoute(jsonRequest(`/api/sessions/${sessionId}/messages`, { method: "POST", cookie, body: { text } }), params({ id: sessionId })),
+      ),
+    );
+    const started = sent.filter((r) => r.status === 202);
+    const refused = sent.filter((r) => r.status === 409);
+    expect(started).toHaveLength(1);
+    expect(refused).toHaveLength(4);
+    const { runId } = await started[0]!.json();
+    for (const res of refused) {
+      const body = await res.json();
+      expect(body.code).toBe("conflict:run");
+      expect(body.details).toEqual({ runId });
+    }
+    await waitForRun(s.db, runId);
+    // One question and its reply: the refused messages left nothing behind.
+    const history = await getSessionRoute(jsonRequest(`/api/sessions/${sessionId}`, { cookie }), params({ id: sessionId }));
+    const { messages } = await history.json();
+    expect(messages.map((m: { role: string }) => m.role)).toEqual(["user", "assistant"]);
+  });
+
   it("validates input: unknown agent 404, empty text 400, bad ids 400", async () => {
     const { cookie } = await ownerCookie();
     const unknown = await createSessionRoute(jsonRequest("/api/sessions", { method: "POST", cookie, body: { agentHandle: "nobody" } }));

@@ -44,14 +44,16 @@ describe("queries on the start path of a chat", () => {
     // Session, user and membership: one statement, and no write when the workspace is already the last opened.
     expect(posted.queries.filter((q) => /auth_sessions|memberships/.test(q))).toHaveLength(1);
     // The chat's own statements: the session with its membership, the chat and its agent (the owner check), the
-    // run-start limiter, then the chat run's transaction: the chat locked with its agent, a run in flight, both
-    // messages (carrying the run's id), the run, the chat's time and title, which ends the answer's work. (The run
-    // itself starts before the answer is sent, so how many of its first reads are recorded depends on timing.)
-    const own = posted.queries.slice(0, posted.queries.findIndex((q) => /^update "sessions"/.test(q)) + 1);
-    expect(own).toHaveLength(8);
-    expect(own.filter((q) => /^insert into "messages"/.test(q))).toHaveLength(1);
-    expect(own.filter((q) => /^update "messages"/.test(q))).toHaveLength(0);
-    expect(own.filter((q) => /^update "sessions"/.test(q))).toHaveLength(1);
+    // run-start limiter, then the chat run's one statement (the chat locked with its agent, both messages carrying the
+    // run's id, the run, the chat's time and title), which ends the answer's work. (The run itself starts before the
+    // answer is sent, so how many of its first reads are recorded depends on timing.)
+    const own = posted.queries.slice(0, posted.queries.findIndex((q) => /insert into "agent_runs"/.test(q)) + 1);
+    expect(own).toHaveLength(4);
+    expect(own.filter((q) => /insert into "messages"/.test(q))).toHaveLength(1);
+    expect(own.filter((q) => /update "messages"/.test(q))).toHaveLength(0);
+    expect(own.filter((q) => /update "sessions"/.test(q))).toHaveLength(1);
+    // No transaction block: the statement is atomic on its own.
+    expect(own.filter((q) => /^(begin|commit)/i.test(q.trim()))).toHaveLength(0);
 
     const opened = await queriesOf(() => eventsRoute(jsonRequest(`/api/runs/${runId}/events?workspace=demo`, { cookie }), params({ id: runId })));
     expect(opened.res.status).toBe(200);

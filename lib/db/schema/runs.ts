@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { bigint, bigserial, index, integer, jsonb, pgEnum, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { at, createdAt, id, updatedAt } from "./common";
 import { agents } from "./agents";
@@ -82,6 +83,8 @@ export const agentRuns = pgTable(
   (t) => [
     index("agent_runs_workspace_created_idx").on(t.workspaceId, t.createdAt),
     index("agent_runs_session_idx").on(t.sessionId, t.createdAt),
+    // A chat has at most one run in flight or waiting for a reviewer (only chat runs have a session).
+    uniqueIndex("agent_runs_one_active_per_chat").on(t.sessionId).where(sql`${t.state} in ('queued', 'running', 'suspended')`),
     index("agent_runs_state_lease_idx").on(t.state, t.leaseExpiresAt),
     index("agent_runs_agent_created_idx").on(t.agentId, t.createdAt),
     index("agent_runs_thread_idx").on(t.threadId),

@@ -1,0 +1,1 @@
+CREATE UNIQUE INDEX "agent_runs_one_active_per_chat" ON "agent_runs" USING btree ("session_id") WHERE "agent_runs"."state" in ('queued', 'running', 'suspended');
