@@ -99,6 +99,36 @@ export function eventStreamResponse(items: AsyncGenerator<SseItem>, options: Eve
 }
 
 /**
+ * Starts `items` at once (a journal stream's subscription and first read) while `allowed` is decided, and hands them
+ * over only once it passed: one round trip less before a stream's first event, and a refused reader receives
+ * nothing. On a refusal `stop` ends the stream, so its subscription is released, and the refusal is thrown.
+ */
+export async function handOverWhen<T>(items: AsyncGenerator<T>, allowed: Promise<void>, stop: AbortController): Promise<AsyncGenerator<T>> {
+  const first = items.next();
+  try {
+    await allowed;
+  } catch (error) {
+    stop.abort();
+    // Whatever the first read brought (or why it failed) goes to nobody: the request was refused.
+    first.then(
+      () => items.return(undefined),
+      () => undefined,
+    );
+    throw error;
+  }
+  return (async function* () {
+    try {
+      const head = await first;
+      if (head.done) return;
+      yield head.value;
+      yield* items;
+    } finally {
+      await items.return(undefined);
+    }
+  })();
+}
+
+/**
  * A run's journal as SSE: `id` is the sequence (so the browser's
  * Last-Event-ID resumes exactly there), `event` the type, `data` the payload.
  */
