@@ -306,6 +306,8 @@ interface Pass {
   chats: number;
   viewers: number;
   ttft: number[];
+  /** Message posted → its run's terminal event: how long until the whole reply was there. */
+  replyMs: number[];
   /** POST of the message → its answer; that answer → the stream open. */
   postMs: number[];
   openMs: number[];
@@ -364,6 +366,7 @@ async function runPass(instances: Instance[], cookies: string[], chats: number, 
     chats,
     viewers,
     ttft: [],
+    replyMs: [],
     postMs: [],
     openMs: [],
     streamMs: [],
@@ -386,6 +389,7 @@ async function runPass(instances: Instance[], cookies: string[], chats: number, 
     if (main.endAt === null) pass.failures.push("a chat's stream did not end");
     if (main.seqProblem) pass.failures.push("a chat's stream skipped a sequence number");
     if (main.firstTextAt !== null) pass.ttft.push(main.firstTextAt - run.postedAt);
+    if (main.endAt !== null) pass.replyMs.push(main.endAt - run.postedAt);
     pass.postMs.push(run.answeredAt - run.postedAt);
     if (main.openedAt !== null) pass.openMs.push(main.openedAt - run.answeredAt);
     if (main.firstTextAt !== null && main.endAt !== null) pass.streamMs.push(main.endAt - main.firstTextAt);
@@ -470,6 +474,9 @@ async function main(): Promise<number> {
       );
     }
     for (const [label, p] of rows) {
+      console.log(`${label}: whole reply (message posted → last event) p50 ${f(percentile(p.replyMs, 50))} ms (p99 ${f(percentile(p.replyMs, 99))})`);
+    }
+    for (const [label, p] of rows) {
       console.log(
         `${label}: CPU over the pass: server ${f(p.cpuPercent)} % of a core, these clients ${f(p.clientCpuPercent)} % of a core, ` +
           `whole machine ${f(p.machineCpuPercent)} % of ${os.cpus().length} cores (the rest is mostly the database)`,
@@ -484,13 +491,14 @@ async function main(): Promise<number> {
     const common = `bench=http instances=${options.instances} pace_ms=${options.paceMs}`;
     console.log(
       `RESULT ${common} chats=1 viewers=0 p50_ms=${f(percentile(alone.chatLatency, 50))} p99_ms=${f(percentile(alone.chatLatency, 99))} ` +
-        `ttft_p50_ms=${f(percentile(alone.ttft, 50))} ttft_p99_ms=${f(percentile(alone.ttft, 99))} stream_p50_ms=${f(percentile(alone.streamMs, 50))} ` +
+        `ttft_p50_ms=${f(percentile(alone.ttft, 50))} ttft_p99_ms=${f(percentile(alone.ttft, 99))} reply_p50_ms=${f(percentile(alone.replyMs, 50))} stream_p50_ms=${f(percentile(alone.streamMs, 50))} ` +
         `feed_viewers=1 feed_p50_ms=${f(percentile(alone.feedLatency, 50))} feed_p99_ms=${f(percentile(alone.feedLatency, 99))} ` +
         `lost=${alone.lost} rss_mb=${f(alone.rssMb)} cpu_pct=${f(alone.cpuPercent)} client_cpu_pct=${f(alone.clientCpuPercent)} machine_cpu_pct=${f(alone.machineCpuPercent)} load=${loadAlone} mode=baseline`,
     );
     console.log(
       `RESULT ${common} chats=${options.chats} viewers=${options.viewers} p50_ms=${f(percentile(all, 50))} p99_ms=${f(percentile(all, 99))} ` +
         `viewer_p99_ms=${f(percentile(crowd.viewerLatency, 99))} ttft_p50_ms=${f(percentile(crowd.ttft, 50))} ttft_p99_ms=${f(percentile(crowd.ttft, 99))} ` +
+        `reply_p50_ms=${f(percentile(crowd.replyMs, 50))} reply_p99_ms=${f(percentile(crowd.replyMs, 99))} ` +
         `stream_ratio=${f(streamRatio, 2)} feed_viewers=${options.feedViewers} feed_p50_ms=${f(percentile(crowd.feedLatency, 50))} ` +
         `feed_p99_ms=${f(percentile(crowd.feedLatency, 99))} lost=${crowd.lost} rss_mb=${f(crowd.rssMb)} cpu_pct=${f(crowd.cpuPercent)} ` +
         `client_cpu_pct=${f(crowd.clientCpuPercent)} machine_cpu_pct=${f(crowd.machineCpuPercent)} load=${loadCrowd} mode=default`,

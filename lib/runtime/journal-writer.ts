@@ -229,19 +229,21 @@ interface Notice {
  * from it was lost (taken over, ended) and none of its rows were written.
  */
 async function writeBatch(db: Database, batch: Pending[], at: Date, notice?: Notice): Promise<Map<string, number>> {
-  const runs = batch.map((e) => ({ id: e.runId, o: e.owner, n: e.events.length, c: e.closed }));
+  const runs = batch.map((e) => ({ id: e.runId, o: e.owner, n: e.events.length, c: e.closed, t: e.events.some((event) => event.type === "text") }));
   // Payloads carry model and tool text: stored without NUL or lone surrogates, which PostgreSQL refuses.
   const rows = batch.flatMap((e) => e.events.map((event, k) => ({ r: e.runId, k, t: event.type, p: cleanDeep(event.payload) })));
   const result = await db.execute(sql`
     with runs as (
-      select (x->>'id')::uuid as id, x->>'o' as owner, (x->>'n')::int as n, (x->>'c')::boolean as closing
+      select (x->>'id')::uuid as id, x->>'o' as owner, (x->>'n')::int as n, (x->>'c')::boolean as closing, (x->>'t')::boolean as has_text
       from jsonb_array_elements(${JSON.stringify(runs)}::jsonb) as x
     ),
     allocated as (
       update ${agentRuns} as r
       set last_seq = r.last_seq + runs.n,
           lease_expires_at = now() + make_interval(secs => ${LEASE_SECONDS}),
-          journal_closed_at = case when runs.closing then now() else null end
+          journal_closed_at = case when runs.closing then now() else null end,
+          -- The moment the run's first text was written: the throughput card's time to first token.
+          first_token_at = case when runs.has_text then coalesce(r.first_token_at, now()) else r.first_token_at end
       from runs
       where r.id = runs.id and r.claimed_by = runs.owner and r.journal_closed_at is null and r.state = 'running'
       returning r.id, r.last_seq, runs.n

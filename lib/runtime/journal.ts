@@ -36,6 +36,8 @@ export async function insertRunEvents(tx: Db, runId: string, owner: string | nul
       lastSeq: sql`${agentRuns.lastSeq} + ${events.length}`,
       ...(owner ? { leaseExpiresAt: sql`now() + make_interval(secs => ${LEASE_SECONDS})` } : {}),
       ...(closes ? { journalClosedAt: sql`now()` } : {}),
+      // The moment the run's first text was written: the throughput card's time to first token.
+      ...(events.some((e) => e.type === "text") ? { firstTokenAt: sql`coalesce(${agentRuns.firstTokenAt}, now())` } : {}),
     })
     .where(
       and(

@@ -266,14 +266,6 @@ export async function renewLease(db: Db, runId: string, owner: string): Promise<
   }
 }
 
-export async function markFirstToken(db: Db, runId: string): Promise<void> {
-  await db
-    .update(agentRuns)
-    .set({ firstTokenAt: sql`coalesce(${agentRuns.firstTokenAt}, now())` })
-    .where(eq(agentRuns.id, runId))
-    .catch(() => undefined);
-}
-
 /** Adds one model call's usage to the run's totals. */
 export async function addRunUsage(db: Db, runId: string, usage: { inputTokens: number; outputTokens: number; credits: number; callNumber: number }): Promise<void> {
   await withDbRetry(() =>

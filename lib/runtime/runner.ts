@@ -18,7 +18,7 @@ import { postReply } from "./delivery";
 import { recordFeed, recordRunFinished } from "../feed/feed";
 import { getRunWithAgent, journalText, messageText, runCounters } from "./runs";
 import { chargeModelCall } from "./run-usage";
-import { finishRun, grantConsumed, markFirstToken, recordStepFinish, renewLease, stepsOfRun } from "./run-state";
+import { finishRun, grantConsumed, recordStepFinish, renewLease, stepsOfRun } from "./run-state";
 import { dispatchCall, finishStep, resumeCall, stepResult, suspendRun } from "./tool-call";
 import type { CallContext, LoopState, RuntimeDeps, StartRuns } from "./types";
 import { logError } from "../log";
@@ -256,7 +256,6 @@ async function callModel(deps: RuntimeDeps, ctx: CallContext, model: ResolvedMod
           journal.delta("text", "\n\n");
           state.fullText += "\n\n";
         }
-        if (!state.fullText) void markFirstToken(deps.db, ctx.run.id);
         text += event.delta;
         state.fullText += event.delta;
         journal.delta("text", event.delta);

@@ -25,6 +25,23 @@ describe("agent runtime", () => {
     return { s, owner, agent, session, runId };
   }
 
+  it("the first token's time is written with the run's first text, after a tool step that wrote none, and a run without text has none", async () => {
+    const s = server();
+    useScriptedModel(s, [toolTurn([{ id: "call_1", name: "memory.remember", input: { text: "the launch is on Friday" } }]), textTurn(["Done."])]);
+    const { runId } = await chat("remember the launch is on Friday");
+    const events = await waitForRun(s.db, runId);
+    const run = await getRunRow(s.db, runId);
+    const toolDone = Date.parse(events.find((e) => e.type === "dispatch_finished")!.at);
+    expect(run.firstTokenAt).not.toBeNull();
+    expect(run.firstTokenAt!.getTime()).toBeGreaterThanOrEqual(toolDone);
+    expect(run.firstTokenAt!.getTime()).toBeLessThanOrEqual(run.finishedAt!.getTime());
+
+    useScriptedModel(s, [textTurn([])]);
+    const silent = await chat("say nothing");
+    await waitForRun(s.db, silent.runId);
+    expect((await getRunRow(s.db, silent.runId)).firstTokenAt).toBeNull();
+  });
+
   it("journals the golden sequence: text, a tool step, more text, usage per call, completion", async () => {
     const s = server();
     s.runtime.deps.coalesceMs = 0;
