@@ -142,3 +142,14 @@ export function pgErrorCode(error: unknown): string | undefined {
 }
 
 export const PG_UNIQUE_VIOLATION = "23505";
+
+/** The constraint a PostgreSQL error names (postgres.js: `constraint_name`, PGlite: `constraint`), through wrappers. */
+export function pgConstraint(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current && typeof current === "object"; depth++) {
+    const named = (current as { constraint_name?: unknown; constraint?: unknown }).constraint_name ?? (current as { constraint?: unknown }).constraint;
+    if (typeof named === "string" && named) return named;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}

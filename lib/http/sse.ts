@@ -105,15 +105,17 @@ export function eventStreamResponse(items: AsyncGenerator<SseItem>, options: Eve
  */
 export async function handOverWhen<T>(items: AsyncGenerator<T>, allowed: Promise<void>, stop: AbortController): Promise<AsyncGenerator<T>> {
   const first = items.next();
+  // A first read that fails while the check is still out is not left unhandled: it is thrown to whoever awaits
+  // `first` below (the stream, which sends its error frame), or goes to nobody when the request was refused.
+  const read = first.then(
+    () => true,
+    () => false,
+  );
   try {
     await allowed;
   } catch (error) {
     stop.abort();
-    // Whatever the first read brought (or why it failed) goes to nobody: the request was refused.
-    first.then(
-      () => items.return(undefined),
-      () => undefined,
-    );
+    void read.then((ok) => (ok ? items.return(undefined) : undefined));
     throw error;
   }
   return (async function* () {

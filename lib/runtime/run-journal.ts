@@ -46,18 +46,9 @@ export class RunJournal {
   }
 
   async emit(event: RunEventInput): Promise<void> {
-    this.post(event);
-    await this.settle();
-  }
-
-  /**
-   * Queues an event behind everything before it without waiting for its
-   * commit: subscribers still see it only once it is written, and a failed
-   * write is thrown by the next `emit` or `flush`.
-   */
-  post(event: RunEventInput) {
     this.flushBuffered();
     this.enqueue([event]);
+    await this.settle();
   }
 
   async flush(): Promise<void> {

@@ -2,7 +2,7 @@ import crypto from "node:crypto";
 import { and, asc, eq, inArray, isNull, lt, ne, sql } from "drizzle-orm";
 import { rowsOf, type Db } from "../db/client";
 import { agentRuns, agents, approvals, executionGrants, messages, runEvents, sessions, steps, workspaces, type AgentRun, type Approval, type TaintSource } from "../db/schema";
-import { AppError, PG_UNIQUE_VIOLATION, pgErrorCode } from "../errors";
+import { AppError, PG_UNIQUE_VIOLATION, pgConstraint, pgErrorCode } from "../errors";
 import { cleanDeep } from "../text";
 import { recordFeed, recordRunFinished } from "../feed/feed";
 import { approvalsTopic, fourEyesApplies } from "../safety/approvals";
@@ -37,6 +37,8 @@ import type { LoopState } from "./types";
  */
 
 export const activeStates = ["queued", "running"] as const;
+/** The unique index that keeps a chat to one run in flight or waiting for a reviewer. */
+const ONE_ACTIVE_RUN_PER_CHAT = "agent_runs_one_active_per_chat";
 const lease = () => sql`now() + make_interval(secs => ${LEASE_SECONDS})`;
 
 export const pausedMessage = (handle: string) => `@${handle} is paused.`;
@@ -113,7 +115,7 @@ export async function createChatRun(
       ),
     );
   } catch (error) {
-    if (pgErrorCode(error) === PG_UNIQUE_VIOLATION) throw await busyChat(db, input.sessionId);
+    if (pgErrorCode(error) === PG_UNIQUE_VIOLATION && pgConstraint(error) === ONE_ACTIVE_RUN_PER_CHAT) throw await busyChat(db, input.sessionId);
     throw error;
   }
   if (!found) throw new AppError("not_found:session");

@@ -109,14 +109,13 @@ export async function driveRun(deps: RuntimeDeps, runId: string, options: DriveO
           payload: { agent: agent.handle, trigger: run.trigger, sessionId: run.sessionId, hop: run.hop },
         },
       ]);
-      // Queued, not awaited: the model starts at once, and its text follows these events in the journal.
-      journal.post({
+      await journal.emit({
         type: "run_started",
         payload: { runId, agentId: agent.id, agentHandle: agent.handle, model: agent.model, offline: model.offline, replyMessageId: run.replyMessageId ?? "" },
       });
       // A run handed content by other agents starts tainted: its timeline says so before anything else happens. Only a
       // fresh run gets here, so a resumed one does not journal these twice.
-      for (const t of state.taint) journal.post({ type: "run_tainted", payload: { source: t.source, stepId: t.stepId } });
+      for (const t of state.taint) await journal.emit({ type: "run_tainted", payload: { source: t.source, stepId: t.stepId } });
       if (budget) throw budget.error;
       budgetChecked = budget === null;
     }

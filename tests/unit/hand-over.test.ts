@@ -40,4 +40,27 @@ describe("handOverWhen", () => {
     await new Promise((r) => setTimeout(r, 0));
     expect(log).toEqual(["started", "closed"]);
   });
+
+  it("a first read that fails while the check is out is not left unhandled: the stream throws it once handed over", async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on("unhandledRejection", onUnhandled);
+    try {
+      const broken = new Error("the database went away");
+      async function* failing(): AsyncGenerator<number> {
+        throw broken;
+      }
+      let pass!: () => void;
+      const allowed = new Promise<void>((resolve) => (pass = resolve));
+      const handed = handOverWhen(failing(), allowed, new AbortController());
+      await new Promise((r) => setTimeout(r, 10));
+      pass();
+      const stream = await handed;
+      await expect(stream.next()).rejects.toBe(broken);
+      await new Promise((r) => setTimeout(r, 10));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off("unhandledRejection", onUnhandled);
+    }
+  });
 });
