@@ -58,7 +58,8 @@ export class JournalWriter {
   private readonly listeners = new KeyedListeners<JournalListener>();
   /** Runs announced by other writers: rows handed over so far, and the last one announced. */
   private readonly remote = new Map<string, { after: number; upTo: number }>();
-  private readonly origin = `w${process.pid}-${++writerCount}-${Math.random().toString(36).slice(2, 8)}`;
+  /** Names this writer in its notifications, so that its own process can tell what it was handed from memory already. */
+  readonly origin = `w${process.pid}-${++writerCount}-${Math.random().toString(36).slice(2, 8)}`;
   private readonly unsubscribe: () => void;
   /** Flushes (transactions) and rows written so far, for the benchmark. */
   readonly stats = { flushes: 0, rows: 0 };
@@ -98,6 +99,16 @@ export class JournalWriter {
   /** Follows one run's journal in this process. Returns the unsubscribe function. */
   listen(runId: string, listener: JournalListener): () => void {
     return this.listeners.add(runId, listener);
+  }
+
+  /**
+   * Events of a run committed by another statement of this process (the one
+   * that ends a run writes its terminal event itself): handed to the run's
+   * followers here from memory, as a flush's are. Call only after the commit,
+   * once the run's earlier events were handed over.
+   */
+  handOver(runId: string, events: RunEvent[]) {
+    for (const listener of this.listeners.of(runId)) listener.events(events);
   }
 
   close() {

@@ -54,9 +54,13 @@ export async function insertRunEvents(tx: Db, runId: string, owner: string | nul
   return row.lastSeq;
 }
 
-/** Tells subscribers that a run's journal grew; they read the rows themselves. */
-export async function notifyRun(bus: EventBus, runId: string, seq: number): Promise<void> {
-  await bus.publish(runTopic(runId), { runId, seq });
+/**
+ * Tells subscribers that a run's journal grew; they read the rows themselves.
+ * `origin` names the journal writer whose followers in this process were
+ * handed the rows from memory already, so they skip the notice.
+ */
+export async function notifyRun(bus: EventBus, runId: string, seq: number, origin?: string): Promise<void> {
+  await bus.publish(runTopic(runId), origin ? { runId, seq, o: origin } : { runId, seq });
 }
 
 /** Appends events in their own transaction, then notifies: persist before emit. */

@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
 import { and, asc, eq, inArray, isNull, lt, ne, sql } from "drizzle-orm";
-import { rowsOf, type Db } from "../db/client";
+import { rowsOf, type Database, type Db } from "../db/client";
 import { agentRuns, agents, approvals, executionGrants, messages, runEvents, sessions, steps, workspaces, type AgentRun, type Approval, type TaintSource } from "../db/schema";
 import { AppError, PG_UNIQUE_VIOLATION, pgConstraint, pgErrorCode } from "../errors";
 import { cleanDeep } from "../text";
@@ -12,8 +12,9 @@ import { createToolRegistry, type ToolRegistry } from "../tools/registry";
 import type { ToolPreview } from "../tools/types";
 import type { EventBus } from "./bus";
 import { withDbRetry } from "./db-retry";
-import type { TerminalEventInput } from "./events";
+import { parseRunEvent, type TerminalEventInput } from "./events";
 import { insertRunEvents, LEASE_SECONDS, notifyRun, runTopic } from "./journal";
+import { journalWriterFor } from "./journal-writer";
 import { journalText } from "./runs";
 import type { LoopState } from "./types";
 
@@ -552,6 +553,10 @@ export async function finishRun(
   },
 ): Promise<boolean> {
   const event = { type: input.event.type, payload: cleanDeep(input.event.payload) };
+  // The process's journal writer hands the terminal event to the run's followers here from memory; the notification
+  // names it, so they skip it and only other processes read the row.
+  const writer = journalWriterFor(db as Database, bus);
+  const at = new Date().toISOString();
   // One statement: the run ended and unclaimed, its reply kept, the terminal event written at the next sequence number
   // (closing the journal), and on PostgreSQL the notification sent, delivered at commit.
   const result = await withDbRetry(() =>
@@ -559,7 +564,7 @@ export async function finishRun(
       with ended as (
         update ${agentRuns} as r
         set state = ${input.state}::run_state, error = ${input.message ?? null}::text, error_code = ${input.code ?? null}::text,
-            claimed_by = null, lease_expires_at = null, checkpoint = null, finished_at = ${new Date().toISOString()}::timestamptz,
+            claimed_by = null, lease_expires_at = null, checkpoint = null, finished_at = ${at}::timestamptz,
             last_seq = r.last_seq + 1, journal_closed_at = now(), updated_at = now()
         where r.id = ${input.runId} and r.claimed_by = ${input.owner} and r.state = 'running' and r.journal_closed_at is null
         returning r.id, r.last_seq, r.reply_message_id
@@ -568,10 +573,12 @@ export async function finishRun(
         update ${messages} set content = ${input.replyText}::text, updated_at = now() where id = (select reply_message_id from ended)
       ),
       closed as (
-        insert into ${runEvents} (run_id, seq, type, payload) select id, last_seq, ${event.type}::text, ${JSON.stringify(event.payload)}::jsonb from ended
+        insert into ${runEvents} (run_id, seq, type, payload, created_at)
+        select id, last_seq, ${event.type}::text, ${JSON.stringify(event.payload)}::jsonb, ${at}::timestamptz from ended
       )${bus.channel ? sql`,
       notice as (
-        select pg_notify(${bus.channel}, json_build_object('t', ${runTopic(input.runId)}::text, 'm', json_build_object('runId', id, 'seq', last_seq))::text) from ended
+        select pg_notify(${bus.channel}, json_build_object('t', ${runTopic(input.runId)}::text,
+          'm', json_build_object('runId', id, 'seq', last_seq, 'o', ${writer.origin}::text))::text) from ended
       )
       select last_seq, (select count(*) from notice) as notices from ended` : sql`
       select last_seq from ended`}
@@ -579,8 +586,12 @@ export async function finishRun(
   );
   const [row] = rowsOf<{ last_seq: number }>(result);
   if (!row) return false;
+  const seq = Number(row.last_seq);
+  // What a reader of the row gets: the stored JSON through the same parser.
+  const terminal = parseRunEvent(event.type, seq, at, JSON.parse(JSON.stringify(event.payload)));
+  if (terminal) writer.handOver(input.runId, [terminal]);
   input.committed?.();
-  if (!bus.channel) await notifyRun(bus, input.runId, Number(row.last_seq));
+  if (!bus.channel) await notifyRun(bus, input.runId, seq, terminal ? writer.origin : undefined);
   return true;
 }
 

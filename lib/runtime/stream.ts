@@ -14,8 +14,9 @@ export type StreamItem = { kind: "event"; event: RunEvent } | { kind: "heartbeat
  * the terminal event. Live and replayed events come from the same journal
  * reads, so a subscriber that reconnects sees exactly what it missed.
  * With a `viewer`, each event is shaped for them (no credits for members).
- * Events committed by this process's journal writer arrive from memory;
- * those written elsewhere (another process, a system write) are read.
+ * Events committed by this process's journal writer, and the terminal event
+ * of a run this process ends, arrive from memory; those written elsewhere
+ * (another process, a system write) are read.
  * `fromMemory: false` reads every event back (the former path, a baseline).
  */
 export async function* streamRunEvents(options: {
@@ -33,7 +34,10 @@ export async function* streamRunEvents(options: {
   const fromMemory = options.fromMemory !== false;
   for await (const next of tailJournal<RunEvent>({
     subscribe: (wake) => {
-      const offBus = bus.subscribe(runTopic(runId), wake);
+      const offBus = bus.subscribe(runTopic(runId), (message) => {
+        if (fromMemory && message.o === writer.origin) return; // handed over from memory already
+        wake();
+      });
       const offWriter = writer.listen(runId, { events: fromMemory ? () => undefined : wake, wake });
       return () => {
         offBus();

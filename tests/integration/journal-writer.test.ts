@@ -2,6 +2,7 @@ import crypto from "node:crypto";
 import os from "node:os";
 import { describe, expect, it } from "vitest";
 import { openDatabase } from "../../lib/db/client";
+import { recordQueries } from "../../lib/db/query-count";
 import type { ModelEvent, ModelProvider, ModelRequest } from "../../lib/models/types";
 import { createPostgresBus } from "../../lib/runtime/bus";
 import type { RunEvent } from "../../lib/runtime/events";
@@ -83,6 +84,21 @@ describe("the group-committing journal writer", () => {
       const middle = stored[Math.floor(stored.length / 2)]!.seq;
       expect(await collect({ db: s.db, bus: s.bus, runId: run.runId, afterSeq: middle })).toEqual(stored.filter((e) => e.seq > middle));
     }
+  });
+
+  it("a follower in the driving process reads the journal once, when it opens: the rest, the run's end included, comes from memory", async () => {
+    const s = server();
+    const owner = await demoOwner(s.db);
+    routeModel(s, "counting", countingModel(10, 20));
+    const agent = await makeAgent(s.db, owner.workspaceId, { model: "counting", tools: [] });
+    const session = await createSession(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
+    const key = `once-${crypto.randomBytes(2).toString("hex")}`;
+    const { runId } = await s.runtime.startChatRun({ workspaceId: owner.workspaceId, sessionId: session.id, userId: owner.id, text: key });
+    const { result: events, queries } = await recordQueries(() => collect({ db: s.db, bus: s.bus, runId, afterSeq: 0, heartbeatMs: 600_000 }));
+    expect(textOf(events)).toBe(piecesOf(key, 10).join(""));
+    expect(events.at(-1)?.type).toBe("run_completed");
+    expect(events).toEqual(await readRunEvents(s.db, runId, 0, 10_000));
+    expect(queries.filter((q) => /from "run_events"/.test(q))).toHaveLength(1);
   });
 
   it("loses nothing when the process stops between the commit and the notification", async () => {
