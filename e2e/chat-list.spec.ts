@@ -26,8 +26,10 @@ test.beforeEach(async ({ page }) => {
 test("a chat is named after its first message, renamed in a dialog, and found by search", async ({ page }) => {
   const { handle } = await agentWith(page, "Namer");
   const word = `quokka${Date.now().toString(36)}`;
+  // A word of this test's own, so chats left by an earlier try of it are not found as well.
+  const month = `december${Date.now().toString(36)}`;
   const first = await chatWith(page, handle, `Plans for the ${word} launch`);
-  const second = await chatWith(page, handle, "Holiday rota for December");
+  const second = await chatWith(page, handle, `Holiday rota for ${month}`);
 
   await page.goto(`/w/demo/chat/${first}`);
   await expect(page.getByRole("heading", { level: 1 })).toHaveText(`Plans for the ${word} launch`);
@@ -43,7 +45,7 @@ test("a chat is named after its first message, renamed in a dialog, and found by
   await expect(page.getByRole("heading", { level: 1 })).toHaveText(`Launch ${word}`);
 
   // Search reads titles and messages: the second chat is found by a word only its message has.
-  await page.getByRole("searchbox", { name: "Search your chats" }).fill("december");
+  await page.getByRole("searchbox", { name: "Search your chats" }).fill(month.toUpperCase());
   await expect(chats.getByRole("link")).toHaveCount(1);
   await expect(chats.getByRole("link")).toHaveAttribute("href", `/w/demo/chat/${second}`);
   await page.getByRole("searchbox", { name: "Search your chats" }).fill(word);
@@ -56,6 +58,8 @@ test("a chat is named after its first message, renamed in a dialog, and found by
   // Deleting asks first, then the chat is gone from the list.
   await page.getByRole("searchbox", { name: "Search your chats" }).fill("");
   await page.goto(`/w/demo/chat/${second}`);
+  // A chat whose reply is still being written cannot be deleted: wait until the agent is done.
+  await expect(page.getByRole("button", { name: "Send", exact: true })).toBeVisible({ timeout: 30_000 });
   await page.getByRole("button", { name: "Delete chat" }).click();
   const confirm = page.getByRole("alertdialog", { name: "Delete this chat?" });
   await expect(confirm.getByRole("button", { name: "Cancel" })).toBeFocused();
