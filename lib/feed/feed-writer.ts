@@ -1,13 +1,18 @@
 import { randomUUID } from "node:crypto";
 import type { Database } from "../db/client";
+import { AppError } from "../errors";
 import type { EventBus } from "../runtime/bus";
 import { withDbRetry } from "../runtime/db-retry";
 import { FlushLoop, KeyedListeners } from "../runtime/group-commit";
 import { logError } from "../log";
-import { insertFeedItems, notifyFeed, type FeedItemInput, type FeedItemView, type WrittenFeed } from "./feed";
+import { feedTopic, notifyFeed, readFeed, writeFeedItems, type FeedItemInput, type FeedItemView, type WrittenFeed } from "./feed";
 
-type Written = WrittenFeed[];
-type FeedListener = (items: FeedItemView[]) => void;
+export interface FeedListener {
+  /** Committed items of the workspace, in sequence order, from memory. */
+  items(items: FeedItemView[]): void;
+  /** The feed grew in a way this process cannot hand over (an old-style notice, a failed read): read it. */
+  wake(): void;
+}
 
 interface Waiting {
   items: FeedItemInput[];
@@ -15,29 +20,39 @@ interface Waiting {
   reject: (error: unknown) => void;
 }
 
+/** A workspace followed in this process: its notifications, and the range other writers announced while one read runs. */
+interface Followed {
+  off: () => void;
+  remote?: { after: number; upTo: number };
+}
+
 /**
  * The process's feed writer: feed items appended outside a transaction are
  * written together (group commit), like the run journal. A flush starts as
- * soon as the previous one returns, with everything that arrived meanwhile:
- * one transaction, one sequence allocation per workspace (the workspace row
- * is locked once per flush, not once per item), one INSERT. Persist before
- * emit: after the commit, one notification per workspace names the newest
- * sequence number written, and only then do the appenders' promises resolve.
- * Items keep their arrival order within a workspace. Followers in this
- * process (`listen`) are handed the committed items from memory before the
- * notification goes out; the notification names this writer (`origin`) so
- * they do not read them again.
+ * soon as the previous one returns, with everything that arrived meanwhile,
+ * and is one statement (`writeFeedItems`): each workspace's sequence bumped
+ * once, the rows inserted, and on PostgreSQL the notifications sent from
+ * the same statement, delivered at its commit. Persist before emit: only
+ * after the commit are followers handed the items and the appenders'
+ * promises resolved. Items keep their arrival order within a workspace.
+ *
+ * Followers in this process (`listen`) get every committed item from memory:
+ * this writer's own right after its commit; those written elsewhere (another
+ * process, a caller's transaction) by one read per announced range for all
+ * followers of the workspace, where each follower used to read them itself.
+ * A notification names its writer (`o`) and range (`f` to `seq`).
  */
 export class FeedWriter {
   readonly origin = randomUUID();
   private pending: Waiting[] = [];
   private readonly listeners = new KeyedListeners<FeedListener>();
+  private readonly followed = new Map<string, Followed>();
   private readonly loop = new FlushLoop(
     () => this.pending.length > 0,
     () => this.flush(),
   );
-  /** Flushes (transactions) and items written so far, for the benchmark. */
-  readonly stats = { flushes: 0, items: 0 };
+  /** Flushes (statements) and items written so far, and reads of ranges other writers announced, for the benchmark. */
+  readonly stats = { flushes: 0, items: 0, reads: 0 };
 
   constructor(
     private readonly db: Database,
@@ -54,7 +69,18 @@ export class FeedWriter {
 
   /** Follows one workspace's committed items in this process. Returns the unsubscribe function. */
   listen(workspaceId: string, listener: FeedListener): () => void {
-    return this.listeners.add(workspaceId, listener);
+    const remove = this.listeners.add(workspaceId, listener);
+    if (!this.followed.has(workspaceId)) {
+      this.followed.set(workspaceId, { off: this.bus.subscribe(feedTopic(workspaceId), (message) => this.onNotice(workspaceId, message)) });
+    }
+    return () => {
+      remove();
+      const followed = this.followed.get(workspaceId);
+      if (followed && !this.listeners.has(workspaceId)) {
+        followed.off();
+        this.followed.delete(workspaceId);
+      }
+    };
   }
 
   /** Takes everything waiting and writes it as one flush. */
@@ -65,37 +91,83 @@ export class FeedWriter {
   }
 
   private async write(batch: Waiting[]) {
-    let written: Written;
+    let written: WrittenFeed[];
     try {
       written = await this.commit(batch.flatMap((w) => w.items));
     } catch (error) {
       if (batch.length === 1) return batch[0]!.reject(error);
-      // One appender's items (say, of a workspace deleted meanwhile) must not sink the others': each is tried alone.
+      // One appender's items (say, naming an agent deleted meanwhile) must not sink the others': each is tried alone.
       for (const w of batch) {
         try {
-          await this.announce(await this.commit(w.items));
-          w.resolve();
+          this.settle([w], await this.commit(w.items));
         } catch (own) {
           w.reject(own);
         }
       }
       return;
     }
-    await this.announce(written);
-    for (const w of batch) w.resolve();
+    this.settle(batch, written);
   }
 
-  private async commit(items: FeedItemInput[]): Promise<Written> {
-    const written = await withDbRetry(() => this.db.transaction((tx) => insertFeedItems(tx, items)));
+  private async commit(items: FeedItemInput[]): Promise<WrittenFeed[]> {
+    const notice = this.bus.channel ? { channel: this.bus.channel, origin: this.origin } : undefined;
+    const written = await withDbRetry(() => writeFeedItems(this.db, items, new Date(), notice));
     this.stats.flushes += 1;
-    this.stats.items += items.length;
+    this.stats.items += written.reduce((n, w) => n + w.items.length, 0);
+    for (const w of written) for (const listener of this.listeners.of(w.workspaceId)) listener.items(w.items);
+    // On PostgreSQL the statement sent the notifications. Elsewhere they go now, not awaited: the next flush need not
+    // wait for them, and a lost one is caught up by the followers' heartbeat.
+    if (!notice) void notifyFeed(this.bus, written, this.origin).catch((error: unknown) => logError("Could not announce feed items", error));
     return written;
   }
 
-  /** The items are committed whatever happens here: a lost notification is caught up by the readers' heartbeat. */
-  private async announce(written: Written) {
-    for (const w of written) for (const listener of this.listeners.of(w.workspaceId)) listener(w.items);
-    await notifyFeed(this.bus, written, this.origin).catch((error: unknown) => logError("Could not announce feed items", error));
+  /** The items are committed: each appender learns whether its workspaces were there to number them. */
+  private settle(batch: Waiting[], written: WrittenFeed[]) {
+    const done = new Set(written.map((w) => w.workspaceId));
+    for (const w of batch) {
+      if (w.items.every((item) => done.has(item.workspaceId))) w.resolve();
+      else w.reject(new AppError("not_found:workspace", "A feed item names a workspace that does not exist."));
+    }
+  }
+
+  /**
+   * A workspace's feed grew. This writer's own items were handed over at its
+   * commit; a range written elsewhere is read once for every follower here,
+   * one read per workspace at a time (notices that arrive meanwhile extend
+   * it). A notice without a range, or a failed read, wakes the followers and
+   * each reads for itself.
+   */
+  private onNotice(workspaceId: string, message: Record<string, unknown>) {
+    if (message.o === this.origin) return;
+    const followed = this.followed.get(workspaceId);
+    if (!followed) return;
+    const first = Number(message.f);
+    const last = Number(message.seq);
+    if (!Number.isInteger(first) || !Number.isInteger(last) || first > last) {
+      for (const listener of this.listeners.of(workspaceId)) listener.wake();
+      return;
+    }
+    if (followed.remote) followed.remote.upTo = Math.max(followed.remote.upTo, last);
+    else {
+      followed.remote = { after: first - 1, upTo: last };
+      void this.readAnnounced(workspaceId, followed, followed.remote);
+    }
+  }
+
+  private async readAnnounced(workspaceId: string, followed: Followed, range: { after: number; upTo: number }) {
+    try {
+      while (range.after < range.upTo && this.followed.get(workspaceId) === followed) {
+        const items = await readFeed(this.db, workspaceId, range.after, {}, 500);
+        this.stats.reads += 1;
+        if (items.length === 0) break;
+        range.after = items[items.length - 1]!.seq;
+        for (const listener of this.listeners.of(workspaceId)) listener.items(items);
+      }
+    } catch {
+      for (const listener of this.listeners.of(workspaceId)) listener.wake();
+    } finally {
+      followed.remote = undefined;
+    }
   }
 }
 

@@ -10,6 +10,7 @@ import { feedItems, workspaces, type AgentRun } from "../db/schema";
 import type { EventBus } from "../runtime/bus";
 import { tailJournal, type TailItem } from "../runtime/tail";
 import { logError } from "../log";
+import { AppError } from "../errors";
 import { DAY_MS, rangeFields, resolveRange } from "../billing/range";
 
 export const feedTopic = (workspaceId: string) => `feed:${workspaceId}`;
@@ -44,41 +45,104 @@ export interface FeedItemInput {
   payload: Record<string, unknown>;
 }
 
+/** Where a statement that writes feed items sends its own notification (PostgreSQL's LISTEN/NOTIFY), and who it names. */
+export interface FeedNotice {
+  channel: string;
+  origin: string;
+}
+
 /**
- * Inserts feed items inside the caller's transaction, numbering them from the
- * workspace's own sequence; call `notifyFeed` after the commit. Readers get
- * the rows from the table, so a reconnecting browser sees what a live one saw.
+ * Writes feed items as one statement, numbering them from each workspace's
+ * own sequence: a data-modifying CTE bumps every workspace's counter once
+ * (locking its row until the end of the statement or the caller's
+ * transaction) and inserts the rows numbered from what it returned, in the
+ * order given. Outside a transaction the statement is its own: one round trip
+ * instead of BEGIN, a counter and an insert per workspace, and COMMIT. With
+ * `notice`, the same statement sends each workspace's notification, delivered
+ * when it commits. A workspace that does not exist gets no sequence and none
+ * of its items are written: it is missing from the result.
+ */
+export async function writeFeedItems(db: Db, items: FeedItemInput[], at = new Date(), notice?: FeedNotice): Promise<WrittenFeed[]> {
+  if (items.length === 0) return [];
+  const groups = new Map<string, FeedItemInput[]>();
+  for (const item of items) {
+    const group = groups.get(item.workspaceId);
+    if (group) group.push(item);
+    else groups.set(item.workspaceId, [item]);
+  }
+  const counts = [...groups].map(([id, group]) => ({ id, n: group.length }));
+  const rows = [...groups.values()].flatMap((group) =>
+    group.map((item, k) => ({
+      w: item.workspaceId,
+      k,
+      kind: item.kind,
+      a: item.agentId ?? null,
+      ta: item.targetAgentId ?? null,
+      rm: item.roomId ?? null,
+      th: item.threadId ?? null,
+      rn: item.runId ?? null,
+      st: item.stepId ?? null,
+      ap: item.approvalId ?? null,
+      p: item.payload,
+    })),
+  );
+  const result = await db.execute(sql`
+    with counts as (
+      select (x->>'id')::uuid as id, (x->>'n')::int as n from jsonb_array_elements(${JSON.stringify(counts)}::jsonb) as x
+    ),
+    allocated as (
+      update ${workspaces} as w set feed_seq = w.feed_seq + counts.n from counts where w.id = counts.id
+      returning w.id, w.feed_seq as last, counts.n
+    ),
+    inserted as (
+      insert into ${feedItems} (workspace_id, seq, kind, agent_id, target_agent_id, room_id, thread_id, run_id, step_id, approval_id, payload, created_at)
+      select a.id, a.last - a.n + 1 + (x->>'k')::int, x->>'kind', (x->>'a')::uuid, (x->>'ta')::uuid, (x->>'rm')::uuid, (x->>'th')::uuid,
+             (x->>'rn')::uuid, (x->>'st')::uuid, (x->>'ap')::uuid, x->'p', ${at.toISOString()}::timestamptz
+      from jsonb_array_elements(${JSON.stringify(rows)}::jsonb) as x
+      join allocated as a on a.id = (x->>'w')::uuid
+    )${notice ? sql`,
+    notices as (
+      select pg_notify(${notice.channel}, json_build_object('t', ${feedTopic("")}::text || a.id::text,
+        'm', json_build_object('seq', a.last, 'f', a.last - a.n + 1, 'o', ${notice.origin}::text))::text)
+      from allocated as a
+    )
+    select id, last, n, (select count(*) from notices) as notices from allocated` : sql`
+    select id, last, n from allocated`}
+  `);
+  return rowsOf<{ id: string; last: number | string }>(result).map((row) => {
+    const group = groups.get(row.id)!;
+    const last = Number(row.last);
+    const first = last - group.length + 1;
+    // What a reader of the rows gets (the payload as stored JSON), for followers fed from memory after the commit.
+    const views = group.map((item, i) =>
+      toView({
+        workspaceId: row.id,
+        seq: first + i,
+        kind: item.kind,
+        agentId: item.agentId ?? null,
+        targetAgentId: item.targetAgentId ?? null,
+        roomId: item.roomId ?? null,
+        threadId: item.threadId ?? null,
+        runId: item.runId ?? null,
+        stepId: item.stepId ?? null,
+        approvalId: item.approvalId ?? null,
+        payload: JSON.parse(JSON.stringify(item.payload)) as unknown,
+        createdAt: at,
+      }),
+    );
+    return { workspaceId: row.id, seq: last, items: views };
+  });
+}
+
+/**
+ * Inserts feed items inside the caller's transaction (one statement, see
+ * `writeFeedItems`); call `notifyFeed` after the commit. Readers get the rows
+ * from the table, so a reconnecting browser sees what a live one saw.
  */
 export async function insertFeedItems(tx: Db, items: FeedItemInput[], at = new Date()): Promise<WrittenFeed[]> {
-  const out: WrittenFeed[] = [];
-  const byWorkspace = new Map<string, FeedItemInput[]>();
-  for (const item of items) byWorkspace.set(item.workspaceId, [...(byWorkspace.get(item.workspaceId) ?? []), item]);
-  for (const [workspaceId, group] of byWorkspace) {
-    const [row] = await tx
-      .update(workspaces)
-      .set({ feedSeq: sql`${workspaces.feedSeq} + ${group.length}` })
-      .where(eq(workspaces.id, workspaceId))
-      .returning({ feedSeq: workspaces.feedSeq });
-    const first = row!.feedSeq - group.length + 1;
-    const rows = group.map((item, i) => ({
-      workspaceId,
-      seq: first + i,
-      kind: item.kind,
-      agentId: item.agentId ?? null,
-      targetAgentId: item.targetAgentId ?? null,
-      roomId: item.roomId ?? null,
-      threadId: item.threadId ?? null,
-      runId: item.runId ?? null,
-      stepId: item.stepId ?? null,
-      approvalId: item.approvalId ?? null,
-      payload: item.payload,
-      createdAt: at,
-    }));
-    await tx.insert(feedItems).values(rows);
-    // What a reader of the rows gets (the payload as stored JSON), for followers fed from memory after the commit.
-    out.push({ workspaceId, seq: row!.feedSeq, items: rows.map((r) => toView({ ...r, payload: JSON.parse(JSON.stringify(r.payload)) as unknown })) });
-  }
-  return out;
+  const written = await writeFeedItems(tx, items, at);
+  if (written.length !== new Set(items.map((i) => i.workspaceId)).size) throw new AppError("not_found:workspace", "A feed item names a workspace that does not exist.");
+  return written;
 }
 
 /** A workspace's items written by one insert: `seq` is the newest; `items` run without a gap up to it. */
@@ -93,8 +157,11 @@ export interface WrittenFeed {
  * whose followers in this process were already handed the items from memory,
  * so they skip the notice; everyone else reads the rows.
  */
-export async function notifyFeed(bus: EventBus, written: { workspaceId: string; seq: number }[], origin?: string): Promise<void> {
-  for (const w of written) await bus.publish(feedTopic(w.workspaceId), origin ? { seq: w.seq, o: origin } : { seq: w.seq });
+export async function notifyFeed(bus: EventBus, written: WrittenFeed[], origin?: string): Promise<void> {
+  for (const w of written) {
+    const first = w.items[0]?.seq ?? w.seq;
+    await bus.publish(feedTopic(w.workspaceId), origin ? { seq: w.seq, f: first, o: origin } : { seq: w.seq, f: first });
+  }
 }
 
 /**
@@ -221,7 +288,8 @@ export type FeedStreamItem = TailItem<FeedItemView>;
  * Every feed item after `afterSeq`, then the live tail, each item shaped for
  * the viewer. Items this process's feed writer committed are handed over from
  * memory right after the commit; items written elsewhere (another process, a
- * caller's transaction) are read after their notification. Either way the
+ * caller's transaction) are read after their notification by that writer,
+ * once for every stream of the workspace in this process. Either way the
  * stream follows the workspace's whole sequence and keeps what `filter`
  * matches, so a gap in the sequence always means "read the table". Who may
  * open each item's run is known once per run and process (`runFactsCache`):
@@ -245,12 +313,11 @@ export async function* streamFeed(options: {
   const fromMemory = options.fromMemory !== false;
   const facts = runFactsCache(db);
   for await (const next of tailJournal<FeedItemView>({
+    // From memory, the process's feed writer follows the workspace's notifications for every stream of it: its own
+    // items at their commit, others' read once for all. The baseline reads each notification's items per stream.
     subscribe: (wake) =>
-      bus.subscribe(feedTopic(workspaceId), (message) => {
-        if (fromMemory && message.o === writer.origin) return; // handed over from memory already
-        wake();
-      }),
-    push: fromMemory ? (deliver) => writer.listen(workspaceId, deliver) : undefined,
+      fromMemory ? writer.listen(workspaceId, { items: () => undefined, wake }) : bus.subscribe(feedTopic(workspaceId), () => wake()),
+    push: fromMemory ? (deliver) => writer.listen(workspaceId, { items: deliver, wake: () => undefined }) : undefined,
     read: (after) => readFeed(db, workspaceId, after, {}, 500),
     batchSize: 500,
     afterSeq: options.afterSeq,

@@ -3,6 +3,7 @@ import type { Viewer } from "../../lib/access/access";
 import { feedItemsForViewer } from "../../lib/access/reads";
 import { recordQueries } from "../../lib/db/query-count";
 import { appendFeedItems, insertFeedItems, notifyFeed, readFeed, streamFeed, type FeedFilter, type FeedItemInput, type FeedItemView } from "../../lib/feed/feed";
+import { feedWriterFor } from "../../lib/feed/feed-writer";
 import { textTurn } from "../../lib/models/scripted";
 import { createSession } from "../../lib/runtime/sessions";
 import type { Server } from "../../lib/server";
@@ -37,7 +38,7 @@ const item = (workspaceId: string, kind: FeedItemInput["kind"], extra: Partial<F
 describe("the feed as an event stream", () => {
   const server = useTestServer();
 
-  it("hands this process's items over from memory, reads what another writer committed, and gives each viewer what a read of the table gives", async () => {
+  it("hands this process's items over from memory, reads what another writer committed once for every stream, and gives each viewer what a read of the table gives", async () => {
     const s = server();
     const { workspaceId, ...owner } = await demoOwner(s.db);
     const [a, b] = await Promise.all([makeUser(s.db, workspaceId, "member"), makeUser(s.db, workspaceId, "member")]);
@@ -68,11 +69,15 @@ describe("the feed as an event stream", () => {
 
     // Through this process's writer (one item per append, so they share flushes), then by another writer: a
     // transaction of its own and a notification that names no writer here.
+    const writer = feedWriterFor(s.db, s.bus);
+    const readsBefore = writer.stats.reads;
     await Promise.all(written.map((w) => appendFeedItems(s.db, s.bus, [w])));
     const elsewhere = await s.db.transaction((tx) => insertFeedItems(tx, written));
     await notifyFeed(s.bus, elsewhere);
 
     const [fromMemory, readBack, ownerSaw] = await Promise.all([memory.done, baseline.done, owners.done]);
+    // The two streams from memory were handed the other writer's items by one read of the process's writer.
+    expect(writer.stats.reads - readsBefore).toBe(1);
     const table = await readFeed(s.db, workspaceId, start, filter, 10_000);
     const expected = await feedItemsForViewer(s.db, workspaceId, asB, table);
     expect(expected).toHaveLength(expectedCount);
@@ -86,10 +91,11 @@ describe("the feed as an event stream", () => {
     // The owner sees everything as written.
     expect(ownerSaw.items).toEqual(await readFeed(s.db, workspaceId, start, {}, 10_000));
 
-    // What each stream read: from memory, the backlog once and the other writer's items once; read back, once per flush
-    // or notification. The run's facts are read once for the process, not per stream and batch.
+    // What each stream read itself: from memory, only the backlog when it opened; read back, once per flush or
+    // notification. The run's facts are read once for the process, not per stream and batch.
     const feedReads = (q: string[]) => q.filter((sql) => /from "feed_items"/.test(sql)).length;
-    expect(feedReads(fromMemory.queries)).toBe(2);
+    expect(feedReads(fromMemory.queries)).toBe(1);
+    expect(feedReads(ownerSaw.queries)).toBe(1);
     expect(feedReads(readBack.queries)).toBeGreaterThan(feedReads(fromMemory.queries));
     expect(fromMemory.queries.filter((sql) => /from "agent_runs"/.test(sql)).length).toBeLessThanOrEqual(1);
   });

@@ -2,12 +2,34 @@ import crypto from "node:crypto";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { feedItems } from "../../lib/db/schema";
-import { appendFeedItems, feedTopic, readFeed, type FeedItemInput } from "../../lib/feed/feed";
+import { openDatabase } from "../../lib/db/client";
+import { recordQueries } from "../../lib/db/query-count";
+import { appendFeedItems, feedTopic, readFeed, streamFeed, type FeedItemInput, type FeedItemView } from "../../lib/feed/feed";
 import { feedWriterFor } from "../../lib/feed/feed-writer";
+import { createPostgresBus, type EventBus } from "../../lib/runtime/bus";
+import type { Db } from "../../lib/db/client";
 import { demoOwner } from "../support/fixtures";
 import { useTestServer } from "../support/server";
 
 const item = (workspaceId: string, n: string): FeedItemInput => ({ workspaceId, kind: "run_started", payload: { n } });
+
+/** Follows a workspace's feed as its owner until `count` items came; no heartbeat within the test, so only notices carry it. */
+async function follow(db: Db, bus: EventBus, workspaceId: string, userId: string, afterSeq: number, count: number) {
+  const items: FeedItemView[] = [];
+  const stream = streamFeed({ db, bus, workspaceId, viewer: { userId, role: "owner" }, afterSeq, heartbeatMs: 600_000 });
+  const first = stream.next();
+  const done = (async () => {
+    let next = await first;
+    while (!next.done) {
+      if (next.value.kind === "item") items.push(next.value.item);
+      if (items.length >= count) break;
+      next = await stream.next();
+    }
+    await stream.return(undefined);
+    return items;
+  })();
+  return done;
+}
 
 describe("the group-committing feed writer", () => {
   const server = useTestServer();
@@ -52,6 +74,16 @@ describe("the group-committing feed writer", () => {
     for (const n of heardInOrder) expect(n.stored).toBeGreaterThanOrEqual(n.seq - start);
   });
 
+  it("writes a flush as one statement: no transaction block, one insert for every workspace's items", async () => {
+    const s = server();
+    const owner = await demoOwner(s.db);
+    const { queries } = await recordQueries(() => Promise.all(["x", "y", "z"].map((n) => appendFeedItems(s.db, s.bus, [item(owner.workspaceId, n)]))));
+    const statements = queries.filter((q) => !/^\s*select pg_notify/i.test(q));
+    expect(statements).toHaveLength(1);
+    expect(statements[0]).toMatch(/insert into "feed_items"/);
+    expect(queries.some((q) => /^\s*(begin|commit)/i.test(q))).toBe(false);
+  });
+
   it("keeps the items of other appenders when one appender's items cannot be written", async () => {
     const s = server();
     const owner = await demoOwner(s.db);
@@ -79,5 +111,38 @@ describe("the group-committing feed writer", () => {
     ).rejects.toThrow("changed my mind");
     const rows = await s.db.select().from(feedItems).where(eq(feedItems.workspaceId, owner.workspaceId));
     expect(rows.filter((r) => (r.payload as { n?: string }).n === marker)).toHaveLength(0);
+  });
+
+  // Two processes share a database only on PostgreSQL (PGlite is one process's own): this one runs in that leg.
+  if (process.env.TEST_DRIVER === "postgres") it("two instances see the same feed; each reads what the other announced once for all its streams", async () => {
+    const s = server();
+    const owner = await demoOwner(s.db);
+    const url = process.env.DATABASE_URL!;
+    const other = await openDatabase({ driver: "postgres", url });
+    const otherBus = await createPostgresBus(url);
+    try {
+      const start = (await readFeed(s.db, owner.workspaceId, 0, {}, 10_000)).at(-1)?.seq ?? 0;
+      const names = Array.from({ length: 40 }, (_, i) => `two-${i}`);
+      const streams = [
+        ...[1, 2, 3].map(() => follow(s.db, s.bus, owner.workspaceId, owner.id, start, names.length)),
+        ...[1, 2, 3].map(() => follow(other.db, otherBus, owner.workspaceId, owner.id, start, names.length)),
+      ];
+      const theirs = feedWriterFor(other.db, otherBus);
+      const ours = feedWriterFor(s.db, s.bus);
+      const before = { theirs: { ...theirs.stats }, ours: { ...ours.stats } };
+      // Half the items through each instance's writer, interleaved.
+      await Promise.all(names.map((n, i) => appendFeedItems(i % 2 === 0 ? s.db : other.db, i % 2 === 0 ? s.bus : otherBus, [item(owner.workspaceId, n)])));
+      const seen = await Promise.all(streams);
+      const table = await readFeed(s.db, owner.workspaceId, start, {}, 10_000);
+      expect(table.map((r) => r.payload.n).sort()).toEqual([...names].sort());
+      for (const items of seen) expect(items).toEqual(table);
+      // Each instance read the other's flushes once for its three streams, never more often than the other flushed.
+      expect(ours.stats.reads - before.ours.reads).toBeGreaterThan(0);
+      expect(ours.stats.reads - before.ours.reads).toBeLessThanOrEqual(theirs.stats.flushes - before.theirs.flushes);
+      expect(theirs.stats.reads - before.theirs.reads).toBeLessThanOrEqual(ours.stats.flushes - before.ours.flushes);
+    } finally {
+      await otherBus.close();
+      await other.close();
+    }
   });
 });
