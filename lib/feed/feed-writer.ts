@@ -98,31 +98,45 @@ export class FeedWriter {
       if (batch.length === 1) return batch[0]!.reject(error);
       // One appender's items (say, naming an agent deleted meanwhile) must not sink the others': each is tried alone.
       for (const w of batch) {
+        let own: WrittenFeed[];
         try {
-          this.settle([w], await this.commit(w.items));
-        } catch (own) {
-          w.reject(own);
+          own = await this.commit(w.items);
+        } catch (failure) {
+          w.reject(failure);
+          continue;
         }
+        this.settle([w], own);
       }
       return;
     }
     this.settle(batch, written);
   }
 
+  /** Writes items as one statement. Only that statement's failure lands here: what follows a commit is in `settle`. */
   private async commit(items: FeedItemInput[]): Promise<WrittenFeed[]> {
     const notice = this.bus.channel ? { channel: this.bus.channel, origin: this.origin } : undefined;
-    const written = await withDbRetry(() => writeFeedItems(this.db, items, new Date(), notice));
-    this.stats.flushes += 1;
-    this.stats.items += written.reduce((n, w) => n + w.items.length, 0);
-    for (const w of written) for (const listener of this.listeners.of(w.workspaceId)) listener.items(w.items);
-    // On PostgreSQL the statement sent the notifications. Elsewhere they go now, not awaited: the next flush need not
-    // wait for them, and a lost one is caught up by the followers' heartbeat.
-    if (!notice) void notifyFeed(this.bus, written, this.origin).catch((error: unknown) => logError("Could not announce feed items", error));
-    return written;
+    return withDbRetry(() => writeFeedItems(this.db, items, new Date(), notice));
   }
 
-  /** The items are committed: each appender learns whether its workspaces were there to number them. */
+  /**
+   * The items are committed: followers here get them, other processes are told (on PostgreSQL the statement did it),
+   * and each appender learns whether its workspaces were there to number them. An appender's items of one workspace
+   * are written even when another workspace it named is gone (every appender names one today).
+   */
   private settle(batch: Waiting[], written: WrittenFeed[]) {
+    this.stats.flushes += 1;
+    this.stats.items += written.reduce((n, w) => n + w.items.length, 0);
+    for (const w of written) {
+      for (const listener of this.listeners.of(w.workspaceId)) {
+        try {
+          listener.items(w.items);
+        } catch (error) {
+          logError("A feed follower failed", error);
+        }
+      }
+    }
+    // Not awaited: the next flush need not wait for the notifications, and a lost one is caught up by the heartbeat.
+    if (!this.bus.channel) void notifyFeed(this.bus, written, this.origin).catch((error: unknown) => logError("Could not announce feed items", error));
     const done = new Set(written.map((w) => w.workspaceId));
     for (const w of batch) {
       if (w.items.every((item) => done.has(item.workspaceId))) w.resolve();

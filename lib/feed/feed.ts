@@ -88,11 +88,15 @@ export async function writeFeedItems(db: Db, items: FeedItemInput[], at = new Da
   );
   const result = await db.execute(sql`
     with counts as (
-      select (x->>'id')::uuid as id, (x->>'n')::int as n from jsonb_array_elements(${JSON.stringify(counts)}::jsonb) as x
+      select (x->>'id')::uuid as id, x->>'id' as key, (x->>'n')::int as n from jsonb_array_elements(${JSON.stringify(counts)}::jsonb) as x
+    ),
+    -- The workspace rows are locked in one order, so that two flushes naming the same workspaces cannot deadlock.
+    locked as (
+      select w.id from ${workspaces} as w join counts on counts.id = w.id order by w.id for update of w
     ),
     allocated as (
-      update ${workspaces} as w set feed_seq = w.feed_seq + counts.n from counts where w.id = counts.id
-      returning w.id, w.feed_seq as last, counts.n
+      update ${workspaces} as w set feed_seq = w.feed_seq + counts.n from counts join locked on locked.id = counts.id where w.id = counts.id
+      returning w.id, counts.key, w.feed_seq as last, counts.n
     ),
     inserted as (
       insert into ${feedItems} (workspace_id, seq, kind, agent_id, target_agent_id, room_id, thread_id, run_id, step_id, approval_id, payload, created_at)
@@ -106,17 +110,18 @@ export async function writeFeedItems(db: Db, items: FeedItemInput[], at = new Da
         'm', json_build_object('seq', a.last, 'f', a.last - a.n + 1, 'o', ${notice.origin}::text))::text)
       from allocated as a
     )
-    select id, last, n, (select count(*) from notices) as notices from allocated` : sql`
-    select id, last, n from allocated`}
+    select key, last, n, (select count(*) from notices) as notices from allocated` : sql`
+    select key, last, n from allocated`}
   `);
-  return rowsOf<{ id: string; last: number | string }>(result).map((row) => {
-    const group = groups.get(row.id)!;
+  // Each row is named by the workspace id exactly as it was given, so it finds its items whatever the id's spelling.
+  return rowsOf<{ key: string; last: number | string }>(result).map((row) => {
+    const group = groups.get(row.key)!;
     const last = Number(row.last);
     const first = last - group.length + 1;
     // What a reader of the rows gets (the payload as stored JSON), for followers fed from memory after the commit.
     const views = group.map((item, i) =>
       toView({
-        workspaceId: row.id,
+        workspaceId: item.workspaceId,
         seq: first + i,
         kind: item.kind,
         agentId: item.agentId ?? null,
@@ -130,7 +135,7 @@ export async function writeFeedItems(db: Db, items: FeedItemInput[], at = new Da
         createdAt: at,
       }),
     );
-    return { workspaceId: row.id, seq: last, items: views };
+    return { workspaceId: row.key, seq: last, items: views };
   });
 }
 
