@@ -139,7 +139,8 @@ export class FeedWriter {
     if (!this.bus.channel) void notifyFeed(this.bus, written, this.origin).catch((error: unknown) => logError("Could not announce feed items", error));
     const done = new Set(written.map((w) => w.workspaceId));
     for (const w of batch) {
-      if (w.items.every((item) => done.has(item.workspaceId))) w.resolve();
+      // Ids are compared as stored: lower case.
+      if (w.items.every((item) => done.has(item.workspaceId.toLowerCase()))) w.resolve();
       else w.reject(new AppError("not_found:workspace", "A feed item names a workspace that does not exist."));
     }
   }

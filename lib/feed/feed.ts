@@ -64,31 +64,19 @@ export interface FeedNotice {
  */
 export async function writeFeedItems(db: Db, items: FeedItemInput[], at = new Date(), notice?: FeedNotice): Promise<WrittenFeed[]> {
   if (items.length === 0) return [];
+  // By the id as PostgreSQL writes a uuid (lower case), which is how the rows come back.
   const groups = new Map<string, FeedItemInput[]>();
   for (const item of items) {
-    const group = groups.get(item.workspaceId);
+    const id = item.workspaceId.toLowerCase();
+    const group = groups.get(id);
     if (group) group.push(item);
-    else groups.set(item.workspaceId, [item]);
+    else groups.set(id, [item]);
   }
   const counts = [...groups].map(([id, group]) => ({ id, n: group.length }));
-  const rows = [...groups.values()].flatMap((group) =>
-    group.map((item, k) => ({
-      w: item.workspaceId,
-      k,
-      kind: item.kind,
-      a: item.agentId ?? null,
-      ta: item.targetAgentId ?? null,
-      rm: item.roomId ?? null,
-      th: item.threadId ?? null,
-      rn: item.runId ?? null,
-      st: item.stepId ?? null,
-      ap: item.approvalId ?? null,
-      p: item.payload,
-    })),
-  );
+  const rows = [...groups].flatMap(([id, group]) => group.map((item, k) => ({ w: id, k, ...storedFields(item) })));
   const result = await db.execute(sql`
     with counts as (
-      select (x->>'id')::uuid as id, x->>'id' as key, (x->>'n')::int as n from jsonb_array_elements(${JSON.stringify(counts)}::jsonb) as x
+      select (x->>'id')::uuid as id, (x->>'n')::int as n from jsonb_array_elements(${JSON.stringify(counts)}::jsonb) as x
     ),
     -- The workspace rows are locked in one order, so that two flushes naming the same workspaces cannot deadlock.
     locked as (
@@ -96,12 +84,12 @@ export async function writeFeedItems(db: Db, items: FeedItemInput[], at = new Da
     ),
     allocated as (
       update ${workspaces} as w set feed_seq = w.feed_seq + counts.n from counts join locked on locked.id = counts.id where w.id = counts.id
-      returning w.id, counts.key, w.feed_seq as last, counts.n
+      returning w.id, w.feed_seq as last, counts.n
     ),
     inserted as (
       insert into ${feedItems} (workspace_id, seq, kind, agent_id, target_agent_id, room_id, thread_id, run_id, step_id, approval_id, payload, created_at)
-      select a.id, a.last - a.n + 1 + (x->>'k')::int, x->>'kind', (x->>'a')::uuid, (x->>'ta')::uuid, (x->>'rm')::uuid, (x->>'th')::uuid,
-             (x->>'rn')::uuid, (x->>'st')::uuid, (x->>'ap')::uuid, x->'p', ${at.toISOString()}::timestamptz
+      select a.id, a.last - a.n + 1 + (x->>'k')::int, x->>'kind', (x->>'agentId')::uuid, (x->>'targetAgentId')::uuid, (x->>'roomId')::uuid,
+             (x->>'threadId')::uuid, (x->>'runId')::uuid, (x->>'stepId')::uuid, (x->>'approvalId')::uuid, x->'payload', ${at.toISOString()}::timestamptz
       from jsonb_array_elements(${JSON.stringify(rows)}::jsonb) as x
       join allocated as a on a.id = (x->>'w')::uuid
     )${notice ? sql`,
@@ -110,34 +98,31 @@ export async function writeFeedItems(db: Db, items: FeedItemInput[], at = new Da
         'm', json_build_object('seq', a.last, 'f', a.last - a.n + 1, 'o', ${notice.origin}::text))::text)
       from allocated as a
     )
-    select key, last, n, (select count(*) from notices) as notices from allocated` : sql`
-    select key, last, n from allocated`}
+    select id, last, n, (select count(*) from notices) as notices from allocated` : sql`
+    select id, last, n from allocated`}
   `);
-  // Each row is named by the workspace id exactly as it was given, so it finds its items whatever the id's spelling.
-  return rowsOf<{ key: string; last: number | string }>(result).map((row) => {
-    const group = groups.get(row.key)!;
-    const last = Number(row.last);
-    const first = last - group.length + 1;
+  const iso = at.toISOString();
+  return rowsOf<{ id: string; last: number | string }>(result).map((row) => {
+    const group = groups.get(row.id)!;
+    const first = Number(row.last) - group.length + 1;
     // What a reader of the rows gets (the payload as stored JSON), for followers fed from memory after the commit.
-    const views = group.map((item, i) =>
-      toView({
-        workspaceId: item.workspaceId,
-        seq: first + i,
-        kind: item.kind,
-        agentId: item.agentId ?? null,
-        targetAgentId: item.targetAgentId ?? null,
-        roomId: item.roomId ?? null,
-        threadId: item.threadId ?? null,
-        runId: item.runId ?? null,
-        stepId: item.stepId ?? null,
-        approvalId: item.approvalId ?? null,
-        payload: JSON.parse(JSON.stringify(item.payload)) as unknown,
-        createdAt: at,
-      }),
-    );
-    return { workspaceId: row.key, seq: last, items: views };
+    const items = group.map((item, i) => ({ seq: first + i, ...storedFields(item), payload: JSON.parse(JSON.stringify(item.payload)) as Record<string, unknown>, at: iso }));
+    return { workspaceId: row.id, seq: Number(row.last), items };
   });
 }
+
+/** An item's columns as stored, under the names a `FeedItemView` gives them. */
+const storedFields = (item: FeedItemInput) => ({
+  kind: item.kind as string,
+  agentId: item.agentId ?? null,
+  targetAgentId: item.targetAgentId ?? null,
+  roomId: item.roomId ?? null,
+  threadId: item.threadId ?? null,
+  runId: item.runId ?? null,
+  stepId: item.stepId ?? null,
+  approvalId: item.approvalId ?? null,
+  payload: item.payload,
+});
 
 /**
  * Inserts feed items inside the caller's transaction (one statement, see
@@ -146,7 +131,7 @@ export async function writeFeedItems(db: Db, items: FeedItemInput[], at = new Da
  */
 export async function insertFeedItems(tx: Db, items: FeedItemInput[], at = new Date()): Promise<WrittenFeed[]> {
   const written = await writeFeedItems(tx, items, at);
-  if (written.length !== new Set(items.map((i) => i.workspaceId)).size) throw new AppError("not_found:workspace", "A feed item names a workspace that does not exist.");
+  if (written.length !== new Set(items.map((i) => i.workspaceId.toLowerCase())).size) throw new AppError("not_found:workspace", "A feed item names a workspace that does not exist.");
   return written;
 }
 
