@@ -1,37 +1,19 @@
 import { describe, expect, it } from "vitest";
 import type { Viewer } from "../../lib/access/access";
 import { feedItemsForViewer } from "../../lib/access/reads";
-import { recordQueries } from "../../lib/db/query-count";
-import { appendFeedItems, insertFeedItems, notifyFeed, readFeed, streamFeed, type FeedFilter, type FeedItemInput, type FeedItemView } from "../../lib/feed/feed";
+import { appendFeedItems, insertFeedItems, notifyFeed, readFeed, type FeedFilter, type FeedItemInput } from "../../lib/feed/feed";
 import { feedWriterFor } from "../../lib/feed/feed-writer";
 import { textTurn } from "../../lib/models/scripted";
 import { createSession } from "../../lib/runtime/sessions";
 import type { Server } from "../../lib/server";
+import { followFeed } from "../support/feed";
 import { demoOwner, makeUser } from "../support/fixtures";
 import { makeAgent, useScriptedModel, waitForRun } from "../support/runtime";
 import { useTestServer } from "../support/server";
 
-/** Follows the feed until `count` items have arrived; returns them and the SQL the stream itself sent. */
-async function follow(s: Server, options: { workspaceId: string; viewer: Viewer; afterSeq: number; filter?: FeedFilter; fromMemory?: boolean }, count: number) {
-  const items: FeedItemView[] = [];
-  const abort = new AbortController();
-  let ready!: () => void;
-  const opened = new Promise<void>((resolve) => (ready = resolve));
-  const done = recordQueries(async () => {
-    const stream = streamFeed({ db: s.db, bus: s.bus, ...options, signal: abort.signal, heartbeatMs: 60_000 });
-    // The first step subscribes and reads the backlog (nothing): the stream is live from there.
-    const first = stream.next();
-    ready();
-    let next = await first;
-    while (!next.done) {
-      if (next.value.kind === "item") items.push(next.value.item);
-      if (items.length >= count) break;
-      next = await stream.next();
-    }
-    await stream.return(undefined);
-  });
-  return { opened, done: done.then(({ queries }) => ({ items, queries })), abort };
-}
+/** Follows the feed; heartbeats are far enough apart that only notifications and hand-overs carry the stream. */
+const follow = (s: Server, options: { workspaceId: string; viewer: Viewer; afterSeq: number; filter?: FeedFilter; fromMemory?: boolean }, count: number) =>
+  followFeed({ db: s.db, bus: s.bus, ...options, heartbeatMs: 60_000 }, count);
 
 const item = (workspaceId: string, kind: FeedItemInput["kind"], extra: Partial<FeedItemInput>): FeedItemInput => ({ workspaceId, kind, payload: {}, ...extra });
 

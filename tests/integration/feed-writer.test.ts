@@ -4,32 +4,19 @@ import { describe, expect, it } from "vitest";
 import { feedItems } from "../../lib/db/schema";
 import { openDatabase } from "../../lib/db/client";
 import { recordQueries } from "../../lib/db/query-count";
-import { appendFeedItems, feedTopic, readFeed, streamFeed, type FeedItemInput, type FeedItemView } from "../../lib/feed/feed";
+import { appendFeedItems, feedTopic, readFeed, type FeedItemInput } from "../../lib/feed/feed";
 import { feedWriterFor } from "../../lib/feed/feed-writer";
 import { createPostgresBus, type EventBus } from "../../lib/runtime/bus";
 import type { Db } from "../../lib/db/client";
+import { followFeed } from "../support/feed";
 import { demoOwner } from "../support/fixtures";
 import { useTestServer } from "../support/server";
 
 const item = (workspaceId: string, n: string): FeedItemInput => ({ workspaceId, kind: "run_started", payload: { n } });
 
-/** Follows a workspace's feed as its owner until `count` items came; no heartbeat within the test, so only notices carry it. */
-async function follow(db: Db, bus: EventBus, workspaceId: string, userId: string, afterSeq: number, count: number) {
-  const items: FeedItemView[] = [];
-  const stream = streamFeed({ db, bus, workspaceId, viewer: { userId, role: "owner" }, afterSeq, heartbeatMs: 600_000 });
-  const first = stream.next();
-  const done = (async () => {
-    let next = await first;
-    while (!next.done) {
-      if (next.value.kind === "item") items.push(next.value.item);
-      if (items.length >= count) break;
-      next = await stream.next();
-    }
-    await stream.return(undefined);
-    return items;
-  })();
-  return done;
-}
+/** Follows a workspace's feed as its owner; no heartbeat within the test, so only notices and hand-overs carry it. */
+const follow = (db: Db, bus: EventBus, workspaceId: string, userId: string, afterSeq: number, count: number) =>
+  followFeed({ db, bus, workspaceId, viewer: { userId, role: "owner" }, afterSeq, heartbeatMs: 600_000 }, count).done.then((d) => d.items);
 
 describe("the group-committing feed writer", () => {
   const server = useTestServer();
