@@ -3,7 +3,7 @@ import type { Database } from "../db/client";
 import { AppError } from "../errors";
 import type { EventBus } from "../runtime/bus";
 import { withDbRetry } from "../runtime/db-retry";
-import { FlushLoop, KeyedListeners } from "../runtime/group-commit";
+import { FlushLoop, KeyedListeners, readAnnounced, type AnnouncedRange } from "../runtime/group-commit";
 import { logError } from "../log";
 import { feedTopic, notifyFeed, readFeed, writeFeedItems, type FeedItemInput, type FeedItemView, type WrittenFeed } from "./feed";
 
@@ -23,7 +23,7 @@ interface Waiting {
 /** A workspace followed in this process: its notifications, and the range other writers announced while one read runs. */
 interface Followed {
   off: () => void;
-  remote?: { after: number; upTo: number };
+  remote?: AnnouncedRange;
 }
 
 /**
@@ -169,21 +169,23 @@ export class FeedWriter {
     }
   }
 
-  private async readAnnounced(workspaceId: string, followed: Followed, range: { after: number; upTo: number }) {
-    try {
-      while (range.after < range.upTo && this.followed.get(workspaceId) === followed) {
-        const items = await readFeed(this.db, workspaceId, range.after, {}, 500);
+  private async readAnnounced(workspaceId: string, followed: Followed, range: AnnouncedRange) {
+    await readAnnounced(range, {
+      read: (after) => {
         this.stats.reads += 1;
-        if (items.length === 0) break;
-        range.after = items[items.length - 1]!.seq;
+        return readFeed(this.db, workspaceId, after, {}, 500);
+      },
+      followed: () => this.followed.get(workspaceId) === followed,
+      deliver: (items) => {
         for (const listener of this.listeners.of(workspaceId)) listener.items(items);
-      }
-    } catch {
-      for (const listener of this.listeners.of(workspaceId)) listener.wake();
-    } finally {
-      followed.remote = undefined;
-    }
+      },
+      wake: () => {
+        for (const listener of this.listeners.of(workspaceId)) listener.wake();
+      },
+    });
+    followed.remote = undefined;
   }
+
 }
 
 /** See journal-writer.ts: the registry lives on `globalThis`, shared by every server chunk that loads this module. */

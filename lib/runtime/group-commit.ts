@@ -63,3 +63,31 @@ export class KeyedListeners<L> {
     return this.byKey.get(key) ?? [];
   }
 }
+
+/** Rows another writer announced and a reader here has not handed over yet: handed over up to `after`, announced up to `upTo`. */
+export interface AnnouncedRange {
+  after: number;
+  upTo: number;
+}
+
+/**
+ * Reads a range other writers announced once for every follower here and
+ * hands the rows over in order; notices that arrive meanwhile raise
+ * `range.upTo` and the same loop reads on. Stops when nobody follows any
+ * more; a failed read wakes the followers instead, and each reads for itself.
+ */
+export async function readAnnounced<T extends { seq: number }>(
+  range: AnnouncedRange,
+  input: { read: (after: number) => Promise<T[]>; followed: () => boolean; deliver: (rows: T[]) => void; wake: () => void },
+): Promise<void> {
+  try {
+    while (range.after < range.upTo && input.followed()) {
+      const rows = await input.read(range.after);
+      if (rows.length === 0) break;
+      range.after = rows[rows.length - 1]!.seq;
+      input.deliver(rows);
+    }
+  } catch {
+    input.wake();
+  }
+}

@@ -4,7 +4,7 @@ import { agentRuns, runEvents } from "../db/schema";
 import { cleanDeep } from "../text";
 import type { EventBus } from "./bus";
 import { withDbRetry } from "./db-retry";
-import { FlushLoop, KeyedListeners } from "./group-commit";
+import { FlushLoop, KeyedListeners, readAnnounced, type AnnouncedRange } from "./group-commit";
 import { isTerminal, parseRunEvent, type RunEvent, type RunEventInput } from "./events";
 import { LEASE_SECONDS, readRunEvents, RunLostError } from "./journal";
 
@@ -57,7 +57,7 @@ export class JournalWriter {
   );
   private readonly listeners = new KeyedListeners<JournalListener>();
   /** Runs announced by other writers: rows handed over so far, and the last one announced. */
-  private readonly remote = new Map<string, { after: number; upTo: number }>();
+  private readonly remote = new Map<string, AnnouncedRange>();
   /** Names this writer in its notifications, so that its own process can tell what it was handed from memory already. */
   readonly origin = `w${process.pid}-${++writerCount}-${Math.random().toString(36).slice(2, 8)}`;
   private readonly unsubscribe: () => void;
@@ -195,20 +195,19 @@ export class JournalWriter {
   }
 
   private async readAnnounced(runId: string) {
-    const state = this.remote.get(runId)!;
-    try {
-      while (state.after < state.upTo && this.listeners.has(runId)) {
-        const events = await readRunEvents(this.db, runId, state.after, 500);
-        if (events.length === 0) break;
-        state.after = events[events.length - 1]!.seq;
+    await readAnnounced(this.remote.get(runId)!, {
+      read: (after) => readRunEvents(this.db, runId, after, 500),
+      followed: () => this.listeners.has(runId),
+      deliver: (events) => {
         for (const listener of this.listeners.of(runId)) listener.events(events);
-      }
-    } catch {
-      for (const listener of this.listeners.of(runId)) listener.wake();
-    } finally {
-      this.remote.delete(runId);
-    }
+      },
+      wake: () => {
+        for (const listener of this.listeners.of(runId)) listener.wake();
+      },
+    });
+    this.remote.delete(runId);
   }
+
 }
 
 /** Adjacent text (or thinking) of one run waiting for the same flush is one row. */
