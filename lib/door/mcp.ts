@@ -11,6 +11,7 @@ import { toolSpec, type AnyTool } from "../tools/registry";
 import type { ToolEffect } from "../tools/types";
 import { endDoorSession, openDoorSession, touchDoorSession } from "../runtime/door-session";
 import { recordDoorTokenUse } from "./tokens";
+import { jsonResponse } from "../http/json";
 
 const READ_ONLY: readonly ToolEffect[] = ["reads_workspace", "reads_external"];
 const DESTRUCTIVE: readonly ToolEffect[] = ["writes_workspace", "sends_externally", "spends_money", "executes_code"];
@@ -108,7 +109,7 @@ export function createDoorServer(deps: RuntimeDeps, caller: DoorCaller, options:
 }
 
 const sessionNotFound = () =>
-  Response.json({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found: start a new session (initialize)." }, id: null }, { status: 404 });
+  jsonResponse({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found: start a new session (initialize)." }, id: null }, { status: 404 });
 
 /** Whether a JSON-RPC body (one message or a batch) holds an `initialize` request. */
 function isInitialize(text: string): boolean {
@@ -150,7 +151,7 @@ export async function handleDoorRequest(req: Request, deps: RuntimeDeps, caller:
         opened = await openDoorSession(deps, caller);
       } catch (error) {
         if (isAppError(error) && error.kind === "rate_limited") {
-          return Response.json({ jsonrpc: "2.0", error: { code: -32000, message: error.message, data: { code: error.code } }, id: null }, { status: 429 });
+          return jsonResponse({ jsonrpc: "2.0", error: { code: -32000, message: error.message, data: { code: error.code } }, id: null }, { status: 429 });
         }
         // A paused agent: no session; its calls then get the clear error a paused agent's token gets.
         if (!isAppError(error) || error.code !== "conflict:agent_paused") throw error;

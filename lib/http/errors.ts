@@ -1,6 +1,7 @@
 import { AppError, isAppError, pgErrorCode } from "../errors";
 import { DataFolderInUseError } from "../db/folder-lock";
 import { logError } from "../log";
+import { jsonResponse } from "./json";
 
 /** Turns anything thrown into an AppError without re-wrapping one that already has a code. */
 export function toAppError(error: unknown): AppError {
@@ -25,5 +26,5 @@ export function errorResponse(error: unknown): Response {
   const headers: Record<string, string> = { "Cache-Control": "no-store" };
   const retryAfter = (appError.details as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
   if (appError.kind === "rate_limited" && typeof retryAfter === "number" && retryAfter > 0) headers["Retry-After"] = String(Math.ceil(retryAfter));
-  return Response.json(appError.toJSON(), { status: appError.status, headers });
+  return jsonResponse(appError.toJSON(), { status: appError.status, headers });
 }

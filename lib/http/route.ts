@@ -12,6 +12,7 @@ import { getEnv, parseEnv } from "../env";
 import { sessionWithWorkspace, type SessionWithWorkspace } from "../auth/sessions";
 import { sessionClaimOfRequest, userFromRequest } from "./auth";
 import { errorResponse } from "./errors";
+import { jsonResponse } from "./json";
 import { originPolicyFromEnv, refusedOrigin } from "./origin";
 
 export const WORKSPACE_HEADER = "x-clawdeck-workspace";
@@ -299,14 +300,14 @@ export function publicRoute<P extends Schema = undefined, Q extends Schema = und
 function toResponse(result: unknown): Response {
   if (result instanceof Response) return result;
   if (result === undefined) return new Response(null, { status: 204 });
-  return Response.json(result, { headers: { "Cache-Control": "no-store" } });
+  return jsonResponse(result, { headers: { "Cache-Control": "no-store" } });
 }
 
 export function created<T>(data: T): JsonReply<T> {
-  return Response.json(data, { status: 201, headers: { "Cache-Control": "no-store" } }) as JsonReply<T>;
+  return jsonResponse(data, { status: 201, headers: { "Cache-Control": "no-store" } }) as JsonReply<T>;
 }
 
 /** 202: the work was started (a run), and goes on after the reply. */
 export function accepted<T>(data: T): JsonReply<T> {
-  return Response.json(data, { status: 202, headers: { "Cache-Control": "no-store" } }) as JsonReply<T>;
+  return jsonResponse(data, { status: 202, headers: { "Cache-Control": "no-store" } }) as JsonReply<T>;
 }

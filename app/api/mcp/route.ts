@@ -2,6 +2,7 @@ import { authenticateDoorToken } from "@/lib/door/tokens";
 import { handleDoorRequest } from "@/lib/door/mcp";
 import { isAppError } from "@/lib/errors";
 import { errorResponse } from "@/lib/http/errors";
+import { jsonResponse } from "@/lib/http/json";
 import { limitRunStart } from "@/lib/runtime/run-limit";
 import { doorWaitSecondsOf, getGovernor } from "@/lib/safety/governor";
 import { getServer } from "@/lib/server";
@@ -25,7 +26,7 @@ async function handle(req: Request): Promise<Response> {
   } catch (error) {
     if (isAppError(error) && error.code === "unauthorized:door_token") {
       // A JSON-RPC error, so MCP clients show the reason; nothing ran.
-      return Response.json(
+      return jsonResponse(
         { jsonrpc: "2.0", error: { code: -32001, message: error.message, data: { code: error.code } }, id: null },
         { status: 401, headers: { "WWW-Authenticate": 'Bearer realm="clawdeck-door"', "Cache-Control": "no-store" } },
       );

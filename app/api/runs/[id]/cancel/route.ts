@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { route } from "@/lib/http/route";
+import { accepted, route } from "@/lib/http/route";
 
 export const POST = route({ params: z.object({ id: z.uuid() }) }, async ({ server, workspace, user, params }) => {
   const result = await server.runtime.cancelRun(workspace.id, params.id, { userId: user.id, role: workspace.role });
-  return Response.json(result, { status: 202, headers: { "Cache-Control": "no-store" } });
+  return accepted(result);
 });
