@@ -1,20 +1,10 @@
-import { and, eq, inArray, isNull, ne, or, type SQL } from "drizzle-orm";
+import { and, eq, isNull, ne, or, type SQL } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { agentRuns, sessions, type AgentRun } from "../db/schema";
 import { AppError } from "../errors";
 import { assertCanReadRun, canReadRun, type RunFacts, type Viewer } from "./access";
 import { approvalForViewer, feedItemForViewer, type ApprovalLike, type FeedItemLike } from "./redact";
-
-/** The facts the rules need about each of these runs (one query). */
-export async function runFactsByIds(db: Db, workspaceId: string, runIds: (string | null | undefined)[]): Promise<Map<string, RunFacts>> {
-  const ids = [...new Set(runIds.filter((id): id is string => !!id))];
-  if (ids.length === 0) return new Map();
-  const rows = await db
-    .select({ id: agentRuns.id, userId: agentRuns.userId, trigger: agentRuns.trigger, sessionId: agentRuns.sessionId })
-    .from(agentRuns)
-    .where(and(eq(agentRuns.workspaceId, workspaceId), inArray(agentRuns.id, ids)));
-  return new Map(rows.map((r) => [r.id, { userId: r.userId, trigger: r.trigger, sessionId: r.sessionId }]));
-}
+import { runFactsByIds, runFactsCache } from "./run-facts-cache";
 
 /** A run of the workspace that the viewer may read; `not_found:run` otherwise, whether it exists or not. */
 export async function getReadableRun(db: Db, workspaceId: string, runId: string, viewer: Viewer): Promise<AgentRun> {
@@ -29,10 +19,8 @@ export async function getReadableRun(db: Db, workspaceId: string, runId: string,
 
 /** `getReadableRun` for callers that only need the answer (an event stream): reads the run's access facts, not the whole row. */
 export async function assertReadableRun(db: Db, workspaceId: string, runId: string, viewer: Viewer): Promise<void> {
-  const [run] = await db
-    .select({ userId: agentRuns.userId, trigger: agentRuns.trigger, sessionId: agentRuns.sessionId, onBehalfOfUserId: agentRuns.onBehalfOfUserId })
-    .from(agentRuns)
-    .where(and(eq(agentRuns.id, runId), eq(agentRuns.workspaceId, workspaceId)));
+  // The facts the rule needs never change: the process's cache reads them once per run (or knows them from the start).
+  const run = await runFactsCache(db).get(workspaceId, runId);
   if (!run) throw new AppError("not_found:run");
   assertCanReadRun(viewer, run);
 }

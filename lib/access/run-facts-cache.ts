@@ -1,6 +1,18 @@
+import { and, eq, inArray } from "drizzle-orm";
 import type { Db } from "../db/client";
+import { agentRuns } from "../db/schema";
 import type { RunFacts } from "./access";
-import { runFactsByIds } from "./reads";
+
+/** The facts the rules need about each of these runs (one query). */
+export async function runFactsByIds(db: Db, workspaceId: string, runIds: (string | null | undefined)[]): Promise<Map<string, RunFacts>> {
+  const ids = [...new Set(runIds.filter((id): id is string => !!id))];
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .select({ id: agentRuns.id, userId: agentRuns.userId, trigger: agentRuns.trigger, sessionId: agentRuns.sessionId })
+    .from(agentRuns)
+    .where(and(eq(agentRuns.workspaceId, workspaceId), inArray(agentRuns.id, ids)));
+  return new Map(rows.map((r) => [r.id, { userId: r.userId, trigger: r.trigger, sessionId: r.sessionId }]));
+}
 
 /** Runs whose facts a process keeps; past this the oldest are dropped and read again when needed. */
 const CAPACITY = 20_000;
@@ -11,11 +23,23 @@ const CAPACITY = 20_000;
  * They are set when the run is created and never changed, so a kept answer
  * cannot grant what the table would refuse. Concurrent asks for the same run
  * share one read; a run not found is not kept (it is read again next time).
+ * The process that creates a run tells the cache its facts, so the run's own
+ * streams in that process read none. A run deleted later (with its chat)
+ * stays known here; its streams then find no events, as they would once
+ * opened before the deletion.
  */
 export class RunFactsCache {
   private readonly known = new Map<string, Promise<RunFacts | undefined>>();
 
   constructor(private readonly db: Db) {}
+
+  /** The facts of a run this process has just created (and committed). */
+  remember(workspaceId: string, runId: string, facts: RunFacts): void {
+    const key = `${workspaceId}:${runId}`;
+    if (this.known.has(key)) return;
+    this.known.set(key, Promise.resolve({ userId: facts.userId, trigger: facts.trigger, sessionId: facts.sessionId }));
+    this.trim();
+  }
 
   get(workspaceId: string, runId: string): Promise<RunFacts | undefined> {
     const key = `${workspaceId}:${runId}`;
@@ -33,8 +57,12 @@ export class RunFactsCache {
       },
     );
     this.known.set(key, read);
-    if (this.known.size > CAPACITY) this.known.delete(this.known.keys().next().value!);
+    this.trim();
     return read;
+  }
+
+  private trim() {
+    if (this.known.size > CAPACITY) this.known.delete(this.known.keys().next().value!);
   }
 }
 

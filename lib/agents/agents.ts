@@ -1,7 +1,8 @@
 import { and, asc, desc, eq, gte, or, sql } from "drizzle-orm";
 import { z } from "zod";
 import { canSeeSpend, type Viewer } from "../access/access";
-import { readableRunsWhere, runFactsByIds } from "../access/reads";
+import { readableRunsWhere } from "../access/reads";
+import { runFactsByIds } from "../access/run-facts-cache";
 import { creditsForViewer, runLinkForViewer } from "../access/redact";
 import type { Db } from "../db/client";
 import { agentMessages, agentRuns, agents, usageRollupsHourly } from "../db/schema";

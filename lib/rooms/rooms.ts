@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, inArray } from "drizzle-orm";
 import { z } from "zod";
 import type { Viewer } from "../access/access";
-import { runFactsByIds } from "../access/reads";
+import { runFactsByIds } from "../access/run-facts-cache";
 import { runLinkForViewer } from "../access/redact";
 import type { Db } from "../db/client";
 import { agentMessages, agents, roomMembers, rooms, users } from "../db/schema";

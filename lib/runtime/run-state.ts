@@ -1,8 +1,23 @@
 import crypto from "node:crypto";
 import { and, asc, eq, inArray, isNull, lt, ne, sql } from "drizzle-orm";
 import { rowsOf, type Database, type Db } from "../db/client";
-import { agentRuns, agents, approvals, executionGrants, messages, runEvents, sessions, steps, workspaces, type AgentRun, type Approval, type TaintSource } from "../db/schema";
+import {
+  agentRuns,
+  agents,
+  approvals,
+  executionGrants,
+  messages,
+  runEvents,
+  sessions,
+  steps,
+  workspaces,
+  type AgentRun,
+  type Approval,
+  type Role,
+  type TaintSource,
+} from "../db/schema";
 import { AppError, PG_UNIQUE_VIOLATION, pgConstraint, pgErrorCode } from "../errors";
+import { assertCanWriteSession } from "../access/access";
 import { cleanDeep } from "../text";
 import { recordFeed, recordRunFinished } from "../feed/feed";
 import { approvalsTopic, fourEyesApplies } from "../safety/approvals";
@@ -64,7 +79,16 @@ export function chainOf(run: Pick<AgentRun, "onBehalfOfUserId" | "via" | "origin
  */
 export async function createChatRun(
   db: Db,
-  input: { workspaceId: string; sessionId: string; userId: string; text: string; owner: string; title?: string },
+  input: {
+    workspaceId: string;
+    sessionId: string;
+    userId: string;
+    /** The person's role in the workspace: what a refusal says when they are not the chat's (least privilege if unsaid). */
+    role?: Role;
+    text: string;
+    owner: string;
+    title?: string;
+  },
 ): Promise<{ runId: string; userMessageId: string; replyMessageId: string }> {
   // The ids are chosen here, so that the two messages and the run that point at each other are written together.
   const runId = crypto.randomUUID();
@@ -74,21 +98,24 @@ export async function createChatRun(
   const at = now.toISOString();
   const title = input.title === undefined ? sql`` : sql`, title = case when title_chosen then title else ${input.title} end, title_chosen = true`;
   // One statement, atomic on its own: the chat is locked and its agent shared (a pause committed before wins; one
-  // committed after waits for this run); nothing is written for a paused agent. A chat has at most one run in flight
+  // committed after waits for this run); nothing is written for a paused agent, nor by anyone but the chat's person
+  // (the access rule then says what they are told, from the chat's person the statement returns). A chat has at most one run in flight
   // or waiting for a reviewer: the unique index `agent_runs_one_active_per_chat` refuses a second one even when two
   // messages race, which a check inside the same statement could not (it reads from before the lock was granted).
-  let found: { status: string; handle: string; created: number } | undefined;
+  type Found = { status: string; handle: string; chat_user_id: string | null; created: number };
+  let found: Found | undefined;
   try {
-    [found] = rowsOf<{ status: string; handle: string; created: number }>(
+    [found] = rowsOf<Found>(
       await withDbRetry(() =>
         db.execute(sql`
           with target as (
-            select ${sessions.agentId} as agent_id, ${agents.model} as model, ${agents.status} as status, ${agents.handle} as handle
+            select ${sessions.agentId} as agent_id, ${sessions.userId} as chat_user_id, ${agents.model} as model, ${agents.status} as status,
+                   ${agents.handle} as handle
               from ${sessions} join ${agents} on ${agents.id} = ${sessions.agentId}
              where ${sessions.id} = ${input.sessionId} and ${sessions.workspaceId} = ${input.workspaceId}
                for update of ${sessions} for share of ${agents}
           ), go as (
-            select agent_id, model from target where status <> 'paused'
+            select agent_id, model from target where status <> 'paused' and chat_user_id = ${input.userId}::uuid
           ), written as (
             insert into ${messages} (id, workspace_id, session_id, role, content, run_id, user_id, created_at, updated_at)
             select m.id, ${input.workspaceId}::uuid, ${input.sessionId}::uuid, m.role::message_role, m.content, ${runId}::uuid, m.user_id, m.created_at, ${at}::timestamptz
@@ -112,7 +139,7 @@ export async function createChatRun(
             returning id
           )
           -- Data-modifying parts run to completion whether or not this reads them.
-          select status, handle, (select count(*) from run)::int as created from target`),
+          select status, handle, chat_user_id, (select count(*) from run)::int as created from target`),
       ),
     );
   } catch (error) {
@@ -120,6 +147,7 @@ export async function createChatRun(
     throw error;
   }
   if (!found) throw new AppError("not_found:session");
+  assertCanWriteSession({ userId: input.userId, role: input.role ?? "member" }, { userId: found.chat_user_id });
   if (found.status === "paused") {
     throw new AppError("conflict:agent_paused", `${pausedMessage(found.handle)} Nothing was sent; ask a manager to resume it.`, { details: { agent: found.handle } });
   }

@@ -1,6 +1,7 @@
 import { AppError } from "../errors";
 import type { Approval, Role } from "../db/schema";
 import { assertCanCancelRun } from "../access/access";
+import { runFactsCache } from "../access/run-facts-cache";
 import { CircuitBreakers } from "../safety/dispatch";
 import { expireOverdueApprovals } from "../safety/approvals";
 import { controlTopic, driveRun } from "./runner";
@@ -27,7 +28,8 @@ export interface Runtime {
    * Stores the message, starts the run in the background, and returns at once.
    * With `title`, a chat without one is named with it in the same transaction.
    */
-  startChatRun(input: { workspaceId: string; sessionId: string; userId: string; text: string; title?: string }): Promise<{ runId: string }>;
+  /** A person's message in their chat: refused (`not_found` or `forbidden:session`, by their `role`) unless the chat is theirs. */
+  startChatRun(input: { workspaceId: string; sessionId: string; userId: string; role?: Role; text: string; title?: string }): Promise<{ runId: string }>;
   /**
    * Gives agents a turn on a message (a room post, a mission step, a door):
    * creates their runs and drives them. Paused agents get none; they are returned.
@@ -113,6 +115,8 @@ export function createRuntime(input: Omit<RuntimeDeps, "breakers"> & { breakers?
     deps,
     async startChatRun(input) {
       const { runId } = await createChatRun(deps.db, { ...input, owner: deps.instanceId });
+      // Its streams in this process (the person's own, opened next) need not read what is known here.
+      runFactsCache(deps.db).remember(input.workspaceId, runId, { userId: input.userId, trigger: "chat", sessionId: input.sessionId });
       drive(runId);
       return { runId };
     },

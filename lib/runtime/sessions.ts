@@ -2,7 +2,7 @@ import { and, asc, desc, eq, inArray } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { agentRuns, agents, messages, sessions, steps } from "../db/schema";
 import { AppError } from "../errors";
-import { assertCanReadSession, assertCanWriteSession, type Viewer } from "../access/access";
+import { assertCanReadSession, type Viewer } from "../access/access";
 import { creditsForViewer } from "../access/redact";
 
 export interface SessionSummary {
@@ -68,11 +68,6 @@ export async function getSession(db: Db, workspaceId: string, sessionId: string,
   if (!row) throw new AppError("not_found:session");
   assertCanReadSession(viewer, row);
   return row;
-}
-
-/** Only the person who opened a chat writes in it. */
-export function assertSessionOwner(session: SessionSummary, viewer: Viewer) {
-  assertCanWriteSession(viewer, session);
 }
 
 export interface HistoryMessage {

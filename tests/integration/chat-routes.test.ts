@@ -1,9 +1,11 @@
+import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { POST as cancelRoute } from "../../app/api/runs/[id]/cancel/route";
 import { GET as eventsRoute } from "../../app/api/runs/[id]/events/route";
 import { GET as getSessionRoute } from "../../app/api/sessions/[id]/route";
 import { POST as postMessageRoute } from "../../app/api/sessions/[id]/messages/route";
 import { GET as listSessionsRoute, POST as createSessionRoute } from "../../app/api/sessions/route";
+import { agentRuns, messages, sessions } from "../../lib/db/schema";
 import { demoOwner, makeUser, makeWorkspace } from "../support/fixtures";
 import { waitForRun } from "../support/runtime";
 import { jsonRequest, params, sessionCookie, useTestServer } from "../support/server";
@@ -151,6 +153,17 @@ describe("chat routes", () => {
     const write = await postMessageRoute(jsonRequest(`/api/sessions/${sessionId}/messages`, { method: "POST", cookie: reviewerCookie, body: { text: "x" } }), params({ id: sessionId }));
     expect(write.status).toBe(403);
     expect((await write.json()).code).toBe("forbidden:session");
+    const memberWrite = await postMessageRoute(
+      jsonRequest(`/api/sessions/${sessionId}/messages`, { method: "POST", cookie: await sessionCookie(s, member), body: { text: "x" } }),
+      params({ id: sessionId }),
+    );
+    expect(memberWrite.status).toBe(404);
+    expect((await memberWrite.json()).code).toBe("not_found:session");
+    // Neither refusal wrote anything: no message, no run, the chat's title and time as they were.
+    expect(await s.db.select().from(messages).where(eq(messages.sessionId, sessionId))).toHaveLength(0);
+    expect(await s.db.select().from(agentRuns).where(eq(agentRuns.sessionId, sessionId))).toHaveLength(0);
+    const [chat] = await s.db.select().from(sessions).where(eq(sessions.id, sessionId));
+    expect(chat!.titleChosen).toBe(false);
   });
 
   it("cancel through the API ends the run as cancelled", async () => {

@@ -43,12 +43,12 @@ describe("queries on the start path of a chat", () => {
     await waitForRun(s.db, runId);
     // Session, user and membership: one statement, and no write when the workspace is already the last opened.
     expect(posted.queries.filter((q) => /auth_sessions|memberships/.test(q))).toHaveLength(1);
-    // The chat's own statements: the session with its membership, the chat and its agent (the owner check), the
-    // run-start limiter, then the chat run's one statement (the chat locked with its agent, both messages carrying the
-    // run's id, the run, the chat's time and title), which ends the answer's work. (The run itself starts before the
-    // answer is sent, so how many of its first reads are recorded depends on timing.)
+    // The chat's own statements: the session with its membership, the run-start limiter, then the chat run's one
+    // statement (the chat locked with its agent and checked to be this person's, both messages carrying the run's id,
+    // the run, the chat's time and title), which ends the answer's work. (The run itself starts before the answer is
+    // sent, so how many of its first reads are recorded depends on timing.)
     const own = posted.queries.slice(0, posted.queries.findIndex((q) => /insert into "agent_runs"/.test(q)) + 1);
-    expect(own).toHaveLength(4);
+    expect(own).toHaveLength(3);
     expect(own.filter((q) => /insert into "messages"/.test(q))).toHaveLength(1);
     expect(own.filter((q) => /update "messages"/.test(q))).toHaveLength(0);
     expect(own.filter((q) => /update "sessions"/.test(q))).toHaveLength(1);
@@ -59,8 +59,9 @@ describe("queries on the start path of a chat", () => {
     expect(opened.res.status).toBe(200);
     const frames = await readFrames(opened.res);
     expect(frames.at(-1)?.event).toBe("run_completed");
-    // Session with membership, the run's access facts, the journal.
-    expect(opened.queries).toHaveLength(3);
+    // Session with membership, then the journal: the run's access facts are known to the process that started it.
+    expect(opened.queries).toHaveLength(2);
+    expect(opened.queries.filter((q) => /from "agent_runs"/.test(q))).toHaveLength(0);
 
     console.log(`POST messages: ${posted.queries.length}\n${posted.queries.join("\n")}`);
     console.log(`GET events: ${opened.queries.length}\n${opened.queries.join("\n")}`);
