@@ -5,6 +5,7 @@ import type { PgDatabase, PgQueryResultHKT, PgTransaction } from "drizzle-orm/pg
 import * as schema from "./schema";
 import { lockDataFolder } from "./folder-lock";
 import { queryRecorder } from "./query-count";
+import { preparedByDefault } from "./prepared";
 import { ensurePrivateFolder, makeTreePrivate, withPrivateUmask } from "../private-files";
 
 export type Schema = typeof schema;
@@ -89,7 +90,7 @@ async function openPostgres(url: string, max = 10): Promise<DatabaseHandle> {
   const { drizzle } = await import("drizzle-orm/postgres-js");
   const { migrate } = await import("drizzle-orm/postgres-js/migrator");
   const client = postgres(url, { max, onnotice: () => {} });
-  const db = drizzle({ client, schema, casing: "snake_case", logger: queryRecorder });
+  const db = drizzle({ client: preparedByDefault(client), schema, casing: "snake_case", logger: queryRecorder });
   return {
     db: db as unknown as Database,
     driver: "postgres",

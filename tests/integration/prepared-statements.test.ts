@@ -1,0 +1,48 @@
+import { eq, sql } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { rowsOf } from "../../lib/db/client";
+import { users } from "../../lib/db/schema";
+import { useTestServer } from "../support/server";
+
+describe("statements on PostgreSQL", () => {
+  const server = useTestServer();
+
+  it("answers the same through the client, in and out of transactions and savepoints", async () => {
+    const s = server();
+    const [owner] = await s.db.select().from(users).limit(1);
+    const byEmail = () => s.db.select({ id: users.id }).from(users).where(eq(users.email, owner!.email));
+    expect(await byEmail()).toEqual([{ id: owner!.id }]);
+    expect(await byEmail()).toEqual([{ id: owner!.id }]);
+    const inside = await s.db.transaction(async (tx) => {
+      const first = await tx.select({ id: users.id }).from(users).where(eq(users.email, owner!.email));
+      const nested = await tx.transaction(async (sp) => sp.select({ id: users.id }).from(users).where(eq(users.email, owner!.email)));
+      return [first, nested];
+    });
+    expect(inside).toEqual([[{ id: owner!.id }], [{ id: owner!.id }]]);
+    // A failed statement inside a savepoint rolls back only that savepoint.
+    await s.db.transaction(async (tx) => {
+      await expect(tx.transaction(async (sp) => sp.execute(sql`select 1 / ${0}::int`))).rejects.toThrow();
+      expect(rowsOf<{ n: number }>(await tx.execute(sql`select ${41}::int + 1 as n`))[0]!.n).toBe(42);
+    });
+  });
+
+  if (process.env.TEST_DRIVER === "postgres") {
+    it("prepares each statement once per connection, then sends it without parsing it again", async () => {
+      const s = server();
+      const marker = `prepared_${Date.now()}`;
+      // One transaction holds one connection: what it prepared is listed in that connection's pg_prepared_statements.
+      const listed = await s.db.transaction(async (tx) => {
+        for (let i = 0; i < 3; i++) await tx.execute(sql`select ${i}::int as n, ${marker}::text as marker`);
+        await tx.transaction(async (sp) => sp.execute(sql`select ${marker}::text as marker, ${1}::int as inner_n`));
+        return rowsOf<{ statement: string; parameter_types: string[] }>(
+          await tx.execute(sql`select statement, parameter_types::text[] as parameter_types from pg_prepared_statements where statement like ${"%marker%"}`),
+        );
+      });
+      const outer = listed.filter((p) => p.statement.includes("as n,"));
+      const inner = listed.filter((p) => p.statement.includes("inner_n"));
+      // The same text run three times is one prepared statement; the savepoint's own statement is prepared too.
+      expect(outer).toHaveLength(1);
+      expect(inner).toHaveLength(1);
+    });
+  }
+});
