@@ -37,7 +37,13 @@ export interface EventStreamOptions {
 
 export const SESSION_ENDED = () => new AppError("unauthorized:session", "Your session ended or your access changed. Sign in again to follow this.");
 
-/** The one way the server streams events: every stream route builds its items and hands them here. */
+/**
+ * The one way the server streams events: every stream route builds its items and hands them here.
+ *
+ * Frames ready together (a journal flush hands a stream several events at once) go to the client as one chunk: they
+ * are gathered while the items that are already there are read, and sent when the event loop next turns, so a busy
+ * server writes once per batch instead of once per event, and an idle one sends each event at once.
+ */
 export function eventStreamResponse(items: AsyncGenerator<SseItem>, options: EventStreamOptions = {}): Response {
   const recheckMs = options.recheckMs ?? 10_000;
   let closed = false;
@@ -50,30 +56,45 @@ export function eventStreamResponse(items: AsyncGenerator<SseItem>, options: Eve
   };
   const body = new ReadableStream<Uint8Array>({
     async start(controller) {
-      controller.enqueue(encoder.encode(`retry: ${options.retryMs ?? 2000}\n\n`));
+      let pending: Uint8Array[] = [];
+      let scheduled: NodeJS.Immediate | null = null;
+      const flush = () => {
+        scheduled = null;
+        if (pending.length === 0) return;
+        const chunks = pending;
+        pending = [];
+        try {
+          controller.enqueue(chunks.length === 1 ? chunks[0]! : joined(chunks));
+        } catch {
+          // The client went away meanwhile.
+        }
+      };
+      const send = (chunk: Uint8Array) => {
+        pending.push(chunk);
+        scheduled ??= setImmediate(flush);
+      };
+      send(encoder.encode(`retry: ${options.retryMs ?? 2000}\n\n`));
       let checkedAt = Date.now();
       try {
         for await (const item of items) {
           if (options.stillAllowed && Date.now() - checkedAt >= recheckMs) {
             checkedAt = Date.now();
             if (!(await options.stillAllowed())) {
-              controller.enqueue(streamErrorFrame(SESSION_ENDED()));
+              send(streamErrorFrame(SESSION_ENDED()));
               break;
             }
           }
-          if (item.kind === "heartbeat") controller.enqueue(encoder.encode(": heartbeat\n\n"));
-          else controller.enqueue(sseFrame(item));
+          if (item.kind === "heartbeat") send(encoder.encode(": heartbeat\n\n"));
+          else send(sseFrame(item));
         }
       } catch (error) {
         if (!cancelled) {
-          try {
-            controller.enqueue(streamErrorFrame());
-          } catch {
-            // The client went away first.
-          }
+          send(streamErrorFrame());
           logError("Event stream failed", error);
         }
       } finally {
+        if (scheduled) clearImmediate(scheduled);
+        flush();
         close();
         try {
           controller.close();
@@ -96,6 +117,16 @@ export function eventStreamResponse(items: AsyncGenerator<SseItem>, options: Eve
       "X-Accel-Buffering": "no",
     },
   });
+}
+
+function joined(chunks: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(chunks.reduce((n, c) => n + c.byteLength, 0));
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return out;
 }
 
 /**
