@@ -199,11 +199,13 @@ interface Follow {
   text: string;
   lastSeq: number;
   seqProblem: boolean;
+  /** Text events received, live or replayed (a stream that opens after its run ended receives them all replayed). */
+  texts: number;
 }
 
 /** Follows one run with a real EventSource client until its terminal event. */
 function follow(origin: string, cookie: string, runId: string, signal: AbortSignal): Promise<Follow> {
-  const result: Follow = { latencies: [], firstTextAt: null, openedAt: null, endAt: null, text: "", lastSeq: 0, seqProblem: false };
+  const result: Follow = { latencies: [], firstTextAt: null, openedAt: null, endAt: null, text: "", lastSeq: 0, seqProblem: false, texts: 0 };
   return new Promise((resolve) => {
     const source = new EventSource(`${origin}/api/runs/${runId}/events?workspace=demo`, {
       fetch: (input, init) => fetch(input, { ...init, headers: { ...init.headers, cookie } }),
@@ -227,6 +229,7 @@ function follow(origin: string, cookie: string, runId: string, signal: AbortSign
       const data = seen(event);
       if (!data) return;
       result.firstTextAt ??= now;
+      result.texts += 1;
       result.text += data.delta ?? "";
       // Live deltas only: one journaled before this client's stream opened was replayed, not delivered live.
       const at = Date.parse(data.at);
@@ -315,6 +318,9 @@ interface Pass {
   streamMs: number[];
   chatLatency: number[];
   viewerLatency: number[];
+  /** Text events received by every client, and how many of them were live (journaled after the stream opened). */
+  texts: number;
+  liveTexts: number;
   feedViewers: number;
   feedLatency: number[];
   lost: number;
@@ -372,6 +378,8 @@ async function runPass(instances: Instance[], cookies: string[], chats: number, 
     streamMs: [],
     chatLatency: [],
     viewerLatency: [],
+    texts: 0,
+    liveTexts: 0,
     feedViewers,
     feedLatency: [],
     lost: 0,
@@ -394,8 +402,12 @@ async function runPass(instances: Instance[], cookies: string[], chats: number, 
     if (main.openedAt !== null) pass.openMs.push(main.openedAt - run.answeredAt);
     if (main.firstTextAt !== null && main.endAt !== null) pass.streamMs.push(main.endAt - main.firstTextAt);
     pass.chatLatency.push(...main.latencies);
+    pass.texts += main.texts;
+    pass.liveTexts += main.latencies.length;
     for (const viewer of await Promise.all(run.extra)) {
       pass.viewerLatency.push(...viewer.latencies);
+      pass.texts += viewer.texts;
+      pass.liveTexts += viewer.latencies.length;
       if (viewer.text !== main.text) pass.lost += Math.abs(main.text.length - viewer.text.length) || 1;
       if (viewer.seqProblem || viewer.endAt === null) pass.failures.push("a viewer's stream skipped a sequence number or did not end");
     }
@@ -473,6 +485,10 @@ async function main(): Promise<number> {
           `then stream open p50 ${f(percentile(p.openMs, 50))} ms (p99 ${f(percentile(p.openMs, 99))})`,
       );
     }
+    const livePct = (p: Pass) => (p.texts ? (100 * p.liveTexts) / p.texts : Number.NaN);
+    for (const [label, p] of rows) {
+      console.log(`${label}: ${f(livePct(p))} % of the ${p.texts} text events received were live (the latencies above); the rest were replayed to streams that opened late`);
+    }
     for (const [label, p] of rows) {
       console.log(`${label}: whole reply (message posted → last event) p50 ${f(percentile(p.replyMs, 50))} ms (p99 ${f(percentile(p.replyMs, 99))})`);
     }
@@ -497,7 +513,7 @@ async function main(): Promise<number> {
     );
     console.log(
       `RESULT ${common} chats=${options.chats} viewers=${options.viewers} p50_ms=${f(percentile(all, 50))} p99_ms=${f(percentile(all, 99))} ` +
-        `viewer_p99_ms=${f(percentile(crowd.viewerLatency, 99))} ttft_p50_ms=${f(percentile(crowd.ttft, 50))} ttft_p99_ms=${f(percentile(crowd.ttft, 99))} ` +
+        `viewer_p99_ms=${f(percentile(crowd.viewerLatency, 99))} live_pct=${f(livePct(crowd))} ttft_p50_ms=${f(percentile(crowd.ttft, 50))} ttft_p99_ms=${f(percentile(crowd.ttft, 99))} ` +
         `reply_p50_ms=${f(percentile(crowd.replyMs, 50))} reply_p99_ms=${f(percentile(crowd.replyMs, 99))} ` +
         `stream_ratio=${f(streamRatio, 2)} feed_viewers=${options.feedViewers} feed_p50_ms=${f(percentile(crowd.feedLatency, 50))} ` +
         `feed_p99_ms=${f(percentile(crowd.feedLatency, 99))} lost=${crowd.lost} rss_mb=${f(crowd.rssMb)} cpu_pct=${f(crowd.cpuPercent)} ` +
