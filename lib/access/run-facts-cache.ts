@@ -14,6 +14,8 @@ export async function runFactsByIds(db: Db, workspaceId: string, runIds: (string
   return new Map(rows.map((r) => [r.id, { userId: r.userId, trigger: r.trigger, sessionId: r.sessionId }]));
 }
 
+const keyOf = (workspaceId: string, runId: string) => `${workspaceId.toLowerCase()}:${runId.toLowerCase()}`;
+
 /** Runs whose facts a process keeps; past this the oldest are dropped and read again when needed. */
 const CAPACITY = 20_000;
 
@@ -24,9 +26,11 @@ const CAPACITY = 20_000;
  * cannot grant what the table would refuse. Concurrent asks for the same run
  * share one read; a run not found is not kept (it is read again next time).
  * The process that creates a run tells the cache its facts, so the run's own
- * streams in that process read none. A run deleted later (with its chat)
- * stays known here; its streams then find no events, as they would once
- * opened before the deletion.
+ * streams in that process read none; the process that deletes runs (with
+ * their chat) forgets them. Another process may still know a deleted run:
+ * its streams there find no events, as they would had they opened before
+ * the deletion, and nothing else. Ids are kept in lower case, as PostgreSQL
+ * writes them.
  */
 export class RunFactsCache {
   private readonly known = new Map<string, Promise<RunFacts | undefined>>();
@@ -35,19 +39,24 @@ export class RunFactsCache {
 
   /** The facts of a run this process has just created (and committed). */
   remember(workspaceId: string, runId: string, facts: RunFacts): void {
-    const key = `${workspaceId}:${runId}`;
+    const key = keyOf(workspaceId, runId);
     if (this.known.has(key)) return;
     this.known.set(key, Promise.resolve({ userId: facts.userId, trigger: facts.trigger, sessionId: facts.sessionId }));
     this.trim();
   }
 
+  /** Runs this process deleted. */
+  forget(workspaceId: string, runIds: string[]): void {
+    for (const runId of runIds) this.known.delete(keyOf(workspaceId, runId));
+  }
+
   get(workspaceId: string, runId: string): Promise<RunFacts | undefined> {
-    const key = `${workspaceId}:${runId}`;
+    const key = keyOf(workspaceId, runId);
     const kept = this.known.get(key);
     if (kept) return kept;
     const read = runFactsByIds(this.db, workspaceId, [runId]).then(
       (found) => {
-        const facts = found.get(runId);
+        const facts = found.get(runId.toLowerCase());
         if (!facts) this.known.delete(key);
         return facts;
       },

@@ -1,6 +1,9 @@
 import type { Sql, TransactionSql } from "postgres";
 
 type Client = Sql | TransactionSql;
+
+/** Statements with at most this many parameters are prepared. */
+export const PREPARE_UP_TO = 32;
 type Callback = (sql: TransactionSql) => unknown;
 
 /**
@@ -14,9 +17,16 @@ type Callback = (sql: TransactionSql) => unknown;
  * savepoints opened through the client get the same treatment.
  *
  * Statements a connection has prepared stay with it until it closes
- * (postgres.js renews each connection after 30 to 60 minutes), so the
- * statement texts must be a bounded set: every query here is written with
- * parameters, never with values spliced into its text.
+ * (postgres.js renews each connection after 30 to 60 minutes), so only a
+ * bounded set of texts is prepared: values are always parameters, never
+ * spliced into a text, and a statement with more than `PREPARE_UP_TO`
+ * parameters (a list whose length varies: `in (...)`, many rows at once) is
+ * sent unprepared, as before, so each new length does not leave one more
+ * statement on every connection.
+ *
+ * Behind a connection pooler in transaction mode, which cannot keep
+ * prepared statements, add `?prepare=false` to `DATABASE_URL`: postgres.js
+ * then prepares nothing, whatever is asked here.
  */
 export function preparedByDefault<T extends Client>(sql: T): T {
   return new Proxy(sql, {
@@ -24,7 +34,7 @@ export function preparedByDefault<T extends Client>(sql: T): T {
       if (key === "unsafe") {
         return (query: string, args?: unknown, options?: Record<string, unknown>) => {
           const [values, opts] = Array.isArray(args) ? [args, options] : [[], args as Record<string, unknown> | undefined];
-          return target.unsafe(query, values as never[], { ...opts, prepare: true });
+          return target.unsafe(query, values as never[], { ...opts, prepare: values.length <= PREPARE_UP_TO });
         };
       }
       if (key === "begin" || key === "savepoint") {

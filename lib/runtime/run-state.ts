@@ -97,25 +97,28 @@ export async function createChatRun(
   const now = new Date();
   const at = now.toISOString();
   const title = input.title === undefined ? sql`` : sql`, title = case when title_chosen then title else ${input.title} end, title_chosen = true`;
-  // One statement, atomic on its own: the chat is locked and its agent shared (a pause committed before wins; one
-  // committed after waits for this run); nothing is written for a paused agent, nor by anyone but the chat's person
-  // (the access rule then says what they are told, from the chat's person the statement returns). A chat has at most one run in flight
-  // or waiting for a reviewer: the unique index `agent_runs_one_active_per_chat` refuses a second one even when two
-  // messages race, which a check inside the same statement could not (it reads from before the lock was granted).
-  type Found = { status: string; handle: string; chat_user_id: string | null; created: number };
+  // One statement, atomic on its own. It reads whose chat it is; only for the chat's person is the chat locked and its
+  // agent shared (a pause committed before wins; one committed after waits for this run), so anyone else is refused
+  // (by the access rule, from the chat's person the statement returns) without holding either. Nothing is written for
+  // a paused agent. A chat has at most one run in flight or waiting for a reviewer: the unique index
+  // `agent_runs_one_active_per_chat` refuses a second one even when two messages race, which a check inside the same
+  // statement could not (it reads from before the lock was granted).
+  type Found = { chat_user_id: string | null; status: string | null; handle: string | null; created: number };
   let found: Found | undefined;
   try {
     [found] = rowsOf<Found>(
       await withDbRetry(() =>
         db.execute(sql`
-          with target as (
-            select ${sessions.agentId} as agent_id, ${sessions.userId} as chat_user_id, ${agents.model} as model, ${agents.status} as status,
-                   ${agents.handle} as handle
-              from ${sessions} join ${agents} on ${agents.id} = ${sessions.agentId}
+          with chat as (
+            select ${sessions.userId} as chat_user_id from ${sessions}
              where ${sessions.id} = ${input.sessionId} and ${sessions.workspaceId} = ${input.workspaceId}
+          ), target as (
+            select ${sessions.agentId} as agent_id, ${agents.model} as model, ${agents.status} as status, ${agents.handle} as handle
+              from ${sessions} join ${agents} on ${agents.id} = ${sessions.agentId}
+             where ${sessions.id} = ${input.sessionId} and ${sessions.workspaceId} = ${input.workspaceId} and ${sessions.userId} = ${input.userId}::uuid
                for update of ${sessions} for share of ${agents}
           ), go as (
-            select agent_id, model from target where status <> 'paused' and chat_user_id = ${input.userId}::uuid
+            select agent_id, model from target where status <> 'paused'
           ), written as (
             insert into ${messages} (id, workspace_id, session_id, role, content, run_id, user_id, created_at, updated_at)
             select m.id, ${input.workspaceId}::uuid, ${input.sessionId}::uuid, m.role::message_role, m.content, ${runId}::uuid, m.user_id, m.created_at, ${at}::timestamptz
@@ -139,7 +142,7 @@ export async function createChatRun(
             returning id
           )
           -- Data-modifying parts run to completion whether or not this reads them.
-          select status, handle, chat_user_id, (select count(*) from run)::int as created from target`),
+          select chat.chat_user_id, target.status, target.handle, (select count(*) from run)::int as created from chat left join target on true`),
       ),
     );
   } catch (error) {
@@ -148,6 +151,8 @@ export async function createChatRun(
   }
   if (!found) throw new AppError("not_found:session");
   assertCanWriteSession({ userId: input.userId, role: input.role ?? "member" }, { userId: found.chat_user_id });
+  // The person's own chat, deleted while this waited for its lock.
+  if (found.status === null || found.handle === null) throw new AppError("not_found:session");
   if (found.status === "paused") {
     throw new AppError("conflict:agent_paused", `${pausedMessage(found.handle)} Nothing was sent; ask a manager to resume it.`, { details: { agent: found.handle } });
   }

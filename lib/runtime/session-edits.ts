@@ -1,8 +1,9 @@
 import { and, desc, eq, exists, ilike, inArray, or, sql } from "drizzle-orm";
-import type { Db } from "../db/client";
+import { rowsOf, type Db } from "../db/client";
 import { agentRuns, agents, messages, sessions } from "../db/schema";
 import { assertCanWriteSession, type Viewer } from "../access/access";
 import { ownSessionsWhere } from "../access/reads";
+import { runFactsCache } from "../access/run-facts-cache";
 import { AppError } from "../errors";
 import { truncate } from "../text";
 import { getSession, type SessionSummary } from "./sessions";
@@ -43,7 +44,15 @@ export async function deleteSession(db: Db, workspaceId: string, sessionId: stri
       details: { runId: active.id },
     });
   }
-  await db.delete(sessions).where(and(eq(sessions.id, session.id), eq(sessions.workspaceId, workspaceId)));
+  // One statement: the chat goes, its runs with it (by the foreign key), and their ids come back (read before the delete).
+  const gone = rowsOf<{ id: string }>(
+    await db.execute(sql`
+      with runs as (select ${agentRuns.id} as id from ${agentRuns} where ${agentRuns.sessionId} = ${session.id}),
+           deleted as (delete from ${sessions} where ${sessions.id} = ${session.id} and ${sessions.workspaceId} = ${workspaceId} returning 1)
+      select id from runs where exists (select 1 from deleted)`),
+  );
+  // This process's streams no longer let anyone in to those runs: they do not exist.
+  runFactsCache(db).forget(workspaceId, gone.map((r) => r.id));
 }
 
 const likePattern = (q: string) => `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;

@@ -143,6 +143,7 @@ describe("chat routes", () => {
   it("a member cannot read another member's chat; a reviewer can, but cannot write in it", async () => {
     const { s, owner, cookie } = await ownerCookie();
     const sessionId = await newChat(cookie);
+    const [before] = await s.db.select().from(sessions).where(eq(sessions.id, sessionId));
     const member = await makeUser(s.db, owner.workspaceId, "member");
     const reviewer = await makeUser(s.db, owner.workspaceId, "reviewer");
     const asMember = await getSessionRoute(jsonRequest(`/api/sessions/${sessionId}`, { cookie: await sessionCookie(s, member) }), params({ id: sessionId }));
@@ -164,6 +165,8 @@ describe("chat routes", () => {
     expect(await s.db.select().from(agentRuns).where(eq(agentRuns.sessionId, sessionId))).toHaveLength(0);
     const [chat] = await s.db.select().from(sessions).where(eq(sessions.id, sessionId));
     expect(chat!.titleChosen).toBe(false);
+    expect(chat!.title).toBe(before!.title);
+    expect(chat!.updatedAt.getTime()).toBe(before!.updatedAt.getTime());
   });
 
   it("cancel through the API ends the run as cancelled", async () => {

@@ -1,6 +1,7 @@
-import { eq, sql } from "drizzle-orm";
+import { eq, inArray, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { rowsOf } from "../../lib/db/client";
+import { PREPARE_UP_TO } from "../../lib/db/prepared";
 import { users } from "../../lib/db/schema";
 import { useTestServer } from "../support/server";
 
@@ -43,6 +44,18 @@ describe("statements on PostgreSQL", () => {
       // The same text run three times is one prepared statement; the savepoint's own statement is prepared too.
       expect(outer).toHaveLength(1);
       expect(inner).toHaveLength(1);
+    });
+
+    it("sends a statement with a long list of parameters unprepared, so list lengths do not pile up on a connection", async () => {
+      const s = server();
+      const ids = (n: number) => Array.from({ length: n }, () => crypto.randomUUID());
+      const listed = await s.db.transaction(async (tx) => {
+        await tx.select({ id: users.id }).from(users).where(inArray(users.id, ids(3)));
+        await tx.select({ id: users.id }).from(users).where(inArray(users.id, ids(PREPARE_UP_TO + 1)));
+        await tx.select({ id: users.id }).from(users).where(inArray(users.id, ids(PREPARE_UP_TO + 2)));
+        return rowsOf<{ statement: string }>(await tx.execute(sql`select statement from pg_prepared_statements where statement like ${'%from "users" where "users"."id" in%'}`));
+      });
+      expect(listed.map((p) => p.statement.match(/\$\d+/g)!.length)).toEqual([3]);
     });
   }
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { GET as eventsRoute } from "../../app/api/runs/[id]/events/route";
 import { POST as postMessageRoute } from "../../app/api/sessions/[id]/messages/route";
+import { DELETE as deleteSessionRoute } from "../../app/api/sessions/[id]/route";
 import { RunFactsCache, runFactsCache } from "../../lib/access/run-facts-cache";
 import { recordQueries } from "../../lib/db/query-count";
 import { createChatRun } from "../../lib/runtime/run-state";
@@ -8,6 +9,7 @@ import { createSession } from "../../lib/runtime/sessions";
 import { demoOwner, makeUser, makeWorkspace } from "../support/fixtures";
 import { waitForRun } from "../support/runtime";
 import { jsonRequest, params, sessionCookie, useTestServer } from "../support/server";
+import { readFrames } from "../support/sse";
 
 describe("a run's access facts, kept once per process", () => {
   const server = useTestServer();
@@ -58,6 +60,32 @@ describe("a run's access facts, kept once per process", () => {
       const refused = await eventsRoute(jsonRequest(`/api/runs/${runId}/events`, { cookie: asMember, workspace: "demo" }), params({ id: runId }));
       expect(refused.status).toBe(404);
       expect(((await refused.json()) as { code: string }).code).toBe("not_found:run");
+    }
+  });
+
+  it("a run whose chat was deleted here is gone from its stream (404), and a run id written in capitals is the same run", async () => {
+    const s = server();
+    const owner = await demoOwner(s.db);
+    const cookie = await sessionCookie(s, owner);
+    const chat = await createSession(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { handle: "scout" } });
+    const posted = await postMessageRoute(
+      jsonRequest(`/api/sessions/${chat.id}/messages`, { method: "POST", cookie, workspace: "demo", body: { text: "hello" } }),
+      params({ id: chat.id }),
+    );
+    const { runId } = (await posted.json()) as { runId: string };
+    await waitForRun(s.db, runId);
+
+    const upper = runId.toUpperCase();
+    const shouted = await eventsRoute(jsonRequest(`/api/runs/${upper}/events`, { cookie, workspace: "demo" }), params({ id: upper }));
+    expect(shouted.status).toBe(200);
+    expect((await readFrames(shouted)).at(-1)?.event).toBe("run_completed");
+
+    const deleted = await deleteSessionRoute(jsonRequest(`/api/sessions/${chat.id}`, { method: "DELETE", cookie, workspace: "demo" }), params({ id: chat.id }));
+    expect(deleted.status).toBe(204);
+    for (const id of [runId, upper]) {
+      const gone = await eventsRoute(jsonRequest(`/api/runs/${id}/events`, { cookie, workspace: "demo" }), params({ id }));
+      expect(gone.status).toBe(404);
+      expect(((await gone.json()) as { code: string }).code).toBe("not_found:run");
     }
   });
 });

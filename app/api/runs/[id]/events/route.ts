@@ -7,7 +7,8 @@ import { streamRunEvents } from "@/lib/runtime/stream";
 export const dynamic = "force-dynamic";
 
 export const GET = route(
-  { params: z.object({ id: z.uuid() }), query: z.object({ after: z.coerce.number().int().min(0).optional(), workspace: z.string().optional() }) },
+  // Lower case, as the journal's topics and this process's followers name runs.
+  { params: z.object({ id: z.uuid().transform((id) => id.toLowerCase()) }), query: z.object({ after: z.coerce.number().int().min(0).optional(), workspace: z.string().optional() }) },
   async ({ req, server, workspace, user, params, query, stillAllowed }) => {
     const viewer = { userId: user.id, role: workspace.role };
     // The browser's automatic reconnect sends Last-Event-ID; a fresh page load passes ?after=.
