@@ -3,7 +3,7 @@ import type { Sql, TransactionSql } from "postgres";
 type Client = Sql | TransactionSql;
 
 /** Statements with at most this many parameters are prepared. */
-export const PREPARE_UP_TO = 32;
+export const PREPARE_UP_TO = 64;
 type Callback = (sql: TransactionSql) => unknown;
 
 /**
