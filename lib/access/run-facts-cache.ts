@@ -14,7 +14,7 @@ export async function runFactsByIds(db: Db, workspaceId: string, runIds: (string
   return new Map(rows.map((r) => [r.id, { userId: r.userId, trigger: r.trigger, sessionId: r.sessionId }]));
 }
 
-const keyOf = (workspaceId: string, runId: string) => `${workspaceId.toLowerCase()}:${runId.toLowerCase()}`;
+const keyOf = (workspaceId: string, runId: string) => `${workspaceId}:${runId}`;
 
 /** Runs whose facts a process keeps; past this the oldest are dropped and read again when needed. */
 const CAPACITY = 20_000;
@@ -29,8 +29,8 @@ const CAPACITY = 20_000;
  * streams in that process read none; the process that deletes runs (with
  * their chat) forgets them. Another process may still know a deleted run:
  * its streams there find no events, as they would had they opened before
- * the deletion, and nothing else. Ids are kept in lower case, as PostgreSQL
- * writes them.
+ * the deletion, and nothing else. Ids are compared as PostgreSQL writes
+ * them, in lower case: a route normalises an id it is given.
  */
 export class RunFactsCache {
   private readonly known = new Map<string, Promise<RunFacts | undefined>>();
@@ -56,7 +56,7 @@ export class RunFactsCache {
     if (kept) return kept;
     const read = runFactsByIds(this.db, workspaceId, [runId]).then(
       (found) => {
-        const facts = found.get(runId.toLowerCase());
+        const facts = found.get(runId);
         if (!facts) this.known.delete(key);
         return facts;
       },

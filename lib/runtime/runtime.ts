@@ -25,10 +25,12 @@ import { logError } from "../log";
 export interface Runtime {
   deps: RuntimeDeps;
   /**
-   * Stores the message, starts the run in the background, and returns at once.
-   * With `title`, a chat without one is named with it in the same transaction.
+   * A person's message in their chat: stores it, starts the run in the
+   * background, and returns at once. With `title`, a chat without one is
+   * named with it in the same statement. Refused (`not_found:session`, or
+   * `forbidden:session` for a `role` that may read the chat) unless the chat
+   * is theirs.
    */
-  /** A person's message in their chat: refused (`not_found` or `forbidden:session`, by their `role`) unless the chat is theirs. */
   startChatRun(input: { workspaceId: string; sessionId: string; userId: string; role?: Role; text: string; title?: string }): Promise<{ runId: string }>;
   /**
    * Gives agents a turn on a message (a room post, a mission step, a door):
