@@ -153,6 +153,23 @@ function usageOf(pid: number): { rssMb: number; cpuMs: number } {
   return { rssMb, cpuMs };
 }
 
+/** CPU time (ms) of the database server on this machine: every process named `postgres`, from /proc. */
+function databaseCpuMs(): number {
+  let cpuMs = 0;
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
+      if (stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")) !== "postgres") continue;
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      cpuMs += ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  return cpuMs;
+}
+
 /** Busy and total CPU time of the whole machine (ms, all cores), from /proc/stat. */
 function machineCpu(): { busyMs: number; totalMs: number } {
   const [cpu] = fs.readFileSync("/proc/stat", "utf8").split("\n");
@@ -330,6 +347,9 @@ interface Pass {
   /** This benchmark's own clients (one core = 100 %), and the whole machine (all cores = 100 %). */
   clientCpuPercent: number;
   machineCpuPercent: number;
+  /** CPU time per chat over the pass, of the servers and of the database: less noisy than latencies, for work cut. */
+  serverCpuMsPerChat: number;
+  databaseCpuMsPerChat: number;
   wallMs: number;
 }
 
@@ -346,6 +366,7 @@ async function runPass(instances: Instance[], cookies: string[], chats: number, 
   const before = instances.map((i) => usageOf(i.child.pid!));
   const clientBefore = process.cpuUsage();
   const machineBefore = machineCpu();
+  const databaseBefore = databaseCpuMs();
   const peak = instances.map(() => 0);
   const sampler = setInterval(() => instances.forEach((inst, k) => (peak[k] = Math.max(peak[k]!, usageOf(inst.child.pid!).rssMb))), 250);
   let passRuns!: (ids: string[]) => void;
@@ -388,6 +409,8 @@ async function runPass(instances: Instance[], cookies: string[], chats: number, 
     cpuPercent: 0,
     clientCpuPercent: 0,
     machineCpuPercent: 0,
+    serverCpuMsPerChat: 0,
+    databaseCpuMsPerChat: 0,
     wallMs: 0,
   };
   let expected: string | null = null;
@@ -422,7 +445,10 @@ async function runPass(instances: Instance[], cookies: string[], chats: number, 
   pass.wallMs = Date.now() - started;
   const after = instances.map((i) => usageOf(i.child.pid!));
   pass.rssMb = Math.max(...peak, ...after.map((a) => a.rssMb));
-  pass.cpuPercent = (after.reduce((n, a, k) => n + a.cpuMs - before[k]!.cpuMs, 0) / pass.wallMs) * 100;
+  const serverCpuMs = after.reduce((n, a, k) => n + a.cpuMs - before[k]!.cpuMs, 0);
+  pass.cpuPercent = (serverCpuMs / pass.wallMs) * 100;
+  pass.serverCpuMsPerChat = serverCpuMs / chats;
+  pass.databaseCpuMsPerChat = (databaseCpuMs() - databaseBefore) / chats;
   const client = process.cpuUsage(clientBefore);
   pass.clientCpuPercent = ((client.user + client.system) / 1000 / pass.wallMs) * 100;
   const machine = machineCpu();
@@ -495,7 +521,8 @@ async function main(): Promise<number> {
     for (const [label, p] of rows) {
       console.log(
         `${label}: CPU over the pass: server ${f(p.cpuPercent)} % of a core, these clients ${f(p.clientCpuPercent)} % of a core, ` +
-          `whole machine ${f(p.machineCpuPercent)} % of ${os.cpus().length} cores (the rest is mostly the database)`,
+          `whole machine ${f(p.machineCpuPercent)} % of ${os.cpus().length} cores (the rest is mostly the database); ` +
+          `per chat: server ${f(p.serverCpuMsPerChat, 1)} ms, database ${f(p.databaseCpuMsPerChat, 1)} ms`,
       );
     }
     console.log(`load average at end: ${load()}`);
@@ -509,7 +536,8 @@ async function main(): Promise<number> {
       `RESULT ${common} chats=1 viewers=0 p50_ms=${f(percentile(alone.chatLatency, 50))} p99_ms=${f(percentile(alone.chatLatency, 99))} ` +
         `ttft_p50_ms=${f(percentile(alone.ttft, 50))} ttft_p99_ms=${f(percentile(alone.ttft, 99))} reply_p50_ms=${f(percentile(alone.replyMs, 50))} stream_p50_ms=${f(percentile(alone.streamMs, 50))} ` +
         `feed_viewers=1 feed_p50_ms=${f(percentile(alone.feedLatency, 50))} feed_p99_ms=${f(percentile(alone.feedLatency, 99))} ` +
-        `lost=${alone.lost} rss_mb=${f(alone.rssMb)} cpu_pct=${f(alone.cpuPercent)} client_cpu_pct=${f(alone.clientCpuPercent)} machine_cpu_pct=${f(alone.machineCpuPercent)} load=${loadAlone} mode=baseline`,
+        `lost=${alone.lost} rss_mb=${f(alone.rssMb)} cpu_pct=${f(alone.cpuPercent)} client_cpu_pct=${f(alone.clientCpuPercent)} machine_cpu_pct=${f(alone.machineCpuPercent)} ` +
+        `server_cpu_ms_per_chat=${f(alone.serverCpuMsPerChat, 1)} db_cpu_ms_per_chat=${f(alone.databaseCpuMsPerChat, 1)} load=${loadAlone} mode=baseline`,
     );
     console.log(
       `RESULT ${common} chats=${options.chats} viewers=${options.viewers} p50_ms=${f(percentile(all, 50))} p99_ms=${f(percentile(all, 99))} ` +
@@ -517,7 +545,8 @@ async function main(): Promise<number> {
         `reply_p50_ms=${f(percentile(crowd.replyMs, 50))} reply_p99_ms=${f(percentile(crowd.replyMs, 99))} ` +
         `stream_ratio=${f(streamRatio, 2)} feed_viewers=${options.feedViewers} feed_p50_ms=${f(percentile(crowd.feedLatency, 50))} ` +
         `feed_p99_ms=${f(percentile(crowd.feedLatency, 99))} lost=${crowd.lost} rss_mb=${f(crowd.rssMb)} cpu_pct=${f(crowd.cpuPercent)} ` +
-        `client_cpu_pct=${f(crowd.clientCpuPercent)} machine_cpu_pct=${f(crowd.machineCpuPercent)} load=${loadCrowd} mode=default`,
+        `client_cpu_pct=${f(crowd.clientCpuPercent)} machine_cpu_pct=${f(crowd.machineCpuPercent)} server_cpu_ms_per_chat=${f(crowd.serverCpuMsPerChat, 1)} ` +
+        `db_cpu_ms_per_chat=${f(crowd.databaseCpuMsPerChat, 1)} load=${loadCrowd} mode=default`,
     );
   } finally {
     for (const instance of instances) await instance.stop();
