@@ -149,18 +149,32 @@ function exceededMessage(check: ScopeCheck, monthLabel: string): string {
   return `${who} used its monthly budget for ${monthLabel}, so the run stopped before its next model call. A manager can raise the budget in Settings → Billing.`;
 }
 
-/**
- * The hard cap, checked before every model call: throws
- * `unprocessable:budget_exceeded` when the workspace or the agent has spent
- * its monthly budget, and raises the 80 % and 100 % alerts once. The last
- * call before the cap may overshoot it by that call's cost.
- */
-export async function checkBudget(db: Db, input: { workspaceId: string; agentId: string }, now = new Date()): Promise<void> {
+/** The monthly budgets that bear on an agent's next model call: its workspace's and its own (null: none set). */
+export interface BudgetLimits {
+  workspace: number | null;
+  agent: number | null;
+  handle: string;
+}
+
+async function readBudgetLimits(db: Db, input: { workspaceId: string; agentId: string }): Promise<BudgetLimits | undefined> {
   const [limits] = await db
     .select({ workspace: workspaceBudgets.monthlyBudgetCredits, agent: agents.monthlyBudgetCredits, handle: agents.handle })
     .from(agents)
     .leftJoin(workspaceBudgets, eq(workspaceBudgets.workspaceId, agents.workspaceId))
     .where(and(eq(agents.id, input.agentId), eq(agents.workspaceId, input.workspaceId)));
+  return limits;
+}
+
+/**
+ * The hard cap, checked before every model call: throws
+ * `unprocessable:budget_exceeded` when the workspace or the agent has spent
+ * its monthly budget, and raises the 80 % and 100 % alerts once. The last
+ * call before the cap may overshoot it by that call's cost. `limits` are the
+ * budgets when the caller has just read them (a run's first read); without
+ * them they are read here.
+ */
+export async function checkBudget(db: Db, input: { workspaceId: string; agentId: string; limits?: BudgetLimits }, now = new Date()): Promise<void> {
+  const limits = input.limits ?? (await readBudgetLimits(db, input));
   if (!limits || (limits.workspace === null && limits.agent === null)) return;
   const month = monthOf(now);
   const [spend] = await db

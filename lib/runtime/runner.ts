@@ -56,7 +56,7 @@ const isAbort = (error: unknown) => (error as { name?: string })?.name === "Abor
 export async function driveRun(deps: RuntimeDeps, runId: string, options: DriveOptions): Promise<"suspended" | undefined> {
   const { db, bus } = deps;
   const { signal: external, resume } = options;
-  const { run, agent, userText } = await getRunWithAgent(db, runId);
+  const { run, agent, userText, budgets } = await getRunWithAgent(db, runId);
   if (!run || run.state !== "running" || run.claimedBy !== deps.instanceId) return;
   const writer = deps.groupCommit === false ? undefined : journalWriterFor(db, bus);
   const journal = new RunJournal(db, bus, runId, deps.instanceId, deps.coalesceMs, writer);
@@ -88,10 +88,10 @@ export async function driveRun(deps: RuntimeDeps, runId: string, options: DriveO
       state = parseCheckpoint(run.checkpoint);
     } else {
       // The budget is checked while the run's context is read: both come before its first model call, and neither
-      // waits for the other. A refusal is thrown once the run's start is journaled, as when the call checks it.
+      // waits for the other. Its limits came with the run: with none set (the usual case), nothing more is read. A refusal is thrown once the run's start is journaled, as when the call checks it.
       const [fresh, budget] = await Promise.all([
         freshState(db, run, agent, userText),
-        deps.checkBudget?.({ workspaceId: run.workspaceId, agentId: run.agentId, runId }).then(
+        deps.checkBudget?.({ workspaceId: run.workspaceId, agentId: run.agentId, runId, limits: budgets }).then(
           () => null,
           (error: unknown) => ({ error }),
         ),

@@ -1,6 +1,6 @@
 import { and, eq, inArray, isNull, lt, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { agentRuns, agents, messages, runEvents } from "../db/schema";
+import { agentRuns, agents, messages, runEvents, workspaceBudgets } from "../db/schema";
 import { AppError } from "../errors";
 
 /** Reads of runs. Every write of a run or its steps is in `run-state.ts`. */
@@ -42,17 +42,24 @@ export async function listOrphanedRuns(db: Db, limit = 50): Promise<string[]> {
   return rows.map((r) => r.id);
 }
 
-/** A run and its agent, as its driver loads them. */
+/**
+ * A run and its agent, as its driver loads them, with the monthly budgets that bear on its first model call
+ * (the workspace's and the agent's; null where none is set).
+ */
 export async function getRunWithAgent(db: Db, runId: string) {
-  // One statement: this is the first read of every run a process drives, and the message that started it comes along.
+  // One statement: this is the first read of every run a process drives, and the message that started it and the
+  // workspace's budget come along.
   const [row] = await db
-    .select({ run: agentRuns, agent: agents, userText: messages.content })
+    .select({ run: agentRuns, agent: agents, userText: messages.content, workspaceBudget: workspaceBudgets.monthlyBudgetCredits })
     .from(agentRuns)
     .leftJoin(agents, eq(agents.id, agentRuns.agentId))
     .leftJoin(messages, eq(messages.id, agentRuns.userMessageId))
+    .leftJoin(workspaceBudgets, eq(workspaceBudgets.workspaceId, agentRuns.workspaceId))
     .where(eq(agentRuns.id, runId));
-  if (!row) return { run: undefined, agent: undefined, userText: null };
-  return { run: row.run, agent: row.agent ?? undefined, userText: row.userText };
+  if (!row) return { run: undefined, agent: undefined, userText: null, budgets: undefined };
+  const agent = row.agent ?? undefined;
+  const budgets = agent ? { workspace: row.workspaceBudget, agent: agent.monthlyBudgetCredits, handle: agent.handle } : undefined;
+  return { run: row.run, agent, userText: row.userText, budgets };
 }
 
 /** The stored text of a chat message ("" when there is none). */

@@ -1,5 +1,6 @@
 import type { Database } from "../db/client";
 import type { Agent, AgentRun, TaintSource } from "../db/schema";
+import type { BudgetLimits } from "../billing/budgets";
 import type { ModelResolver } from "../models/registry";
 import type { ContentBlock, ModelMessage } from "../models/types";
 import type { CircuitBreakers, PolicyGate, ProposedCall } from "../safety/dispatch";
@@ -31,8 +32,11 @@ export interface RuntimeDeps {
   breakers: CircuitBreakers;
   /** An extra policy hook applied before the workspace policy; it can tighten or rewrite, never waive. */
   gate?: PolicyGate;
-  /** Checked before every model call; throws (e.g. `budget_exceeded`) to stop the run before it spends. */
-  checkBudget?: (input: { workspaceId: string; agentId: string; runId: string }) => Promise<void>;
+  /**
+   * Checked before every model call; throws (e.g. `budget_exceeded`) to stop the run before it spends. `limits`:
+   * the budgets read with the run a moment before its first call (otherwise they are read).
+   */
+  checkBudget?: (input: { workspaceId: string; agentId: string; runId: string; limits?: BudgetLimits }) => Promise<void>;
 }
 
 export type ToolResultBlock = Extract<ContentBlock, { type: "tool_result" }>;

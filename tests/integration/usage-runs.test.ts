@@ -7,6 +7,7 @@ import { textTurn, toolTurn } from "../../lib/models/scripted";
 import { createRuntime } from "../../lib/runtime/runtime";
 import { readRunEvents } from "../../lib/runtime/journal";
 import { createSession } from "../../lib/runtime/sessions";
+import { recordQueries } from "../../lib/db/query-count";
 import { decideApproval } from "../../lib/safety/approvals";
 import { estimateTokens } from "../../lib/models/offline";
 import { makeUser, makeWorkspace } from "../support/fixtures";
@@ -123,6 +124,34 @@ describe("charging runs", () => {
     expect(audits.map((a) => a.action).sort()).toEqual(["budget.exceeded", "budget.warning"]);
     const overview = await getBudgets(s.db, workspace.id);
     expect(overview.agents.find((a) => a.agentId === agent.id)).toMatchObject({ budgetCredits: 100_000, spentCredits: 21_000, state: "ok" });
+  });
+
+  it("the budgets come with the run's first read: with none set no budget or spend is read before its first call; a cap set between runs refuses the next", async () => {
+    const { s, owner, workspace, agent, start } = await setup("Limits with the run");
+    const limitsRead = (queries: string[]) => queries.filter((q) => /from "agents" left join "workspace_budgets"/.test(q));
+    const spendRead = (queries: string[]) => queries.filter((q) => /from "usage_rollups_hourly"/.test(q));
+    const runAndRecord = (text: string) =>
+      recordQueries(async () => {
+        const runId = await start(text);
+        return { runId, events: await waitForRun(s.db, runId) };
+      });
+
+    useScriptedModel(s, [textTurn(["First."], calls)]);
+    const free = await runAndRecord("hello");
+    expect(free.result.events.at(-1)?.type).toBe("run_completed");
+    expect(free.queries.filter((q) => /"workspace_budgets"/.test(q))).toHaveLength(1);
+    expect(limitsRead(free.queries)).toHaveLength(0);
+    expect(spendRead(free.queries)).toHaveLength(0);
+
+    // 10,500 credits are spent: a cap of 10,000 set now is seen by the next run's first read, which stops before its call.
+    await updateBudgets(s.db, workspace.id, owner.id, { agents: [{ agentId: agent.id, monthlyBudgetCredits: 10_000 }] });
+    const model = useScriptedModel(s, [textTurn(["never said"], calls)]);
+    const capped = await runAndRecord("again");
+    expect(capped.result.events.at(-1)?.payload).toMatchObject({ code: "unprocessable:budget_exceeded" });
+    expect(model.requests).toHaveLength(0);
+    expect(limitsRead(capped.queries)).toHaveLength(0);
+    expect(spendRead(capped.queries)).toHaveLength(1);
+    expect(await ledgerOf(capped.result.runId)).toHaveLength(0);
   });
 
   it("a workspace budget of 12,000 credits: 10,500 spent is 87.5 % → one warning, then the cap refuses the second run", async () => {
