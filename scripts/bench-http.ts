@@ -17,6 +17,9 @@
 //   --pace-ms P       the offline model's pause per piece       [BENCH_PACE_MS, 15]
 //   --port P          the first server's port                   [BENCH_PORT, 3110]
 //   --timeout-s T     limit for the measured pass               [BENCH_TIMEOUT_S, 120]
+//   --openings O      last, the server CPU of O requests opening  [BENCH_OPENINGS, 400]
+//                     an ended run's stream, against O requests
+//                     to the health route (0: skip)
 import crypto from "node:crypto";
 import fs from "node:fs";
 import net from "node:net";
@@ -34,7 +37,7 @@ function readOptions() {
     if (!name.startsWith("--") || argv[i + 1] === undefined) throw new Error(`Flags come as --name value, not ${name}`);
     flags.set(name.slice(2), argv[i + 1]!);
   }
-  const known = ["chats", "viewers", "instances", "feed-viewers", "pace-ms", "port", "timeout-s"];
+  const known = ["chats", "viewers", "instances", "feed-viewers", "pace-ms", "port", "timeout-s", "openings"];
   for (const name of flags.keys()) if (!known.includes(name)) throw new Error(`Unknown flag --${name}`);
   const int = (name: string, fallback: number, min: number, max: number) => {
     const value = flags.get(name) ?? process.env[`BENCH_${name.replace(/-/g, "_").toUpperCase()}`];
@@ -54,6 +57,7 @@ function readOptions() {
     paceMs: int("pace-ms", 15, 1, 1000),
     port: int("port", 3110, 1024, 65535),
     timeoutS: int("timeout-s", 120, 5, 600),
+    openings: int("openings", 400, 0, 10_000),
     url,
   };
 }
@@ -347,6 +351,7 @@ interface Pass {
   /** This benchmark's own clients (one core = 100 %), and the whole machine (all cores = 100 %). */
   clientCpuPercent: number;
   machineCpuPercent: number;
+  runIds: string[];
   /** CPU time per chat over the pass, of the servers and of the database: less noisy than latencies, for work cut. */
   serverCpuMsPerChat: number;
   databaseCpuMsPerChat: number;
@@ -409,6 +414,7 @@ async function runPass(instances: Instance[], cookies: string[], chats: number, 
     cpuPercent: 0,
     clientCpuPercent: 0,
     machineCpuPercent: 0,
+    runIds: runs.map((r) => r.runId),
     serverCpuMsPerChat: 0,
     databaseCpuMsPerChat: 0,
     wallMs: 0,
@@ -454,6 +460,33 @@ async function runPass(instances: Instance[], cookies: string[], chats: number, 
   const machine = machineCpu();
   pass.machineCpuPercent = ((machine.busyMs - machineBefore.busyMs) / (machine.totalMs - machineBefore.totalMs)) * 100;
   return pass;
+}
+
+/**
+ * The server's CPU per request for `count` requests to `path` (20 at a time, each body read to its end), after 300
+ * to warm up: what a request costs on its own, whatever the load.
+ */
+async function requestCost(instance: Instance, cookie: string, path: string, count: number): Promise<{ cpuMs: number; bytes: number }> {
+  const get = async () => {
+    const res = await fetch(`${instance.origin}${path}`, { headers: { cookie, "x-clawdeck-workspace": "demo" } });
+    const body = await res.text();
+    if (!res.ok) throw new Error(`GET ${path}: ${res.status} ${body}`);
+    return body.length;
+  };
+  for (let i = 0; i < 300; i++) await get();
+  const before = usageOf(instance.child.pid!).cpuMs;
+  let next = 0;
+  let bytes = 0;
+  await Promise.all(
+    Array.from({ length: 20 }, async () => {
+      while (next < count) {
+        next += 1;
+        const length = await get();
+        bytes += length;
+      }
+    }),
+  );
+  return { cpuMs: (usageOf(instance.child.pid!).cpuMs - before) / count, bytes: bytes / count };
 }
 
 async function main(): Promise<number> {
@@ -526,6 +559,20 @@ async function main(): Promise<number> {
       );
     }
     console.log(`load average at end: ${load()}`);
+    const ended = alone.runIds[0];
+    const openings =
+      options.openings > 0 && ended
+        ? {
+            health: await requestCost(instances[0]!, cookies[0]!, "/api/health", options.openings),
+            stream: await requestCost(instances[0]!, cookies[0]!, `/api/runs/${ended}/events`, options.openings),
+          }
+        : null;
+    if (openings) {
+      console.log(
+        `server CPU per request, ${options.openings} requests 20 at a time: GET /api/health ${f(openings.health.cpuMs, 2)} ms; ` +
+          `opening the stream of an ended run (its ${f(openings.stream.bytes)} bytes replayed, then the end) ${f(openings.stream.cpuMs, 2)} ms`,
+      );
+    }
     for (const failure of [...alone.failures, ...crowd.failures]) {
       failed = true;
       console.log(`FAIL ${failure}`);
@@ -548,6 +595,11 @@ async function main(): Promise<number> {
         `client_cpu_pct=${f(crowd.clientCpuPercent)} machine_cpu_pct=${f(crowd.machineCpuPercent)} server_cpu_ms_per_chat=${f(crowd.serverCpuMsPerChat, 1)} ` +
         `db_cpu_ms_per_chat=${f(crowd.databaseCpuMsPerChat, 1)} load=${loadCrowd} mode=default`,
     );
+    if (openings) {
+      const opening = `bench=http-open instances=${options.instances} requests=${options.openings} concurrency=20`;
+      console.log(`RESULT ${opening} route=health cpu_ms_per_request=${f(openings.health.cpuMs, 2)} mode=baseline`);
+      console.log(`RESULT ${opening} route=run-events cpu_ms_per_request=${f(openings.stream.cpuMs, 2)} bytes=${f(openings.stream.bytes)} mode=default`);
+    }
   } finally {
     for (const instance of instances) await instance.stop();
     await admin.unsafe(`drop database if exists ${name} with (force)`);
