@@ -18,8 +18,8 @@
 //   --port P          the first server's port                   [BENCH_PORT, 3110]
 //   --timeout-s T     limit for the measured pass               [BENCH_TIMEOUT_S, 120]
 //   --openings O      last, the server CPU of O requests opening  [BENCH_OPENINGS, 400]
-//                     an ended run's stream, against O requests
-//                     to the health route (0: skip)
+//                     an ended run's stream, against O signed-in
+//                     reads of one small row (0: skip)
 import crypto from "node:crypto";
 import fs from "node:fs";
 import net from "node:net";
@@ -157,21 +157,28 @@ function usageOf(pid: number): { rssMb: number; cpuMs: number } {
   return { rssMb, cpuMs };
 }
 
-/** CPU time (ms) of the database server on this machine: every process named `postgres`, from /proc. */
-function databaseCpuMs(): number {
+/**
+ * CPU time (ms) of the database's backends serving `database` on this machine, from /proc (a backend's title names
+ * its database); NaN when there is none to see (a server elsewhere). A backend that ends during a pass takes its time
+ * with it: the servers' pools keep theirs open.
+ */
+function databaseCpuMs(database: string): number {
   let cpuMs = 0;
+  let seen = false;
   for (const entry of fs.readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     try {
+      const title = fs.readFileSync(`/proc/${entry}/cmdline`, "utf8");
+      if (!title.startsWith("postgres: ") || !title.split(" ").includes(database)) continue;
       const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
-      if (stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")) !== "postgres") continue;
       const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
       cpuMs += ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+      seen = true;
     } catch {
       // The process ended meanwhile.
     }
   }
-  return cpuMs;
+  return seen ? cpuMs : Number.NaN;
 }
 
 /** Busy and total CPU time of the whole machine (ms, all cores), from /proc/stat. */
@@ -352,7 +359,10 @@ interface Pass {
   clientCpuPercent: number;
   machineCpuPercent: number;
   runIds: string[];
-  /** CPU time per chat over the pass, of the servers and of the database: less noisy than latencies, for work cut. */
+  /**
+   * The pass's CPU time divided by its chats (all its work: viewers and feed viewers included, every instance), of
+   * the servers and of the database's backends: less noisy than latencies, the measure of a cut in work.
+   */
   serverCpuMsPerChat: number;
   databaseCpuMsPerChat: number;
   wallMs: number;
@@ -360,7 +370,15 @@ interface Pass {
 
 const PROMPT = "Give me a short status of the launch plan and what is left to do";
 
-async function runPass(instances: Instance[], cookies: string[], chats: number, viewers: number, feedViewers: number, timeoutS: number): Promise<Pass> {
+async function runPass(
+  instances: Instance[],
+  cookies: string[],
+  database: string,
+  chats: number,
+  viewers: number,
+  feedViewers: number,
+  timeoutS: number,
+): Promise<Pass> {
   const [first] = instances;
   const viewerHost = instances[instances.length - 1]!;
   const viewerCookie = cookies[cookies.length - 1]!;
@@ -371,7 +389,7 @@ async function runPass(instances: Instance[], cookies: string[], chats: number, 
   const before = instances.map((i) => usageOf(i.child.pid!));
   const clientBefore = process.cpuUsage();
   const machineBefore = machineCpu();
-  const databaseBefore = databaseCpuMs();
+  const databaseBefore = databaseCpuMs(database);
   const peak = instances.map(() => 0);
   const sampler = setInterval(() => instances.forEach((inst, k) => (peak[k] = Math.max(peak[k]!, usageOf(inst.child.pid!).rssMb))), 250);
   let passRuns!: (ids: string[]) => void;
@@ -454,7 +472,7 @@ async function runPass(instances: Instance[], cookies: string[], chats: number, 
   const serverCpuMs = after.reduce((n, a, k) => n + a.cpuMs - before[k]!.cpuMs, 0);
   pass.cpuPercent = (serverCpuMs / pass.wallMs) * 100;
   pass.serverCpuMsPerChat = serverCpuMs / chats;
-  pass.databaseCpuMsPerChat = (databaseCpuMs() - databaseBefore) / chats;
+  pass.databaseCpuMsPerChat = (databaseCpuMs(database) - databaseBefore) / chats;
   const client = process.cpuUsage(clientBefore);
   pass.clientCpuPercent = ((client.user + client.system) / 1000 / pass.wallMs) * 100;
   const machine = machineCpu();
@@ -463,17 +481,16 @@ async function runPass(instances: Instance[], cookies: string[], chats: number, 
 }
 
 /**
- * The server's CPU per request for `count` requests to `path` (20 at a time, each body read to its end), after 300
- * to warm up: what a request costs on its own, whatever the load.
+ * The server's CPU per request for `count` requests to `path`, 20 at a time, each body read to its end (bytes as
+ * UTF-8); every request is given `timeoutS` seconds.
  */
-async function requestCost(instance: Instance, cookie: string, path: string, count: number): Promise<{ cpuMs: number; bytes: number }> {
+async function requestCost(instance: Instance, cookie: string, path: string, count: number, timeoutS: number): Promise<{ cpuMs: number; bytes: number }> {
   const get = async () => {
-    const res = await fetch(`${instance.origin}${path}`, { headers: { cookie, "x-clawdeck-workspace": "demo" } });
+    const res = await fetch(`${instance.origin}${path}`, { headers: { cookie, "x-clawdeck-workspace": "demo" }, signal: AbortSignal.timeout(timeoutS * 1000) });
     const body = await res.text();
-    if (!res.ok) throw new Error(`GET ${path}: ${res.status} ${body}`);
-    return body.length;
+    if (!res.ok) throw new Error(`GET ${path}: ${res.status} ${body.slice(0, 200)}`);
+    return Buffer.byteLength(body);
   };
-  for (let i = 0; i < 300; i++) await get();
   const before = usageOf(instance.child.pid!).cpuMs;
   let next = 0;
   let bytes = 0;
@@ -487,6 +504,24 @@ async function requestCost(instance: Instance, cookie: string, path: string, cou
     }),
   );
   return { cpuMs: (usageOf(instance.child.pid!).cpuMs - before) / count, bytes: bytes / count };
+}
+
+/**
+ * What opening a run's stream costs the server, against a signed-in read of the same shape (the session with its
+ * membership, one small statement): both measured in turn, three rounds after a round to warm up, the last round's
+ * figures kept (the first ones still pay for compiling).
+ */
+async function openingCost(instance: Instance, cookie: string, runId: string, count: number, timeoutS: number) {
+  const read = "/api/workspace/time-zone";
+  const stream = `/api/runs/${runId}/events`;
+  let figures = { read: { cpuMs: 0, bytes: 0 }, stream: { cpuMs: 0, bytes: 0 } };
+  for (let round = 0; round < 4; round++) {
+    await new Promise((r) => setTimeout(r, 500)); // what the pass before left to do is done
+    const readCost = await requestCost(instance, cookie, read, count, timeoutS);
+    const streamCost = await requestCost(instance, cookie, stream, count, timeoutS);
+    figures = { read: readCost, stream: streamCost };
+  }
+  return figures;
 }
 
 async function main(): Promise<number> {
@@ -511,10 +546,10 @@ async function main(): Promise<number> {
         `offline model at ${options.paceMs} ms per piece, ${options.instances} instance(s); node ${process.version}, ${os.cpus().length} CPUs`,
     );
     console.log(`load average at start: ${load()}`);
-    await runPass(instances, cookies, 2, 0, 1, options.timeoutS); // warm-up: routes compiled, connections open
-    const alone = await runPass(instances, cookies, 1, 0, 1, options.timeoutS);
+    await runPass(instances, cookies, name, 2, 0, 1, options.timeoutS); // warm-up: routes compiled, connections open
+    const alone = await runPass(instances, cookies, name, 1, 0, 1, options.timeoutS);
     const loadAlone = load();
-    const crowd = await runPass(instances, cookies, options.chats, options.viewers, options.feedViewers, options.timeoutS);
+    const crowd = await runPass(instances, cookies, name, options.chats, options.viewers, options.feedViewers, options.timeoutS);
     const loadCrowd = load();
     const streamRatio = percentile(crowd.streamMs, 50) / percentile(alone.streamMs, 50);
     const rows = [
@@ -555,24 +590,11 @@ async function main(): Promise<number> {
       console.log(
         `${label}: CPU over the pass: server ${f(p.cpuPercent)} % of a core, these clients ${f(p.clientCpuPercent)} % of a core, ` +
           `whole machine ${f(p.machineCpuPercent)} % of ${os.cpus().length} cores (the rest is mostly the database); ` +
-          `per chat: server ${f(p.serverCpuMsPerChat, 1)} ms, database ${f(p.databaseCpuMsPerChat, 1)} ms`,
+          `the pass's CPU per chat (all its work, viewers included, every instance): server ${f(p.serverCpuMsPerChat, 1)} ms, ` +
+          `database ${f(p.databaseCpuMsPerChat, 1)} ms`,
       );
     }
     console.log(`load average at end: ${load()}`);
-    const ended = alone.runIds[0];
-    const openings =
-      options.openings > 0 && ended
-        ? {
-            health: await requestCost(instances[0]!, cookies[0]!, "/api/health", options.openings),
-            stream: await requestCost(instances[0]!, cookies[0]!, `/api/runs/${ended}/events`, options.openings),
-          }
-        : null;
-    if (openings) {
-      console.log(
-        `server CPU per request, ${options.openings} requests 20 at a time: GET /api/health ${f(openings.health.cpuMs, 2)} ms; ` +
-          `opening the stream of an ended run (its ${f(openings.stream.bytes)} bytes replayed, then the end) ${f(openings.stream.cpuMs, 2)} ms`,
-      );
-    }
     for (const failure of [...alone.failures, ...crowd.failures]) {
       failed = true;
       console.log(`FAIL ${failure}`);
@@ -584,7 +606,7 @@ async function main(): Promise<number> {
         `ttft_p50_ms=${f(percentile(alone.ttft, 50))} ttft_p99_ms=${f(percentile(alone.ttft, 99))} reply_p50_ms=${f(percentile(alone.replyMs, 50))} stream_p50_ms=${f(percentile(alone.streamMs, 50))} ` +
         `feed_viewers=1 feed_p50_ms=${f(percentile(alone.feedLatency, 50))} feed_p99_ms=${f(percentile(alone.feedLatency, 99))} ` +
         `lost=${alone.lost} rss_mb=${f(alone.rssMb)} cpu_pct=${f(alone.cpuPercent)} client_cpu_pct=${f(alone.clientCpuPercent)} machine_cpu_pct=${f(alone.machineCpuPercent)} ` +
-        `server_cpu_ms_per_chat=${f(alone.serverCpuMsPerChat, 1)} db_cpu_ms_per_chat=${f(alone.databaseCpuMsPerChat, 1)} load=${loadAlone} mode=baseline`,
+        `load=${loadAlone} mode=baseline`,
     );
     console.log(
       `RESULT ${common} chats=${options.chats} viewers=${options.viewers} p50_ms=${f(percentile(all, 50))} p99_ms=${f(percentile(all, 99))} ` +
@@ -595,10 +617,23 @@ async function main(): Promise<number> {
         `client_cpu_pct=${f(crowd.clientCpuPercent)} machine_cpu_pct=${f(crowd.machineCpuPercent)} server_cpu_ms_per_chat=${f(crowd.serverCpuMsPerChat, 1)} ` +
         `db_cpu_ms_per_chat=${f(crowd.databaseCpuMsPerChat, 1)} load=${loadCrowd} mode=default`,
     );
-    if (openings) {
-      const opening = `bench=http-open instances=${options.instances} requests=${options.openings} concurrency=20`;
-      console.log(`RESULT ${opening} route=health cpu_ms_per_request=${f(openings.health.cpuMs, 2)} mode=baseline`);
-      console.log(`RESULT ${opening} route=run-events cpu_ms_per_request=${f(openings.stream.cpuMs, 2)} bytes=${f(openings.stream.bytes)} mode=default`);
+    // Last, once the passes' figures are printed: a failure here loses none of them.
+    const ended = alone.runIds[0];
+    if (options.openings > 0 && ended && alone.failures.length === 0) {
+      try {
+        const cost = await openingCost(instances[0]!, cookies[0]!, ended, options.openings, options.timeoutS);
+        console.log(
+          `server CPU per request, ${options.openings} requests 20 at a time: a signed-in read (GET /api/workspace/time-zone, ` +
+            `${f(cost.read.bytes)} bytes) ${f(cost.read.cpuMs, 2)} ms; opening the stream of an ended run (${f(cost.stream.bytes)} bytes replayed, ` +
+            `then the end) ${f(cost.stream.cpuMs, 2)} ms`,
+        );
+        const opening = `bench=http-open instances=${options.instances} requests=${options.openings} concurrency=20`;
+        console.log(`RESULT ${opening} route=workspace-time-zone cpu_ms_per_request=${f(cost.read.cpuMs, 2)} bytes=${f(cost.read.bytes)} mode=baseline`);
+        console.log(`RESULT ${opening} route=run-events cpu_ms_per_request=${f(cost.stream.cpuMs, 2)} bytes=${f(cost.stream.bytes)} mode=default`);
+      } catch (error) {
+        failed = true;
+        console.log(`FAIL opening streams: ${error instanceof Error ? error.message : String(error)}`);
+      }
     }
   } finally {
     for (const instance of instances) await instance.stop();

@@ -88,7 +88,8 @@ export async function driveRun(deps: RuntimeDeps, runId: string, options: DriveO
       state = parseCheckpoint(run.checkpoint);
     } else {
       // The budget is checked while the run's context is read: both come before its first model call, and neither
-      // waits for the other. Its limits came with the run: with none set (the usual case), nothing more is read. A refusal is thrown once the run's start is journaled, as when the call checks it.
+      // waits for the other. Its limits came with the run: with none set (the usual case), nothing more is read. A
+      // refusal is thrown once the run's start is journaled, as when the call checks it.
       const [fresh, budget] = await Promise.all([
         freshState(db, run, agent, userText),
         deps.checkBudget?.({ workspaceId: run.workspaceId, agentId: run.agentId, runId, limits: budgets }).then(

@@ -139,7 +139,10 @@ describe("charging runs", () => {
     useScriptedModel(s, [textTurn(["First."], calls)]);
     const free = await runAndRecord("hello");
     expect(free.result.events.at(-1)?.type).toBe("run_completed");
-    expect(free.queries.filter((q) => /"workspace_budgets"/.test(q))).toHaveLength(1);
+    // The one statement naming the budgets is the run's own first read.
+    const budgetStatements = free.queries.filter((q) => /"workspace_budgets"/.test(q));
+    expect(budgetStatements).toHaveLength(1);
+    expect(budgetStatements[0]).toMatch(/from "agent_runs" left join "agents"/);
     expect(limitsRead(free.queries)).toHaveLength(0);
     expect(spendRead(free.queries)).toHaveLength(0);
 
