@@ -46,7 +46,12 @@ test("on a phone the navigation is a drawer behind a menu button that counts pen
   const chat = new ChatPage(page);
   await page.goto(`/w/demo/chat/${seeded.sessionId}`);
   await chat.send(`fetch ${baseURL}/sign-in\nslack #general from the phone`);
-  await expect(chat.step(chat.lastReply(), "slack.post").getByTestId("approval-pending")).toBeVisible();
+  const pending = chat.step(chat.lastReply(), "slack.post").getByTestId("approval-pending");
+  await expect(pending).toBeVisible();
+  // The notice says why the call waits (the run read a web page, and this call passes content on), once.
+  expect((await pending.innerText()).match(/untrusted content/g)).toHaveLength(1);
+  // An open chat fills the screen: the page itself does not scroll, only its messages do.
+  expect(await page.evaluate(() => document.documentElement.scrollHeight - window.innerHeight)).toBeLessThanOrEqual(0);
 
   // Four eyes: someone other than the requester decides.
   const reviewer = await personWithRole(browser, page, "reviewer");

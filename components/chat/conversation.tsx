@@ -185,7 +185,8 @@ export function Conversation({ sessionId, currentUserId }: { sessionId: string; 
 
       <div
         ref={scroller}
-        className={`min-h-0 flex-1 overflow-y-auto px-3 py-4 sm:px-5 ${anchoredStepClasses}`}
+        // Positioned, so that the hidden announcer at its end is placed inside it and never lengthens the page.
+        className={`relative min-h-0 flex-1 overflow-y-auto px-3 py-4 sm:px-5 ${anchoredStepClasses}`}
         onScroll={(e) => {
           const el = e.currentTarget;
           sticky.current = el.scrollHeight - el.scrollTop - el.clientHeight < STICKY_PX;

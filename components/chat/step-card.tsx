@@ -5,20 +5,13 @@ import { describeTaintSource } from "@/lib/safety/taint";
 import { useWorkspace } from "../providers";
 import type { StepApproval, StepView } from "./timeline";
 
-const categoryLabels: Record<string, string> = {
-  external_send: "sends outside the workspace",
-  data_write: "changes workspace data",
-  code_exec: "runs code",
-  spend: "spends money",
-  tainted_egress: "passes on untrusted content",
-};
-
 function ApprovalNotice({ approval }: { approval: StepApproval }) {
   const { slug } = useWorkspace();
   if (approval.status === "pending") {
     return (
       <div className="border-t border-violet-200 bg-violet-50 px-3 py-2 text-xs text-violet-900" role="status" data-testid="approval-pending">
-        <div className="font-medium">Waiting for a reviewer: this {categoryLabels[approval.category] ?? approval.category}.</div>
+        {/* The reason says what kind of call this is ("This call sends outside the workspace."): not said twice. */}
+        <div className="font-medium">Waiting for a reviewer.</div>
         <div className="mt-0.5 text-violet-800">{approval.reason} Nothing happens until someone decides.</div>
         <Link href={`/w/${slug}/approvals`} className="mt-1 inline-block font-medium text-violet-700 underline">
           Open it in the Approvals inbox →

@@ -4,6 +4,16 @@ export { formatUsd };
 
 export const formatCount = (n: number) => n.toLocaleString("en-US");
 
+/**
+ * A chart axis's dollar tick: under a dollar with up to three significant digits, so that the steps of a small
+ * scale ($0.00005, $0.0001, $0.00015) read apart; from a dollar up as `formatUsd` writes it.
+ */
+export function formatUsdTick(usd: number): string {
+  if (usd === 0) return "$0";
+  if (Math.abs(usd) >= 1) return formatUsd(Math.round(usd * CREDITS_PER_USD));
+  return `${usd < 0 ? "-" : ""}$${Math.abs(usd).toLocaleString("en-US", { maximumSignificantDigits: 3 })}`;
+}
+
 /** A rate with sensible precision: 0.03, 4.5, 1,234. */
 export function formatRate(n: number): string {
   if (n === 0) return "0";

@@ -21,15 +21,17 @@ export function UsageBars(props: {
   colors: Map<string, string>;
   name: (key: string) => string;
   field: "credits" | "tokens";
+  /** A value in the tooltip, and on the axis unless `formatTick` is given. */
   format: (value: number) => string;
+  formatTick?: (value: number) => string;
 }) {
-  const { chart, keys, colors, name, field, format } = props;
+  const { chart, keys, colors, name, field, format, formatTick = format } = props;
   return (
     <ResponsiveContainer width="100%" height="100%">
       <BarChart data={chart} margin={{ top: 4, right: 8, left: 8, bottom: 0 }}>
         <CartesianGrid strokeDasharray="3 3" vertical={false} stroke={gridStroke} />
         <XAxis dataKey="label" tick={axisTick} stroke={gridStroke} minTickGap={16} />
-        <YAxis tick={axisTick} stroke={gridStroke} tickFormatter={(v: number) => format(v)} width={64} />
+        <YAxis tick={axisTick} stroke={gridStroke} tickFormatter={(v: number) => formatTick(v)} width={64} />
         <Tooltip
           contentStyle={tooltipStyle}
           labelStyle={{ color: "var(--color-slate-800)" }}

@@ -15,7 +15,7 @@ import { usageKeys } from "@/lib/client/query-keys";
 import { useApi, useWorkspace } from "../providers";
 import { LazyBox } from "../ui/lazy-box";
 import { seriesColors } from "./colors";
-import { formatCount, formatUsd } from "./format";
+import { formatCount, formatUsd, formatUsdTick } from "./format";
 import type { ChartPoint } from "./usage-charts";
 
 // The charts load after the page (recharts is most of its script), in the same h-64 boxes meanwhile.
@@ -183,6 +183,7 @@ function ReportBody({ report }: { report: Report }) {
           name={name}
           field="credits"
           format={(v) => formatUsd(v * CREDITS_PER_USD)}
+          formatTick={formatUsdTick}
         />
         <UsageChart
           title={`Tokens per ${report.granularity} (input and output)`}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { chartPalette, OTHER_COLOR, seriesColors } from "../../components/usage/colors";
-import { budgetPercent, budgetStatus } from "../../components/usage/format";
+import { budgetPercent, budgetStatus, formatUsdTick } from "../../components/usage/format";
 
 describe("chart colours", () => {
   it("draws an agent in its own colour, and never two groups in one colour", () => {
@@ -37,5 +37,16 @@ describe("budget wording", () => {
     expect(budgetStatus(100_000, 100_000)).toBe("100 % of the monthly budget: runs stop");
     expect(budgetStatus(2_500_000, 100_000)).toBe("2,500 % of the monthly budget: runs stop");
     expect(budgetStatus(5, null)).toBe("No budget");
+  });
+});
+
+describe("the spend chart's axis", () => {
+  it("writes every step of a small scale apart, and dollars as the tables do", () => {
+    const small = [0, 0.00005, 0.0001, 0.00015, 0.0002].map(formatUsdTick);
+    expect(small).toEqual(["$0", "$0.00005", "$0.0001", "$0.00015", "$0.0002"]);
+    expect(new Set([0, 0.0025, 0.005, 0.0075, 0.01, 0.0125].map(formatUsdTick)).size).toBe(6);
+    expect(formatUsdTick(0.25)).toBe("$0.25");
+    expect(formatUsdTick(1.25)).toBe("$1.25");
+    expect(formatUsdTick(1234.5)).toBe("$1,234.50");
   });
 });
