@@ -157,6 +157,23 @@ describe("charging runs", () => {
     expect(await ledgerOf(capped.result.runId)).toHaveLength(0);
   });
 
+  it("a workspace cap set while a run waits for approval stops its next model call once it resumes: 10,500 spent of 10,000", async () => {
+    const { s, workspace, owner, start } = await setup("Capped while waiting");
+    const model = useScriptedModel(s, [slackCall(), textTurn(["Posted."], calls)]);
+    const runId = await start("slack #general hello");
+    const approval = await waitForSuspension(runId);
+    await updateBudgets(s.db, workspace.id, owner.id, { workspace: 10_000 });
+    const reviewer = await makeUser(s.db, workspace.id, "reviewer");
+    await decideApproval(s.db, s.bus, s.runtime.deps.tools, { workspaceId: workspace.id, approvalId: approval.id, decider: { userId: reviewer.id, role: "reviewer" }, decision: "approve" });
+    await s.runtime.resumeRun(runId);
+    const events = await waitForRun(s.db, runId);
+    expect(events.at(-1)?.payload).toMatchObject({ code: "unprocessable:budget_exceeded" });
+    // The approved post happened (its grant was used); the model was not asked again.
+    expect(events.some((e) => e.type === "step_finished" && (e.payload as { tool?: string }).tool === "slack.post")).toBe(true);
+    expect(model.requests).toHaveLength(1);
+    expect((await ledgerOf(runId)).map((r) => r.credits)).toEqual([10_500]);
+  });
+
   it("a workspace budget of 12,000 credits: 10,500 spent is 87.5 % → one warning, then the cap refuses the second run", async () => {
     const { s, owner, workspace, start } = await setup("Capped workspace");
     await updateBudgets(s.db, workspace.id, owner.id, { workspace: 12_000 });
