@@ -78,9 +78,11 @@ export async function writeFeedItems(db: Db, items: FeedItemInput[], at = new Da
     with counts as (
       select (x->>'id')::uuid as id, (x->>'n')::int as n from jsonb_array_elements(${JSON.stringify(counts)}::jsonb) as x
     ),
-    -- The workspace rows are locked in one order, so that two flushes naming the same workspaces cannot deadlock.
+    -- The workspace rows are locked in one order, so that two flushes naming the same workspaces cannot deadlock; with
+    -- the lock the counter's update takes anyway (no key update), so a transaction that holds a run of the flush and
+    -- then writes a row pointing at the workspace (a grant, an audit entry) is not kept waiting by it.
     locked as (
-      select w.id from ${workspaces} as w join counts on counts.id = w.id order by w.id for update of w
+      select w.id from ${workspaces} as w join counts on counts.id = w.id order by w.id for no key update of w
     ),
     allocated as (
       update ${workspaces} as w set feed_seq = w.feed_seq + counts.n from counts join locked on locked.id = counts.id where w.id = counts.id

@@ -59,7 +59,7 @@ export async function updateGovernor(db: Db, workspaceId: string, userId: string
     if (problem) throw new AppError("unprocessable:model", problem);
   }
   return db.transaction(async (tx) => {
-    const [ws] = await tx.select({ settings: workspaces.settings }).from(workspaces).where(eq(workspaces.id, workspaceId)).for("update");
+    const [ws] = await tx.select({ settings: workspaces.settings }).from(workspaces).where(eq(workspaces.id, workspaceId)).for("no key update");
     if (!ws) throw new AppError("not_found:workspace");
     await tx.update(workspaces).set({ settings: { ...ws.settings, governor: input } }).where(eq(workspaces.id, workspaceId));
     await recordAudit(tx, { workspaceId, actor: { kind: "user", id: userId }, action: "governor.updated", detail: { ...input } });

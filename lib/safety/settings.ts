@@ -48,7 +48,7 @@ export async function updatePolicy(db: Db, workspaceId: string, actorId: string,
   const unknown = Object.keys(input.overrides.tools).filter((name) => !tools.get(name));
   if (unknown.length > 0) throw new AppError("unprocessable:policy", `Unknown tools: ${unknown.join(", ")}`);
   await db.transaction(async (tx) => {
-    const [ws] = await tx.select({ settings: workspaces.settings }).from(workspaces).where(eq(workspaces.id, workspaceId)).for("update");
+    const [ws] = await tx.select({ settings: workspaces.settings }).from(workspaces).where(eq(workspaces.id, workspaceId)).for("no key update");
     if (!ws) throw new AppError("not_found:workspace");
     const current = ws.settings.policyVersion ?? 0;
     if (input.version !== undefined && input.version !== current) {

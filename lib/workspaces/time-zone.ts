@@ -36,7 +36,7 @@ export async function setWorkspaceTimeZone(db: Db, workspaceId: string, actorId:
     });
   }
   return db.transaction(async (tx) => {
-    const [before] = await tx.select({ timeZone: workspaces.timeZone }).from(workspaces).where(eq(workspaces.id, workspaceId)).for("update");
+    const [before] = await tx.select({ timeZone: workspaces.timeZone }).from(workspaces).where(eq(workspaces.id, workspaceId)).for("no key update");
     if (before?.timeZone === timeZone) return timeZone;
     await tx.update(workspaces).set({ timeZone, updatedAt: new Date() }).where(eq(workspaces.id, workspaceId));
     await recordAudit(tx, {

@@ -1,15 +1,19 @@
 import crypto from "node:crypto";
-import { eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { feedItems } from "../../lib/db/schema";
-import { openDatabase } from "../../lib/db/client";
+import { agentRuns, feedItems } from "../../lib/db/schema";
+import { openDatabase, rowsOf } from "../../lib/db/client";
+import { recordAudit } from "../../lib/audit";
+import { textTurn } from "../../lib/models/scripted";
+import { createSession } from "../../lib/runtime/sessions";
 import { recordQueries } from "../../lib/db/query-count";
-import { appendFeedItems, feedTopic, readFeed, type FeedItemInput } from "../../lib/feed/feed";
+import { appendFeedItems, feedTopic, readFeed, writeFeedItems, type FeedItemInput } from "../../lib/feed/feed";
 import { feedWriterFor } from "../../lib/feed/feed-writer";
 import { createPostgresBus, type EventBus } from "../../lib/runtime/bus";
 import type { Db } from "../../lib/db/client";
 import { followFeed } from "../support/feed";
 import { demoOwner } from "../support/fixtures";
+import { makeAgent, useScriptedModel, waitForRun } from "../support/runtime";
 import { useTestServer } from "../support/server";
 
 const item = (workspaceId: string, n: string): FeedItemInput => ({ workspaceId, kind: "run_started", payload: { n } });
@@ -127,6 +131,33 @@ describe("the group-committing feed writer", () => {
   });
 
   // Two processes share a database only on PostgreSQL (PGlite is one process's own): this one runs in that leg.
+  // PostgreSQL only: PGlite has one connection, so two transactions never wait for each other there.
+  if (process.env.TEST_DRIVER === "postgres") it("a flush does not deadlock with a transaction that holds one of its runs and then writes a row of its workspace (an approval's grant)", async () => {
+    const s = server();
+    const owner = await demoOwner(s.db);
+    const agent = await makeAgent(s.db, owner.workspaceId);
+    useScriptedModel(s, [textTurn(["done"])]);
+    const session = await createSession(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
+    const { runId } = await s.runtime.startChatRun({ workspaceId: owner.workspaceId, sessionId: session.id, userId: owner.id, text: "hello" });
+    await waitForRun(s.db, runId);
+    const waiting = async () => rowsOf<{ n: number }>(await s.db.execute(sql`select count(*)::int as n from pg_locks where not granted`))[0]!.n;
+
+    let flushed: Promise<unknown> | undefined;
+    await s.db.transaction(async (tx) => {
+      // As a decision does: the run locked first…
+      await tx.select({ id: agentRuns.id }).from(agentRuns).where(eq(agentRuns.id, runId)).for("update");
+      // …while a flush naming that run starts: it takes its workspace's counter, then waits for the run…
+      flushed = writeFeedItems(s.db, [{ workspaceId: owner.workspaceId, kind: "run_finished", runId, payload: { state: "succeeded", check: "locks" } }]);
+      for (let i = 0; i < 200 && (await waiting()) === 0; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(await waiting()).toBeGreaterThan(0);
+      // …then a row of the workspace is written (its key is checked against the workspace's row), and the decision commits.
+      await recordAudit(tx, { workspaceId: owner.workspaceId, actor: { kind: "system" }, action: "run.checked", target: { type: "run", id: runId } });
+    });
+    const [written] = (await flushed) as { seq: number }[];
+    const rows = await s.db.select().from(feedItems).where(and(eq(feedItems.workspaceId, owner.workspaceId), eq(feedItems.seq, written!.seq)));
+    expect(rows.map((r) => ({ runId: r.runId, payload: r.payload }))).toEqual([{ runId, payload: { state: "succeeded", check: "locks" } }]);
+  });
+
   if (process.env.TEST_DRIVER === "postgres") it("two instances see the same feed; each reads what the other announced once for all its streams", async () => {
     const s = server();
     const owner = await demoOwner(s.db);
