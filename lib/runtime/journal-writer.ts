@@ -20,14 +20,30 @@ import { LEASE_SECONDS, readRunEvents, RunLostError } from "./journal";
  * Persist before emit: after the commit (never before), subscribers of this
  * process get the committed events from memory, and one notification per
  * flush (`journalTopic`) names the sequence ranges written, for other
- * processes: each reads an announced range once for all its subscribers.
+ * processes. On PostgreSQL a run's range carries its rows too when they are
+ * small (a model's text as it streams), so the other processes hand them over
+ * without reading them; a larger range is read once there for all its
+ * subscribers.
  */
 export const journalTopic = "journal";
 
-/** What one notification says: who wrote it, and [runId, first seq, last seq] per run. */
-type Ranges = { o: string; r: [string, number, number][] };
-/** Runs named in one notification: it stays well under PostgreSQL's 8,000-byte limit. */
+/**
+ * A run's rows in a notification: its id and first and last sequence, and, when the rows travel with it, each row's
+ * type and stored payload in sequence order.
+ */
+type Range = [string, number, number] | [string, number, number, [string, unknown][]];
+/** What one notification says: who wrote it, when the rows were written (`a`, with carried rows), and the runs' ranges. */
+type Ranges = { o: string; a?: string; r: Range[] };
+/** Runs named in one notification the local bus sends. */
 const RANGES_PER_NOTICE = 80;
+/**
+ * A notification of PostgreSQL's must stay under 8,000 bytes. A run's rows travel with its range when they take at
+ * most `CARRIED_BYTES` as JSON, and the ranges are split into notifications by their running size: a notification
+ * holds under `NOTICE_BYTES` of ranges plus one more range (at most `CARRIED_BYTES` and its id), well under the limit
+ * with the envelope.
+ */
+export const CARRIED_BYTES = 1_200;
+const NOTICE_BYTES = 6_000;
 /** Events a slow subscriber may hold in memory before it falls back to reading the journal. */
 export const MEMORY_QUEUE_LIMIT = 2_000;
 
@@ -61,8 +77,11 @@ export class JournalWriter {
   /** Names this writer in its notifications, so that its own process can tell what it was handed from memory already. */
   readonly origin = `w${process.pid}-${++writerCount}-${Math.random().toString(36).slice(2, 8)}`;
   private readonly unsubscribe: () => void;
-  /** Flushes (transactions) and rows written so far, for the benchmark. */
-  readonly stats = { flushes: 0, rows: 0 };
+  /**
+   * For the benchmark: flushes (transactions) and rows written so far; rows of other writers handed over from their
+   * notifications, and reads of announced ranges.
+   */
+  readonly stats = { flushes: 0, rows: 0, carried: 0, reads: 0 };
   /** Test seam: commit the next flush, then stop as a crashed process would (no emit, no notification). */
   crashAfterCommit = false;
 
@@ -186,17 +205,29 @@ export class JournalWriter {
       if (!Array.isArray(range) || !this.listeners.has(range[0])) continue;
       const [runId, first, last] = range;
       const state = this.remote.get(runId);
-      if (state) state.upTo = Math.max(state.upTo, last);
-      else {
-        this.remote.set(runId, { after: first - 1, upTo: last });
-        void this.readAnnounced(runId);
+      if (state) {
+        // A read of this run is under way: it reads on to here, so the rows are handed over in order.
+        state.upTo = Math.max(state.upTo, last);
+        continue;
       }
+      const carried = carriedEvents(range, message.a);
+      if (carried) {
+        // Each follower takes them only if they continue what it has, and reads the journal otherwise.
+        for (const listener of this.listeners.of(runId)) listener.events(carried);
+        this.stats.carried += carried.length;
+        continue;
+      }
+      this.remote.set(runId, { after: first - 1, upTo: last });
+      void this.readAnnounced(runId);
     }
   }
 
   private async readAnnounced(runId: string) {
     await readAnnounced(this.remote.get(runId)!, {
-      read: (after) => readRunEvents(this.db, runId, after, 500),
+      read: (after) => {
+        this.stats.reads += 1;
+        return readRunEvents(this.db, runId, after, 500);
+      },
       followed: () => this.listeners.has(runId),
       deliver: (events) => {
         for (const listener of this.listeners.of(runId)) listener.events(events);
@@ -208,6 +239,23 @@ export class JournalWriter {
     this.remote.delete(runId);
   }
 
+}
+
+/**
+ * The rows a notification carries for a range, as a reader of the journal gets them (the same parser, the stored
+ * payload, the flush's time), or null when it carries none or not all of them.
+ */
+function carriedEvents(range: Range, at: string | undefined): RunEvent[] | null {
+  const [, first, last, rows] = range;
+  if (!Array.isArray(rows) || typeof at !== "string" || !Number.isInteger(first) || rows.length !== last - first + 1) return null;
+  const events: RunEvent[] = [];
+  for (const [i, row] of rows.entries()) {
+    if (!Array.isArray(row) || typeof row[0] !== "string") return null;
+    // A row the parser refuses is skipped, as a read skips it.
+    const event = parseRunEvent(row[0], first + i, at, row[1]);
+    if (event) events.push(event);
+  }
+  return events;
 }
 
 /** Adjacent text (or thinking) of one run waiting for the same flush is one row. */
@@ -233,10 +281,11 @@ interface Notice {
  * what it returned. One statement is its own transaction, so the flush is
  * atomic without BEGIN and COMMIT: one round trip instead of four. The runs
  * and the rows travel as two JSON parameters, whatever the batch's size.
- * With `notice`, the same statement sends the flush's notification (the
- * ranges written, `RANGES_PER_NOTICE` runs per message), delivered when it
- * commits. Returns each written run's last sequence number; a run missing
- * from it was lost (taken over, ended) and none of its rows were written.
+ * With `notice`, the same statement sends the flush's notifications (the
+ * ranges written, with the rows of each run whose rows are small; see
+ * `CARRIED_BYTES`), delivered when it commits. Returns each written run's
+ * last sequence number; a run missing from it was lost (taken over, ended)
+ * and none of its rows were written.
  */
 async function writeBatch(db: Database, batch: Pending[], at: Date, notice?: Notice): Promise<Map<string, number>> {
   const runs = batch.map((e) => ({ id: e.runId, o: e.owner, n: e.events.length, c: e.closed, t: e.events.some((event) => event.type === "text") }));
@@ -263,11 +312,28 @@ async function writeBatch(db: Database, batch: Pending[], at: Date, notice?: Not
       select a.id, a.last_seq - a.n + 1 + (x->>'k')::int, x->>'t', x->'p', ${at.toISOString()}::timestamptz
       from jsonb_array_elements(${JSON.stringify(rows)}::jsonb) as x
       join allocated as a on a.id = (x->>'r')::uuid
+      returning run_id, seq, type, payload
     )${notice ? sql`,
+    -- One pass over the rows written, grouped by run (no join: the planner cannot tell how many rows these hold). A
+    -- run's rows are put in JSON only when each is small, so a large tool result is not built for nothing.
+    written as (
+      select i.run_id as id, min(i.seq) as first, max(i.seq) as last, max(pg_column_size(i.payload)) as largest,
+             json_agg(json_build_array(i.type, i.payload) order by i.seq) filter (where pg_column_size(i.payload) <= ${2 * CARRIED_BYTES}::int) as rows
+      from inserted as i
+      group by i.run_id
+    ),
+    ranges as (
+      select id, case when largest <= ${2 * CARRIED_BYTES}::int and octet_length(rows::text) <= ${CARRIED_BYTES}::int
+                      then json_build_array(id, first, last, rows) else json_build_array(id, first, last) end as range
+      from written
+    ),
     notices as (
-      select pg_notify(${notice.channel}, json_build_object('t', ${journalTopic}::text, 'm', json_build_object('o', ${notice.origin}::text, 'r',
-        json_agg(json_build_array(g.id, g.last_seq - g.n + 1, g.last_seq))))::text)
-      from (select id, last_seq, n, (row_number() over () - 1) / ${RANGES_PER_NOTICE}::int as chunk from allocated) as g
+      select pg_notify(${notice.channel}, json_build_object('t', ${journalTopic}::text, 'm', json_build_object('o', ${notice.origin}::text,
+        'a', ${at.toISOString()}::text, 'r', json_agg(g.range order by g.id)))::text)
+      from (
+        select id, range, sum(octet_length(range::text)) over (order by id rows between unbounded preceding and current row) / ${NOTICE_BYTES}::int as chunk
+        from ranges
+      ) as g
       group by g.chunk
     )
     select id, last_seq, (select count(*) from notices) as notices from allocated` : sql`

@@ -1,13 +1,13 @@
 import crypto from "node:crypto";
 import os from "node:os";
 import { describe, expect, it } from "vitest";
-import { openDatabase } from "../../lib/db/client";
+import { openDatabase, type Db } from "../../lib/db/client";
 import { recordQueries } from "../../lib/db/query-count";
 import type { ModelEvent, ModelProvider, ModelRequest } from "../../lib/models/types";
-import { createPostgresBus } from "../../lib/runtime/bus";
+import { createPostgresBus, type EventBus } from "../../lib/runtime/bus";
 import type { RunEvent } from "../../lib/runtime/events";
 import { readRunEvents, RunLostError } from "../../lib/runtime/journal";
-import { journalWriterFor } from "../../lib/runtime/journal-writer";
+import { CARRIED_BYTES, journalWriterFor } from "../../lib/runtime/journal-writer";
 import { createRuntime } from "../../lib/runtime/runtime";
 import { createChatRun } from "../../lib/runtime/run-state";
 import { createSession } from "../../lib/runtime/sessions";
@@ -218,5 +218,98 @@ describe("the group-committing journal writer", () => {
       await otherBus.close();
       await other.close();
     }
+  });
+
+  if (process.env.TEST_DRIVER === "postgres") describe("rows that travel with the notification", () => {
+    /** A second instance's database handle, bus and journal writer, on the test server's PostgreSQL database. */
+    async function secondInstance() {
+      const url = process.env.DATABASE_URL!;
+      const other = await openDatabase({ driver: "postgres", url });
+      const bus = await createPostgresBus(url);
+      return { db: other.db, bus, writer: journalWriterFor(other.db, bus), close: async () => (await bus.close(), await other.close()) };
+    }
+
+    /** `count` runs driven by `instance`, with no model behind them: the test appends their events itself. */
+    async function ownedRuns(s: ReturnType<typeof server>, instance: string, count: number): Promise<string[]> {
+      const owner = await demoOwner(s.db);
+      const agent = await makeAgent(s.db, owner.workspaceId, { tools: [] });
+      return Promise.all(
+        Array.from({ length: count }, async () => {
+          const session = await createSession(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
+          return (await createChatRun(s.db, { workspaceId: owner.workspaceId, sessionId: session.id, userId: owner.id, text: "hi", owner: instance })).runId;
+        }),
+      );
+    }
+
+    /** Follows a run until its terminal event; `opened` resolves once the follower has handed over its first event. */
+    function follow(db: Db, bus: EventBus, runId: string) {
+      let opened!: () => void;
+      const first = new Promise<void>((resolve) => (opened = resolve));
+      const events = (async () => {
+        const got: RunEvent[] = [];
+        for await (const item of streamRunEvents({ db, bus, runId, afterSeq: 0, heartbeatMs: 600_000 })) {
+          if (item.kind !== "event") continue;
+          got.push(item.event);
+          opened();
+        }
+        return got;
+      })();
+      return { first, events };
+    }
+
+    it("another instance hands small rows over from the notification, and reads a large range once for all its followers", async () => {
+      const s = server();
+      const there = await secondInstance();
+      const instance = `carrier-${crypto.randomBytes(3).toString("hex")}`;
+      const [runId] = await ownedRuns(s, instance, 1);
+      const writer = journalWriterFor(s.db, s.bus);
+      try {
+        await writer.append(runId!, instance, [{ type: "text", payload: { delta: "opened." } }]);
+        const followers = [follow(there.db, there.bus, runId!), follow(there.db, there.bus, runId!)];
+        await Promise.all(followers.map((f) => f.first));
+        const before = { ...there.writer.stats };
+        // Several flushes of small text (one per append, each awaited), then a row too large to travel, then the end.
+        for (const piece of ["ä-one.", "two.", "three."]) await writer.append(runId!, instance, [{ type: "text", payload: { delta: piece } }]);
+        const large = "L".repeat(CARRIED_BYTES * 3);
+        await writer.append(runId!, instance, [{ type: "text", payload: { delta: large } }]);
+        await writer.append(runId!, instance, [{ type: "run_completed", payload: { replyMessageId: crypto.randomUUID() } }]);
+        const stored = await readRunEvents(s.db, runId!, 0, 10_000);
+        for (const follower of followers) expect(await follower.events).toEqual(stored);
+        // The three pieces and the end came with their notifications; the large row was read, once for both followers.
+        expect(there.writer.stats.carried - before.carried).toBe(4);
+        expect(there.writer.stats.reads - before.reads).toBe(1);
+      } finally {
+        await there.close();
+      }
+    });
+
+    it("a flush of many runs whose rows are all just small enough to travel stays within PostgreSQL's notification size", async () => {
+      const s = server();
+      const there = await secondInstance();
+      const instance = `wide-${crypto.randomBytes(3).toString("hex")}`;
+      const runIds = await ownedRuns(s, instance, 60);
+      const writer = journalWriterFor(s.db, s.bus);
+      // Two bytes a character: the size that counts is in bytes.
+      const piece = (i: number) => `${i}:${"ü".repeat(Math.floor((CARRIED_BYTES - 60) / 2))}`;
+      try {
+        await Promise.all(runIds.map((runId) => writer.append(runId, instance, [{ type: "text", payload: { delta: "opened." } }])));
+        const followers = runIds.map((runId) => follow(there.db, there.bus, runId));
+        await Promise.all(followers.map((f) => f.first));
+        const before = { ...there.writer.stats, flushes: writer.stats.flushes };
+        // Queued in one turn: one flush, one statement, its notifications split by size.
+        await Promise.all(runIds.map((runId, i) => writer.append(runId, instance, [{ type: "text", payload: { delta: piece(i) } }])));
+        expect(writer.stats.flushes - before.flushes).toBe(1);
+        await Promise.all(runIds.map((runId) => writer.append(runId, instance, [{ type: "run_completed", payload: { replyMessageId: crypto.randomUUID() } }])));
+        for (const [i, runId] of runIds.entries()) {
+          const got = await followers[i]!.events;
+          expect(textOf(got)).toBe(`opened.${piece(i)}`);
+          expect(got).toEqual(await readRunEvents(s.db, runId, 0, 10_000));
+        }
+        expect(there.writer.stats.carried - before.carried).toBe(120);
+        expect(there.writer.stats.reads - before.reads).toBe(0);
+      } finally {
+        await there.close();
+      }
+    });
   });
 });
