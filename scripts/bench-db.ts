@@ -10,6 +10,8 @@ import { createLocalBus, createPostgresBus, type EventBus } from "../lib/runtime
 export interface Target {
   handle: DatabaseHandle;
   bus: EventBus;
+  /** The throwaway database's address, on PostgreSQL (a second instance opens its own connections to it). */
+  url?: string;
   dispose(): Promise<void>;
 }
 
@@ -67,6 +69,7 @@ export async function openPostgresTarget(serverUrl: string, prefix = "clawdeck_b
   return {
     handle: opened,
     bus: openedBus,
+    url,
     async dispose() {
       try {
         await openedBus.close();

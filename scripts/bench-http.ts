@@ -22,12 +22,12 @@
 //                     reads of one small row (0: skip)
 import crypto from "node:crypto";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
-import { spawn, type ChildProcess } from "node:child_process";
 import { setMaxListeners } from "node:events";
 import { EventSource } from "eventsource";
 import postgres from "postgres";
+import { databaseCpuMs, machineCpu, usageOf } from "./bench-proc";
+import { freePort, openingCost, startInstance, type Instance } from "./bench-server";
 
 function readOptions() {
   const argv = process.argv.slice(2);
@@ -63,132 +63,6 @@ function readOptions() {
 }
 
 const OWNER = { email: "bench@clawdeck.local", password: crypto.randomBytes(12).toString("hex") };
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
-interface Instance {
-  origin: string;
-  child: ChildProcess;
-  stop(): Promise<void>;
-}
-
-async function startInstance(port: number, databaseUrl: string, paceMs: number, shared: { authSecret: string; key: string }): Promise<Instance> {
-  const origin = `http://127.0.0.1:${port}`;
-  // BENCH_PROFILE_DIR: the server runs under the V8 CPU profiler (one .cpuprofile per process, written when it stops).
-  const profile = process.env.BENCH_PROFILE_DIR;
-  const command = profile ? ["--cpu-prof", `--cpu-prof-dir=${profile}`, "node_modules/next/dist/bin/next", "start", "-p", String(port)] : ["scripts/start.mjs"];
-  const child = spawn(process.execPath, command, {
-    env: {
-      ...process.env,
-      PORT: String(port),
-      NODE_ENV: "production",
-      DATABASE_URL: databaseUrl,
-      AUTH_SECRET: shared.authSecret,
-      AUTH_URL: origin,
-      AUTH_TRUST_HOST: "true",
-      CLAWDECK_ORIGIN: origin,
-      CLAWDECK_ENCRYPTION_KEY: shared.key,
-      CLAWDECK_OWNER_EMAIL: OWNER.email,
-      CLAWDECK_OWNER_PASSWORD: OWNER.password,
-      CLAWDECK_OFFLINE_DELAY_MS: String(paceMs),
-      CLAWDECK_RUN_START_LIMIT: "0",
-      ANTHROPIC_API_KEY: "",
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  child.stdout!.on("data", (d) => (output += String(d)));
-  child.stderr!.on("data", (d) => (output += String(d)));
-  const stop = async () => {
-    if (child.exitCode !== null) return;
-    const exited = new Promise((r) => child.once("exit", r));
-    child.kill("SIGTERM");
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
-    if (child.exitCode === null) child.kill("SIGKILL");
-  };
-  for (let i = 0; i < 600; i++) {
-    if (child.exitCode !== null) throw new Error(`The server on ${port} exited:\n${output.slice(-2000)}`);
-    const ok = await fetch(`${origin}/api/health`).then((r) => r.ok, () => false);
-    if (ok) return { origin, child, stop };
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  await stop();
-  throw new Error(`The server on ${port} did not answer within 150 s:\n${output.slice(-2000)}`);
-}
-
-/** Every process under `pid` (the start script, the Next.js server). */
-function processTree(pid: number): number[] {
-  const all = [pid];
-  for (let i = 0; i < all.length; i++) {
-    try {
-      const children = fs.readFileSync(`/proc/${all[i]}/task/${all[i]}/children`, "utf8").trim();
-      if (children) all.push(...children.split(/\s+/).map(Number));
-    } catch {
-      // The process ended meanwhile.
-    }
-  }
-  return all;
-}
-
-/** RSS (MB) and CPU time (ms) of a process tree, from /proc. */
-function usageOf(pid: number): { rssMb: number; cpuMs: number } {
-  let rssMb = 0;
-  let cpuMs = 0;
-  for (const p of processTree(pid)) {
-    try {
-      const status = fs.readFileSync(`/proc/${p}/status`, "utf8");
-      rssMb += Number(status.match(/VmRSS:\s+(\d+)/)?.[1] ?? 0) / 1024;
-      const stat = fs.readFileSync(`/proc/${p}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      cpuMs += ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-    } catch {
-      // The process ended meanwhile.
-    }
-  }
-  return { rssMb, cpuMs };
-}
-
-/**
- * CPU time (ms) of the database's backends serving `database` on this machine, from /proc (a backend's title names
- * its database); NaN when there is none to see (a server elsewhere). A backend that ends during a pass takes its time
- * with it: the servers' pools keep theirs open.
- */
-function databaseCpuMs(database: string): number {
-  let cpuMs = 0;
-  let seen = false;
-  for (const entry of fs.readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const title = fs.readFileSync(`/proc/${entry}/cmdline`, "utf8");
-      if (!title.startsWith("postgres: ") || !title.split(" ").includes(database)) continue;
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      cpuMs += ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-      seen = true;
-    } catch {
-      // The process ended meanwhile.
-    }
-  }
-  return seen ? cpuMs : Number.NaN;
-}
-
-/** Busy and total CPU time of the whole machine (ms, all cores), from /proc/stat. */
-function machineCpu(): { busyMs: number; totalMs: number } {
-  const [cpu] = fs.readFileSync("/proc/stat", "utf8").split("\n");
-  const ticks = cpu!.trim().split(/\s+/).slice(1).map(Number);
-  const idle = ticks[3]! + (ticks[4] ?? 0);
-  const total = ticks.reduce((a, b) => a + b, 0);
-  return { busyMs: ((total - idle) * 1000) / 100, totalMs: (total * 1000) / 100 };
-}
 
 function cookiesOf(res: Response): string[] {
   return res.headers.getSetCookie().map((c) => c.split(";")[0]!);
@@ -476,52 +350,8 @@ async function runPass(
   const client = process.cpuUsage(clientBefore);
   pass.clientCpuPercent = ((client.user + client.system) / 1000 / pass.wallMs) * 100;
   const machine = machineCpu();
-  pass.machineCpuPercent = ((machine.busyMs - machineBefore.busyMs) / (machine.totalMs - machineBefore.totalMs)) * 100;
+  pass.machineCpuPercent = machine && machineBefore ? ((machine.busyMs - machineBefore.busyMs) / (machine.totalMs - machineBefore.totalMs)) * 100 : Number.NaN;
   return pass;
-}
-
-/**
- * The server's CPU per request for `count` requests to `path`, 20 at a time, each body read to its end (bytes as
- * UTF-8); every request is given `timeoutS` seconds.
- */
-async function requestCost(instance: Instance, cookie: string, path: string, count: number, timeoutS: number): Promise<{ cpuMs: number; bytes: number }> {
-  const get = async () => {
-    const res = await fetch(`${instance.origin}${path}`, { headers: { cookie, "x-clawdeck-workspace": "demo" }, signal: AbortSignal.timeout(timeoutS * 1000) });
-    const body = await res.text();
-    if (!res.ok) throw new Error(`GET ${path}: ${res.status} ${body.slice(0, 200)}`);
-    return Buffer.byteLength(body);
-  };
-  const before = usageOf(instance.child.pid!).cpuMs;
-  let next = 0;
-  let bytes = 0;
-  await Promise.all(
-    Array.from({ length: 20 }, async () => {
-      while (next < count) {
-        next += 1;
-        const length = await get();
-        bytes += length;
-      }
-    }),
-  );
-  return { cpuMs: (usageOf(instance.child.pid!).cpuMs - before) / count, bytes: bytes / count };
-}
-
-/**
- * What opening a run's stream costs the server, against a signed-in read of the same shape (the session with its
- * membership, one small statement): both measured in turn, three rounds after a round to warm up, the last round's
- * figures kept (the first ones still pay for compiling).
- */
-async function openingCost(instance: Instance, cookie: string, runId: string, count: number, timeoutS: number) {
-  const read = "/api/workspace/time-zone";
-  const stream = `/api/runs/${runId}/events`;
-  let figures = { read: { cpuMs: 0, bytes: 0 }, stream: { cpuMs: 0, bytes: 0 } };
-  for (let round = 0; round < 4; round++) {
-    await new Promise((r) => setTimeout(r, 500)); // what the pass before left to do is done
-    const readCost = await requestCost(instance, cookie, read, count, timeoutS);
-    const streamCost = await requestCost(instance, cookie, stream, count, timeoutS);
-    figures = { read: readCost, stream: streamCost };
-  }
-  return figures;
 }
 
 async function main(): Promise<number> {
@@ -532,7 +362,7 @@ async function main(): Promise<number> {
   await admin.unsafe(`create database ${name}`);
   const u = new URL(options.url);
   u.pathname = `/${name}`;
-  const shared = { authSecret: crypto.randomBytes(32).toString("base64"), key: crypto.randomBytes(32).toString("base64") };
+  const shared = { authSecret: crypto.randomBytes(32).toString("base64"), key: crypto.randomBytes(32).toString("base64"), owner: OWNER };
   const instances: Instance[] = [];
   const load = () => os.loadavg().map((l) => l.toFixed(2)).join(",");
   let failed = false;

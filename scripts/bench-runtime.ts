@@ -19,13 +19,13 @@
 //   --timeout-s T     limit for one measured pass              [BENCH_TIMEOUT_S, 120]
 // Exits 1 (after a FAIL line) when a subscriber did not receive exactly the text the model produced.
 import crypto from "node:crypto";
-import fs from "node:fs";
 import os from "node:os";
 import { setMaxListeners } from "node:events";
 import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 import { count, eq, inArray, sql } from "drizzle-orm";
 import type { Database } from "../lib/db/client";
 import { openPgliteTarget, openPostgresTarget, type Target } from "./bench-db";
+import { machineCpu } from "./bench-proc";
 import { agentRuns, agents, runEvents, users, workspaces } from "../lib/db/schema";
 import { createModelResolver, modelConfigFromEnv, type ResolvedModel } from "../lib/models/registry";
 import { createScriptedModel, textTurn } from "../lib/models/scripted";
@@ -243,17 +243,6 @@ function buildRuntime(db: Database, bus: EventBus, mode: Mode, coalesceMs: numbe
   return runtime;
 }
 
-/** Busy CPU time of the whole machine so far, in ms summed over cores (Linux /proc/stat), or undefined. */
-function machineCpuMs(): number | undefined {
-  try {
-    const fields = fs.readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number);
-    const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = fields;
-    return ((user + nice + system + irq + softirq + steal) * 1000) / 100; // USER_HZ is 100 on Linux
-  } catch {
-    return undefined;
-  }
-}
-
 interface Received {
   index: number;
   seq: number;
@@ -343,7 +332,7 @@ async function runPass(
   const loop = monitorEventLoopDelay({ resolution: 5 });
   loop.enable();
   const cpu = process.cpuUsage();
-  const machine = machineCpuMs();
+  const machine = machineCpu()?.busyMs;
   const started = performance.now();
   const flushesBefore = writer.stats.flushes;
   const subscribers = await Promise.all(
@@ -362,7 +351,7 @@ async function runPass(
   const load = os.loadavg().map((l) => l.toFixed(2)).join(",");
   for (const off of unlisten) off();
   const cpuUsed = process.cpuUsage(cpu);
-  const machineUsed = machine === undefined ? undefined : machineCpuMs();
+  const machineUsed = machine === undefined ? undefined : machineCpu()?.busyMs;
   loop.disable();
 
   const runIds = subscribers.map((s) => s.runId);

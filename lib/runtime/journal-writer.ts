@@ -82,6 +82,8 @@ export class JournalWriter {
    * notifications, and reads of announced ranges.
    */
   readonly stats = { flushes: 0, rows: 0, carried: 0, reads: 0 };
+  /** Benchmark seam: false reads every announced range, rows carried or not (how other writers' rows came before). */
+  takeCarried = true;
   /** Test seam: commit the next flush, then stop as a crashed process would (no emit, no notification). */
   crashAfterCommit = false;
 
@@ -210,7 +212,7 @@ export class JournalWriter {
         state.upTo = Math.max(state.upTo, last);
         continue;
       }
-      const carried = carriedEvents(range, message.a);
+      const carried = this.takeCarried ? carriedEvents(range, message.a) : null;
       if (carried) {
         // Each follower takes them only if they continue what it has, and reads the journal otherwise.
         for (const listener of this.listeners.of(runId)) listener.events(carried);
