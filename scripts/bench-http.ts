@@ -28,6 +28,7 @@ import { EventSource } from "eventsource";
 import postgres from "postgres";
 import { databaseCpuMs, machineCpu, usageOf } from "./bench-proc";
 import { freePort, openingCost, startInstance, type Instance } from "./bench-server";
+import { runBenchmark } from "./bench-main";
 
 function readOptions() {
   const argv = process.argv.slice(2);
@@ -473,12 +474,4 @@ async function main(): Promise<number> {
   return failed ? 1 : 0;
 }
 
-main().then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    console.error(`The benchmark could not run: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-    process.exitCode = 1;
-  },
-);
+runBenchmark(main);

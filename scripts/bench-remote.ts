@@ -28,6 +28,7 @@ import { streamRunEvents } from "../lib/runtime/stream";
 import { bootstrapIfEmpty } from "../lib/workspaces/bootstrap";
 import { openPostgresTarget } from "./bench-db";
 import { databaseCpuMs } from "./bench-proc";
+import { runBenchmark } from "./bench-main";
 
 function readOptions() {
   const flags = new Map<string, string>();
@@ -214,12 +215,4 @@ async function main(): Promise<number> {
   return failed ? 1 : 0;
 }
 
-main().then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    console.error(`The benchmark could not run: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-    process.exitCode = 1;
-  },
-);
+runBenchmark(main);

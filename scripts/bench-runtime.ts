@@ -39,6 +39,7 @@ import { journalWriterFor } from "../lib/runtime/journal-writer";
 import { streamRunEvents } from "../lib/runtime/stream";
 import { createToolRegistry } from "../lib/tools/registry";
 import { bootstrapIfEmpty } from "../lib/workspaces/bootstrap";
+import { runBenchmark } from "./bench-main";
 
 // ---------------------------------------------------------------- options
 
@@ -585,12 +586,4 @@ async function main(): Promise<number> {
   return stop.signal.aborted ? 130 : 0;
 }
 
-main().then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    console.error(`The benchmark could not run: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-    process.exitCode = 1;
-  },
-);
+runBenchmark(main);
