@@ -7,10 +7,10 @@ import {
   FetchFailedError,
   FetchRefusedError,
   FetchTimeoutError,
-  isBlockedAddress,
   safeFetch,
   type SafeLookup,
 } from "../../lib/net/safe-fetch";
+import { isBlockedAddress } from "../../lib/net/addresses";
 import { htmlToText, httpFetchTool } from "../../lib/tools/http-fetch";
 import { ToolError, type ToolContext } from "../../lib/tools/types";
 
