@@ -116,6 +116,10 @@ async function main(): Promise<number> {
       // Each run's first row opens its subscribers (their first read); the measured deltas come after.
       await Promise.all(runIds.map((runId) => writer.append(runId, OWNER, [{ type: "text", payload: { delta: "open;" } }])));
       const writtenAt = runIds.map(() => new Array<number>(settings.deltas));
+      // Bounded: a pass that has not ended after two minutes (or twice its writing time) stops its subscribers, and
+      // what they lack shows as a failure.
+      const limit = AbortSignal.timeout(Math.max(120_000, 2 * settings.deltas * settings.paceMs));
+      const stopped = new Promise<void>((resolve) => limit.addEventListener("abort", () => resolve(), { once: true }));
       const opened: Promise<void>[] = [];
       const followers = runIds.flatMap((runId, r) =>
         Array.from({ length: settings.viewers }, () => {
@@ -126,7 +130,7 @@ async function main(): Promise<number> {
             let text = "";
             let lastSeq = 0;
             let problem: string | null = null;
-            for await (const item of streamRunEvents({ db: second.db, bus: secondBus, runId, afterSeq: 0, heartbeatMs: 600_000 })) {
+            for await (const item of streamRunEvents({ db: second.db, bus: secondBus, runId, afterSeq: 0, heartbeatMs: 600_000, signal: limit })) {
               if (item.kind !== "event") continue;
               const at = performance.now();
               if (item.event.seq !== lastSeq + 1) problem ??= `seq ${item.event.seq} after ${lastSeq}`;
@@ -140,7 +144,7 @@ async function main(): Promise<number> {
           })();
         }),
       );
-      await Promise.all(opened);
+      await Promise.race([Promise.all(opened), stopped]);
       const before = { cpu: process.cpuUsage(), db: databaseCpuMs(database), reads: there.stats.reads, carried: there.stats.carried };
       await Promise.all(
         runIds.map(async (runId, r) => {
