@@ -30,6 +30,10 @@ test.describe("chat", () => {
       await expect(memberPage.getByRole("button", { name: "Use example: recall launch" })).toBeVisible();
 
       // 1. A command runs a tool; the text arrives in pieces, before and after the step.
+      const streamRequests: string[] = [];
+      memberPage.on("request", (request) => {
+        if (/\/api\/runs\/[^/]+\/events/.test(request.url())) streamRequests.push(request.url());
+      });
       const recording = await chat.recordNextReply();
       await chat.send("remember the demo is on Tuesday");
       await expect(chat.replies()).toHaveCount(1);
@@ -51,6 +55,8 @@ test.describe("chat", () => {
       // Tokens are shown to everyone; what they cost only to reviewers and up.
       await expect(first).toContainText("out tokens");
       await expect(first).not.toContainText("$");
+      // The answer to the message carried its reply: no request of its own for the run's events.
+      expect(streamRequests).toEqual([]);
 
       // 2. Recall finds it.
       await chat.send("recall demo");
@@ -72,9 +78,10 @@ test.describe("chat", () => {
       expect(beforeReload).not.toContain(lastCommand);
       await memberPage.reload();
 
-      // Reattached: the reply is still being written, and catches up from the journal.
+      // Reattached: the reply is still being written, and catches up from the journal (its events route).
       await expect(chat.replies()).toHaveCount(3);
       await expect(chat.stopButton()).toBeVisible();
+      expect(streamRequests.some((url) => url.includes("after=0"))).toBe(true);
       await expect(chat.input()).toBeVisible();
       await memberPage.screenshot({ path: testInfo.outputPath("chat-mid-reply.png") });
       const third = chat.lastReply();

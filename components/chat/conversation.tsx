@@ -7,7 +7,9 @@ import { ChevronLeft } from "lucide-react";
 import dynamic from "next/dynamic";
 import Link from "next/link";
 import { useLayoutEffect, useRef, useState } from "react";
-import { errorMessage, isAppError } from "@/lib/errors";
+import { AppError, errorMessage, isAppError } from "@/lib/errors";
+import { apiStream } from "@/lib/client/api";
+import { handOverStream } from "@/lib/client/event-stream";
 import { OFFLINE_MODEL } from "@/lib/models/offline-grammar";
 import { useApi, useWorkspace } from "../providers";
 import { Composer } from "./composer";
@@ -17,11 +19,11 @@ import { OfflineNotice } from "./offline-notice";
 import { emptyTimeline, isDone, type Timeline } from "./timeline";
 import { agentKeys, chatKeys } from "@/lib/client/query-keys";
 import { agentListSchema } from "@/lib/agents/agent-schemas";
-import { chatRunStartedSchema, sessionHistorySchema, type ChatMessage } from "@/lib/runtime/session-schemas";
+import { chatRunStartedSchema, RUN_ID_HEADER, sessionHistorySchema, type ChatMessage } from "@/lib/runtime/session-schemas";
 import { activeRunStates } from "./run-states";
 import { LazyBox } from "../ui/lazy-box";
 import { anchoredStepClasses, useStepAnchor } from "../runs/use-step-anchor";
-import { useFinishedTimelines, useRunStream } from "./use-run";
+import { runStreamKey, useFinishedTimelines, useRunStream } from "./use-run";
 import { StreamNotice } from "../runs/stream-notice";
 
 function errorText(error: unknown): string {
@@ -73,7 +75,17 @@ export function Conversation({ sessionId, currentUserId }: { sessionId: string; 
   const finished = useFinishedTimelines(replayIds);
 
   const send = useMutation({
-    mutationFn: (text: string) => api(`/api/sessions/${sessionId}/messages`, { method: "POST", body: { text }, schema: chatRunStartedSchema }),
+    // The answer is the reply's event stream, handed to the run's follower: one request for a message and its reply.
+    mutationFn: async (text: string) => {
+      const response = await apiStream(`/api/sessions/${sessionId}/messages`, { method: "POST", body: { text }, workspace: workspace.slug });
+      const started = chatRunStartedSchema.safeParse({ runId: response.headers.get(RUN_ID_HEADER) });
+      if (!started.success) {
+        await response.body?.cancel().catch(() => undefined);
+        throw new AppError("internal:contract", "The server's answer to the message does not name its run.");
+      }
+      handOverStream(runStreamKey(workspace.slug, started.data.runId), response);
+      return started.data;
+    },
     onSuccess: ({ runId }, text) => {
       setPosted({ runId, text });
       refreshHistory();

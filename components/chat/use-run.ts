@@ -7,6 +7,11 @@ import { useWorkspace } from "../providers";
 import { applyRunEvent, decodeRunEvent, emptyTimeline, isDone, replayRun, type Timeline } from "./timeline";
 import { chatKeys } from "@/lib/client/query-keys";
 
+/** The key under which the answer to a chat message hands its reply's stream to the run's follower. */
+export function runStreamKey(workspace: string, runId: string): string {
+  return `run:${workspace}:${runId}`;
+}
+
 /** Reconnects in a row without a word from the server before the page says the reply was lost. */
 const MAX_ATTEMPTS = 5;
 
@@ -15,7 +20,9 @@ const MAX_ATTEMPTS = 5;
  * key, so whoever renders the reply reads the same data. The stream opens at
  * the last sequence the cache has (0 after a page load: the whole journal is
  * replayed, which rebuilds text and steps exactly) and closes at the terminal
- * event; `onDone` then lets the caller refresh the stored history.
+ * event; `onDone` then lets the caller refresh the stored history. A run this
+ * page started is first read from the answer to its message, handed over under
+ * `runStreamKey`, so its events need no request of their own.
  *
  * A dropped connection is opened again from the last sequence the cache holds
  * (see `followEventStream`); events already applied are ignored by sequence,
@@ -55,6 +62,7 @@ export function useRunStream(
       return "stop";
     },
     maxAttempts: MAX_ATTEMPTS,
+    handedOver: runId ? runStreamKey(workspace.slug, runId) : undefined,
   });
 
   return {

@@ -31,7 +31,28 @@ export type CheckedApiOptions<T> = ApiOptions & { schema: ReplySchema<T> };
 export async function apiFetch<T>(path: string, options: CheckedApiOptions<T>): Promise<T>;
 export async function apiFetch(path: string, options?: ApiOptions & { schema?: undefined }): Promise<unknown>;
 export async function apiFetch(path: string, options: ApiOptions & { schema?: ReplySchema<unknown> } = {}): Promise<unknown> {
-  const headers: Record<string, string> = { accept: "application/json" };
+  const response = await send(path, options, "application/json");
+  const payload: unknown = response.status === 204 ? undefined : await response.json().catch(() => undefined);
+  return options.schema ? checkedReply(options.schema, payload, path) : payload;
+}
+
+/**
+ * Calls our API asking for an event stream as the answer (a chat message,
+ * whose answer carries the reply's events): the open response, for
+ * `handOverStream`. A refusal throws the server's AppError, as `apiFetch` does.
+ */
+export async function apiStream(path: string, options: ApiOptions = {}): Promise<Response> {
+  const response = await send(path, options, "text/event-stream");
+  if (!response.body || !(response.headers.get("content-type") ?? "").includes("text/event-stream")) {
+    await response.body?.cancel().catch(() => undefined);
+    throw new AppError("internal:contract", `The server's reply to ${path.split("?")[0]} is not an event stream.`);
+  }
+  return response;
+}
+
+/** One request: a network failure or a refusal (its JSON error) is thrown as an AppError; a success is returned unread. */
+async function send(path: string, options: ApiOptions, accept: string): Promise<Response> {
+  const headers: Record<string, string> = { accept };
   if (options.workspace) headers[WORKSPACE_HEADER] = options.workspace;
   if (options.body !== undefined) headers["content-type"] = "application/json";
   let response: Response;
@@ -47,9 +68,8 @@ export async function apiFetch(path: string, options: ApiOptions & { schema?: Re
     if ((error as Error).name === "AbortError") throw error;
     throw new AppError("unavailable:network", "Cannot reach the server. Check your connection.");
   }
-  const payload: unknown = response.status === 204 ? undefined : await response.json().catch(() => undefined);
-  if (!response.ok) throw AppError.fromBody(payload, response.status);
-  return options.schema ? checkedReply(options.schema, payload, path) : payload;
+  if (!response.ok) throw AppError.fromBody(await response.json().catch(() => undefined), response.status);
+  return response;
 }
 
 function checkedReply(schema: ReplySchema<unknown>, payload: unknown, path: string): unknown {

@@ -55,6 +55,12 @@ export interface FollowOptions {
   signal: AbortSignal;
   /** The id to resume after on the first connection (`Last-Event-ID`). */
   lastEventId?: string;
+  /**
+   * The key of a stream already open (`handOverStream`): when it is there, the
+   * first connection is that response instead of a request, and later ones are
+   * requests to `url()` as usual.
+   */
+  handedOver?: string;
   /** Give up (state `failed`) after this many reconnects in a row without a word from the server. Default: never. */
   maxAttempts?: number;
   /** Longest wait between connections. */
@@ -64,6 +70,32 @@ export interface FollowOptions {
   /** For tests: the fetch to use and the source of jitter. */
   fetch?: typeof fetch;
   random?: () => number;
+}
+
+/** Streams opened by the request that started what they follow, until their follower takes them. */
+const handed = new Map<string, { response: Response; timer: ReturnType<typeof setTimeout> }>();
+
+/**
+ * Keeps an open event stream (the answer to a chat message, which carries the
+ * reply's events) for the follower that asks for it by `key` (`handedOver`),
+ * so the events need no second request. One not taken within `ttlMs` (its page
+ * went away) is closed.
+ */
+export function handOverStream(key: string, response: Response, ttlMs = 30_000): void {
+  takeHandedStream(key)?.body?.cancel().catch(() => undefined);
+  const timer = setTimeout(() => {
+    if (handed.get(key)?.response === response) handed.delete(key);
+    response.body?.cancel().catch(() => undefined);
+  }, ttlMs);
+  handed.set(key, { response, timer });
+}
+
+function takeHandedStream(key: string | undefined): Response | undefined {
+  const entry = key === undefined ? undefined : handed.get(key);
+  if (!entry || key === undefined) return undefined;
+  handed.delete(key);
+  clearTimeout(entry.timer);
+  return entry.response;
 }
 
 /** Whether an error is worth connecting again for: the server or the network, not the request. */
@@ -106,16 +138,23 @@ export async function followEventStream(options: FollowOptions): Promise<void> {
     if (!options.signal.aborted) options.onState?.(state);
   };
 
-  async function connect(): Promise<Outcome> {
+  let handedOver = takeHandedStream(options.handedOver);
+
+  async function request(): Promise<Response | null> {
     const headers: Record<string, string> = { accept: "text/event-stream" };
     if (options.workspace) headers[WORKSPACE_HEADER] = options.workspace;
     if (lastEventId) headers["last-event-id"] = lastEventId;
-    let response: Response;
     try {
-      response = await fetchImpl(options.url(), { headers, credentials: "same-origin", cache: "no-store", signal: options.signal });
+      return await fetchImpl(options.url(), { headers, credentials: "same-origin", cache: "no-store", signal: options.signal });
     } catch {
-      return { end: "drop", error: null, heard: false };
+      return null;
     }
+  }
+
+  async function connect(): Promise<Outcome> {
+    const response = handedOver ?? (await request());
+    handedOver = undefined;
+    if (!response) return { end: "drop", error: null, heard: false };
     if (!response.ok || !response.body) {
       const body: unknown = await response.json().catch(() => undefined);
       const error = errorOfResponse(response.status, body);
@@ -136,6 +175,9 @@ export async function followEventStream(options: FollowOptions): Promise<void> {
         }),
       );
     const reader = messages.getReader();
+    // A request's body ends with the signal; a handed-over one is ended here.
+    const release = () => void reader.cancel().catch(() => undefined);
+    options.signal.addEventListener("abort", release, { once: true });
     try {
       for (;;) {
         const { value, done } = await reader.read();
@@ -151,6 +193,7 @@ export async function followEventStream(options: FollowOptions): Promise<void> {
     } catch {
       return { end: "drop", error: null, heard };
     } finally {
+      options.signal.removeEventListener("abort", release);
       await reader.cancel().catch(() => undefined);
     }
   }
@@ -171,4 +214,6 @@ export async function followEventStream(options: FollowOptions): Promise<void> {
     report({ status: "reconnecting", attempt, delayMs, error: outcome.error });
     await wait(delayMs, options.signal);
   }
+  // Stopped before its first connection: a stream handed over is not left open.
+  await handedOver?.body?.cancel().catch(() => undefined);
 }

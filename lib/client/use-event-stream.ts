@@ -10,6 +10,8 @@ export interface EventStreamHookOptions {
   onMessage: (message: StreamMessage) => "stop" | void;
   /** Reconnects in a row, without a word from the server, before giving up. Default: never give up. */
   maxAttempts?: number;
+  /** The key of a stream handed over by the request that started it (`handOverStream`): its first connection. */
+  handedOver?: string;
 }
 
 /**
@@ -22,6 +24,7 @@ export function useEventStream(key: string | null, workspace: string, options: E
   const url = useEffectEvent(() => options.url());
   const onMessage = useEffectEvent((message: StreamMessage) => options.onMessage(message));
   const maxAttempts = options.maxAttempts;
+  const handedOver = options.handedOver;
 
   useEffect(() => {
     if (key === null) return;
@@ -33,9 +36,10 @@ export function useEventStream(key: string | null, workspace: string, options: E
       onState: (next) => setState({ key, state: next }),
       signal: abort.signal,
       maxAttempts,
+      handedOver,
     });
     return () => abort.abort();
-  }, [key, workspace, maxAttempts]);
+  }, [key, workspace, maxAttempts, handedOver]);
 
   return state.key === key ? state.state : { status: "connecting" };
 }

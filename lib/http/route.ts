@@ -14,6 +14,7 @@ import { sessionClaimOfRequest, userFromRequest } from "./auth";
 import { errorResponse } from "./errors";
 import { jsonResponse } from "./json";
 import { originPolicyFromEnv, refusedOrigin } from "./origin";
+import type { EventStreamReply } from "./sse";
 
 export const WORKSPACE_HEADER = "x-clawdeck-workspace";
 export const WORKSPACE_COOKIE = "clawdeck-workspace";
@@ -21,8 +22,11 @@ export const WORKSPACE_COOKIE = "clawdeck-workspace";
 type Schema = z.ZodType | undefined;
 type Out<S extends Schema> = S extends z.ZodType ? z.output<S> : undefined;
 
-/** The JSON a handler returns, checked against the route's `response` schema (what the browser parses it with). */
-type Reply<R extends $ZodType | undefined> = R extends $ZodType ? input<R> | JsonReply<input<R>> : unknown;
+/**
+ * The JSON a handler returns, checked against the route's `response` schema (what the browser parses it with), or an
+ * event stream for a client that asked for one.
+ */
+type Reply<R extends $ZodType | undefined> = R extends $ZodType ? input<R> | JsonReply<input<R>> | EventStreamReply : unknown;
 
 declare const replyBody: unique symbol;
 /** A response (201, 202) whose JSON body is `T`. */

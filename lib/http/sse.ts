@@ -18,6 +18,10 @@ export function streamErrorFrame(error: AppError = new AppError("unavailable:str
   return sseFrame({ event: STREAM_ERROR_EVENT, data: error.toJSON() });
 }
 
+declare const eventStream: unique symbol;
+/** A response whose body is an event stream: a route that answers JSON may answer with one instead, when asked. */
+export type EventStreamReply = Response & { readonly [eventStream]: true };
+
 /** What an event stream sends: an event, or a comment that keeps the connection (and the access check) alive. */
 export type SseItem = { kind: "event"; id?: number | string; event: string; data: unknown } | { kind: "heartbeat" };
 
@@ -33,6 +37,8 @@ export interface EventStreamOptions {
   /** How long EventSource waits before reconnecting after a drop. */
   retryMs?: number;
   onClose?: () => void;
+  /** Headers the response carries besides the stream's own. */
+  headers?: Record<string, string>;
 }
 
 export const SESSION_ENDED = () => new AppError("unauthorized:session", "Your session ended or your access changed. Sign in again to follow this.");
@@ -44,7 +50,7 @@ export const SESSION_ENDED = () => new AppError("unauthorized:session", "Your se
  * are gathered while the items that are already there are read, and sent when the event loop next turns, so a busy
  * server writes once per batch instead of once per event, and an idle one sends each event at once.
  */
-export function eventStreamResponse(items: AsyncGenerator<SseItem>, options: EventStreamOptions = {}): Response {
+export function eventStreamResponse(items: AsyncGenerator<SseItem>, options: EventStreamOptions = {}): EventStreamReply {
   const recheckMs = options.recheckMs ?? 10_000;
   let closed = false;
   // Set when the client goes away: writes after that fail, and that is no failure of the stream.
@@ -111,12 +117,13 @@ export function eventStreamResponse(items: AsyncGenerator<SseItem>, options: Eve
   });
   return new Response(body, {
     headers: {
+      ...options.headers,
       "Content-Type": "text/event-stream; charset=utf-8",
       "Cache-Control": "no-cache, no-transform",
       Connection: "keep-alive",
       "X-Accel-Buffering": "no",
     },
-  });
+  }) as EventStreamReply;
 }
 
 function joined(chunks: Uint8Array[]): Uint8Array {
@@ -165,7 +172,7 @@ export async function handOverWhen<T>(items: AsyncGenerator<T>, allowed: Promise
  * A run's journal as SSE: `id` is the sequence (so the browser's
  * Last-Event-ID resumes exactly there), `event` the type, `data` the payload.
  */
-export function sseResponse(items: AsyncGenerator<StreamItem>, options: EventStreamOptions = {}): Response {
+export function sseResponse(items: AsyncGenerator<StreamItem>, options: EventStreamOptions = {}): EventStreamReply {
   async function* frames(): AsyncGenerator<SseItem> {
     try {
       for await (const item of items) {

@@ -57,3 +57,6 @@ export const sessionRenamedSchema = z.object({ id, title: z.string() });
 
 /** A message was taken and its reply is being written by this run. */
 export const chatRunStartedSchema = z.object({ runId: id });
+
+/** The header naming the run whose events the answer to a chat message carries, when asked for as an event stream. */
+export const RUN_ID_HEADER = "clawdeck-run-id";

@@ -9,6 +9,7 @@ import { GET as feedRoute } from "../../app/api/feed/route";
 import { POST as cancelRoute } from "../../app/api/runs/[id]/cancel/route";
 import { GET as eventsRoute } from "../../app/api/runs/[id]/events/route";
 import { GET as summaryRoute } from "../../app/api/runs/[id]/summary/route";
+import { POST as postMessageRoute } from "../../app/api/sessions/[id]/messages/route";
 import { GET as sessionRoute } from "../../app/api/sessions/[id]/route";
 import { GET as usageSummaryRoute } from "../../app/api/usage/summary/route";
 import { getReadableRun } from "../../lib/access/reads";
@@ -327,6 +328,27 @@ describe("one access rule per object, through every door", () => {
       expect(reviewerSummary.run.credits).toBeGreaterThan(0);
       const reviewerFrames = await readFrames(await eventsRoute(jsonRequest(`/api/runs/${runId}/events`, { cookie: cookies.reviewer }), params({ id: runId })));
       expect(reviewerFrames.find((f) => f.event === "usage")?.data?.credits).toBeGreaterThan(0);
+    });
+
+    it("the answer to a message asked for as an event stream gives a member no credits, and a reviewer their run's", async () => {
+      const s = server();
+      const { a, reviewer, cookies, workspaceId } = await team(s);
+      const agent = await makeAgent(s.db, workspaceId, { model: "scripted" });
+      const usageOf = async (user: PublicUser, cookie: string) => {
+        scriptModel(s, [textTurn(["Noted."])]);
+        const session = await createSession(s.db, { workspaceId, userId: user.id, agent: { id: agent.id } });
+        const res = await postMessageRoute(
+          jsonRequest(`/api/sessions/${session.id}/messages`, { method: "POST", cookie, body: { text: "hello" }, headers: { accept: "text/event-stream" } }),
+          params({ id: session.id }),
+        );
+        expect(res.status).toBe(200);
+        const frames = await readFrames(res);
+        expect(frames.at(-1)?.event).toBe("run_completed");
+        return frames.find((f) => f.event === "usage")?.data;
+      };
+      expect(await usageOf(a, cookies.a)).toMatchObject({ credits: null, inputTokens: 100 });
+      expect((await usageOf(reviewer, cookies.reviewer))?.credits).toBeGreaterThan(0);
+      await s.runtime.drain();
     });
 
     it("the agent page lists to member B only the runs B may open", async () => {

@@ -6,6 +6,7 @@ import { GET as getSessionRoute } from "../../app/api/sessions/[id]/route";
 import { POST as postMessageRoute } from "../../app/api/sessions/[id]/messages/route";
 import { GET as listSessionsRoute, POST as createSessionRoute } from "../../app/api/sessions/route";
 import { agentRuns, messages, sessions } from "../../lib/db/schema";
+import { RUN_ID_HEADER } from "../../lib/runtime/session-schemas";
 import { demoOwner, makeUser, makeWorkspace } from "../support/fixtures";
 import { waitForRun } from "../support/runtime";
 import { jsonRequest, params, sessionCookie, useTestServer } from "../support/server";
@@ -64,6 +65,50 @@ describe("chat routes", () => {
     const list = await (await listSessionsRoute(jsonRequest("/api/sessions", { cookie }))).json();
     expect(list.sessions.map((x: { id: string }) => x.id)).toContain(sessionId);
     await s.runtime.drain();
+  });
+
+  it("a message asked for as an event stream is answered with its reply's events, exactly those of the run's events route", async () => {
+    const { s, cookie } = await ownerCookie();
+    const sessionId = await newChat(cookie);
+    const sse = { accept: "text/event-stream" };
+    const res = await postMessageRoute(
+      jsonRequest(`/api/sessions/${sessionId}/messages`, { method: "POST", cookie, body: { text: "remember the demo is on Tuesday" }, headers: sse }),
+      params({ id: sessionId }),
+    );
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("text/event-stream");
+    const runId = res.headers.get(RUN_ID_HEADER)!;
+    const frames = await readFrames(res);
+    expect(frames.map((f) => Number(f.id))).toEqual(frames.map((_, i) => i + 1));
+    expect(frames[0]).toMatchObject({ event: "run_started", data: { runId, agentHandle: "scout" } });
+    expect(frames.at(-1)?.event).toBe("run_completed");
+    await s.runtime.drain();
+    // The same events as the run's own stream, and one run with the stored reply they spell.
+    const replay = await readFrames(await eventsRoute(jsonRequest(`/api/runs/${runId}/events`, { cookie }), params({ id: runId })));
+    expect(replay).toEqual(frames);
+    const runs = await s.db.select().from(agentRuns).where(eq(agentRuns.sessionId, sessionId));
+    expect(runs.map((r) => [r.id, r.state])).toEqual([[runId, "succeeded"]]);
+    const stored = await s.db.select().from(messages).where(eq(messages.sessionId, sessionId));
+    expect(stored.find((m) => m.role === "assistant")?.content).toBe(frames.filter((f) => f.event === "text").map((f) => f.data!.delta).join(""));
+  });
+
+  it("a message asked for as a stream and refused is answered as JSON, and starts nothing", async () => {
+    const { s, owner, cookie } = await ownerCookie();
+    const sessionId = await newChat(cookie, "atlas");
+    const member = await makeUser(s.db, owner.workspaceId, "member");
+    const post = (text: string, as = cookie) =>
+      postMessageRoute(jsonRequest(`/api/sessions/${sessionId}/messages`, { method: "POST", cookie: as, body: { text }, headers: { accept: "text/event-stream" } }), params({ id: sessionId }));
+    const codeOf = async (res: Response) => [res.status, res.headers.get("content-type"), (await res.json()).code];
+    expect(await codeOf(await post("   "))).toEqual([400, "application/json", "bad_request:body"]);
+    expect(await codeOf(await post("hello", await sessionCookie(s, member)))).toEqual([404, "application/json", "not_found:session"]);
+    expect(await s.db.select().from(agentRuns).where(eq(agentRuns.sessionId, sessionId))).toHaveLength(0);
+    const first = await post("tell me everything you can do");
+    expect(first.status).toBe(200);
+    expect(await codeOf(await post("again"))).toEqual([409, "application/json", "conflict:run"]);
+    await readFrames(first);
+    await s.runtime.drain();
+    expect(await s.db.select().from(agentRuns).where(eq(agentRuns.sessionId, sessionId))).toHaveLength(1);
+    expect((await s.db.select().from(messages).where(eq(messages.sessionId, sessionId))).map((m) => m.role)).toEqual(["user", "assistant"]);
   });
 
   it("refuses a second message while the agent is still answering (409 conflict:run)", async () => {

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { followEventStream, type StreamMessage, type StreamState } from "@/lib/client/event-stream";
+import { followEventStream, handOverStream, type StreamMessage, type StreamState } from "@/lib/client/event-stream";
 
 /**
  * followEventStream against a real HTTP server: each connection is answered by
@@ -64,7 +64,7 @@ const refuse =
     res.end(JSON.stringify(body));
   };
 
-async function follow(base: string, options: { stopAt?: string; maxAttempts?: number; lastEventId?: string; timeoutMs?: number } = {}) {
+async function follow(base: string, options: { stopAt?: string; maxAttempts?: number; lastEventId?: string; timeoutMs?: number; handedOver?: string } = {}) {
   const messages: StreamMessage[] = [];
   const states: StreamState[] = [];
   const abort = new AbortController();
@@ -81,6 +81,7 @@ async function follow(base: string, options: { stopAt?: string; maxAttempts?: nu
     onState: (state) => states.push(state),
     maxAttempts: options.maxAttempts,
     lastEventId: options.lastEventId,
+    handedOver: options.handedOver,
     initialDelayMs: 5,
     maxDelayMs: 40,
   });
@@ -111,6 +112,41 @@ describe("followEventStream", () => {
       ["/stream?n=2", "2"],
     ]);
     expect(states.map((s) => s.status)).toEqual(["connecting", "live", "reconnecting", "live", "closed"]);
+  });
+
+  it("reads a stream handed over by the request that opened it as its first connection, then resumes after it by a request", async () => {
+    const { base, seen } = await serve([events([frame("delta", { t: "a" }, 1), frame("delta", { t: "b" }, 2)]), events([frame("delta", { t: "c" }, 3), frame("done", {}, 4)])]);
+    handOverStream("run:acme:1", await fetch(`${base}/start`, { method: "POST" }));
+    const { messages, states } = await follow(base, { stopAt: "done", handedOver: "run:acme:1" });
+    expect(messages.map((m) => [m.id, m.data])).toEqual([
+      ["1", '{"t":"a"}'],
+      ["2", '{"t":"b"}'],
+      ["3", '{"t":"c"}'],
+      ["4", "{}"],
+    ]);
+    // The handed stream was not asked for again: the only request after it resumes after its last id.
+    expect(seen.map((s) => [s.url, s.lastEventId])).toEqual([
+      ["/start", undefined],
+      ["/stream?n=1", "2"],
+    ]);
+    expect(states.map((s) => s.status)).toEqual(["connecting", "live", "reconnecting", "live", "closed"]);
+  });
+
+  it("closes a handed-over stream when its follower stops, and one nobody takes after its time", async () => {
+    const closed: string[] = [];
+    const held: Handler = (req, res) => {
+      res.on("close", () => closed.push(req.url ?? ""));
+      events([frame("delta", {}, 1), frame("done", {}, 2)], { end: false })(req, res);
+    };
+    const { base } = await serve([held]);
+    handOverStream("taken", await fetch(`${base}/taken`));
+    const { messages } = await follow(base, { stopAt: "done", handedOver: "taken" });
+    expect(messages.map((m) => m.event)).toEqual(["delta", "done"]);
+    handOverStream("left", await fetch(`${base}/left`), 50);
+    await expect.poll(() => [...closed].sort(), { timeout: 2_000 }).toEqual(["/left", "/taken"]);
+    // Taken or expired, a key hands nothing over twice: a follower asking again makes a request.
+    const again = await follow(base, { stopAt: "done", handedOver: "left" });
+    expect(again.messages.map((m) => m.event)).toEqual(["delta", "done"]);
   });
 
   it("starts from the id it is given", async () => {

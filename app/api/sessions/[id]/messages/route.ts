@@ -1,12 +1,22 @@
 import { z } from "zod";
 import { accepted, route } from "@/lib/http/route";
-import { chatRunStartedSchema } from "@/lib/runtime/session-schemas";
+import { runEventsResponse, wantsEventStream } from "@/lib/http/run-events";
+import { chatRunStartedSchema, RUN_ID_HEADER } from "@/lib/runtime/session-schemas";
 import { limitRunStart } from "@/lib/runtime/run-limit";
 import { titleFrom } from "@/lib/runtime/session-edits";
 
+export const dynamic = "force-dynamic";
+
+/**
+ * Sends a message in one's own chat and starts the agent's reply. The answer is
+ * 202 `{ runId }`; asked with `Accept: text/event-stream`, it is the reply's
+ * event stream instead (200, the run named by the `Clawdeck-Run-Id` header), so
+ * a message and its streamed reply take one request. Anything refused is
+ * refused before either, as JSON.
+ */
 export const POST = route(
   { params: z.object({ id: z.uuid() }), body: z.object({ text: z.string().trim().min(1, "Write a message").max(20_000) }), response: chatRunStartedSchema },
-  async ({ server, workspace, user, params, body }) => {
+  async ({ req, server, workspace, user, params, body, stillAllowed }) => {
     // Every attempt counts toward the person's limit, refused ones included.
     await limitRunStart(server, user.id);
     // One statement checks that the chat is this person's, writes the message and starts the run; the chat is named
@@ -19,6 +29,8 @@ export const POST = route(
       text: body.text,
       title: titleFrom(body.text),
     });
-    return accepted({ runId });
+    if (!wantsEventStream(req)) return accepted({ runId });
+    const viewer = { userId: user.id, role: workspace.role };
+    return runEventsResponse({ req, server, workspaceId: workspace.id, viewer, runId, afterSeq: 0, stillAllowed, headers: { [RUN_ID_HEADER]: runId } });
   },
 );
