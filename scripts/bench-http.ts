@@ -1,6 +1,7 @@
 // End-to-end benchmark through HTTP: starts the built server (`npm start`) on a throwaway PostgreSQL
 // database, signs in, starts N chats at once with the offline model at a fixed pace, follows every
-// run with an EventSource client plus extra viewers, and prints delta → client latency, time to
+// run on its message's answer (as the chat page does; the baseline: an EventSource client on its
+// events route) plus extra EventSource viewers, and prints delta → client latency, time to
 // first text, how long each stream took against one chat alone (measured first, same run), and the
 // server's RSS and CPU. With --instances 2 a second server on the same database serves the extra
 // viewers (PostgreSQL NOTIFY path). Feed viewers follow the workspace's live feed meanwhile (item →
@@ -20,12 +21,16 @@
 //   --openings O      last, the server CPU of O requests opening  [BENCH_OPENINGS, 400]
 //                     an ended run's stream, against O signed-in
 //                     reads of one small row (0: skip)
+//   --rounds R        crowd passes of each kind, alternated:      [BENCH_ROUNDS, 1]
+//                     messages answered with their reply's stream
+//                     (the page's way) and, the baseline, with
+//                     the run's id and then a stream request
 import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import { setMaxListeners } from "node:events";
-import { EventSource } from "eventsource";
 import postgres from "postgres";
+import { api, follow, followFeed, OWNER, sendAndFollow, signIn } from "./bench-http-clients";
 import { databaseCpuMs, machineCpu, usageOf } from "./bench-proc";
 import { freePort, openingCost, startInstance, type Instance } from "./bench-server";
 import { runBenchmark } from "./bench-main";
@@ -38,7 +43,7 @@ function readOptions() {
     if (!name.startsWith("--") || argv[i + 1] === undefined) throw new Error(`Flags come as --name value, not ${name}`);
     flags.set(name.slice(2), argv[i + 1]!);
   }
-  const known = ["chats", "viewers", "instances", "feed-viewers", "pace-ms", "port", "timeout-s", "openings"];
+  const known = ["chats", "viewers", "instances", "feed-viewers", "pace-ms", "port", "timeout-s", "openings", "rounds"];
   for (const name of flags.keys()) if (!known.includes(name)) throw new Error(`Unknown flag --${name}`);
   const int = (name: string, fallback: number, min: number, max: number) => {
     const value = flags.get(name) ?? process.env[`BENCH_${name.replace(/-/g, "_").toUpperCase()}`];
@@ -59,147 +64,9 @@ function readOptions() {
     port: int("port", 3110, 1024, 65535),
     timeoutS: int("timeout-s", 120, 5, 600),
     openings: int("openings", 400, 0, 10_000),
+    rounds: int("rounds", 1, 1, 10),
     url,
   };
-}
-
-const OWNER = { email: "bench@clawdeck.local", password: crypto.randomBytes(12).toString("hex") };
-
-function cookiesOf(res: Response): string[] {
-  return res.headers.getSetCookie().map((c) => c.split(";")[0]!);
-}
-
-async function signIn(origin: string): Promise<string> {
-  const csrf = await fetch(`${origin}/api/auth/csrf`);
-  const { csrfToken } = (await csrf.json()) as { csrfToken: string };
-  const res = await fetch(`${origin}/api/auth/callback/credentials`, {
-    method: "POST",
-    redirect: "manual",
-    headers: { cookie: cookiesOf(csrf).join("; "), "content-type": "application/x-www-form-urlencoded", origin },
-    body: new URLSearchParams({ email: OWNER.email, password: OWNER.password, csrfToken, callbackUrl: "/" }),
-  });
-  const session = cookiesOf(res).find((c) => c.startsWith("authjs.session-token=") && c.length > 21);
-  if (!session) throw new Error(`Sign-in failed (${res.status})`);
-  return session;
-}
-
-async function api(origin: string, cookie: string, path: string, body: unknown): Promise<Record<string, unknown>> {
-  const res = await fetch(`${origin}${path}`, {
-    method: "POST",
-    headers: { cookie, origin, "content-type": "application/json", "x-clawdeck-workspace": "demo" },
-    body: JSON.stringify(body),
-  });
-  if (!res.ok) throw new Error(`POST ${path}: ${res.status} ${await res.text()}`);
-  return (await res.json()) as Record<string, unknown>;
-}
-
-interface Follow {
-  /** Client receive time − the event's journal time, per text event journaled after the stream opened. */
-  latencies: number[];
-  firstTextAt: number | null;
-  openedAt: number | null;
-  endAt: number | null;
-  text: string;
-  lastSeq: number;
-  seqProblem: boolean;
-  /** Text events received, live or replayed (a stream that opens after its run ended receives them all replayed). */
-  texts: number;
-}
-
-/** Follows one run with a real EventSource client until its terminal event. */
-function follow(origin: string, cookie: string, runId: string, signal: AbortSignal): Promise<Follow> {
-  const result: Follow = { latencies: [], firstTextAt: null, openedAt: null, endAt: null, text: "", lastSeq: 0, seqProblem: false, texts: 0 };
-  return new Promise((resolve) => {
-    const source = new EventSource(`${origin}/api/runs/${runId}/events?workspace=demo`, {
-      fetch: (input, init) => fetch(input, { ...init, headers: { ...init.headers, cookie } }),
-    });
-    const done = () => {
-      source.close();
-      signal.removeEventListener("abort", done);
-      resolve(result);
-    };
-    signal.addEventListener("abort", done);
-    source.addEventListener("open", () => (result.openedAt ??= Date.now()));
-    const seen = (event: MessageEvent) => {
-      const data = JSON.parse(event.data as string) as { seq: number; at: string; delta?: string };
-      if (data.seq <= result.lastSeq) return; // a reconnect replays nothing twice
-      if (data.seq !== result.lastSeq + 1) result.seqProblem = true;
-      result.lastSeq = data.seq;
-      return data;
-    };
-    source.addEventListener("text", (event) => {
-      const now = Date.now();
-      const data = seen(event);
-      if (!data) return;
-      result.firstTextAt ??= now;
-      result.texts += 1;
-      result.text += data.delta ?? "";
-      // Live deltas only: one journaled before this client's stream opened was replayed, not delivered live.
-      const at = Date.parse(data.at);
-      if (result.openedAt !== null && at >= result.openedAt) result.latencies.push(now - at);
-    });
-    for (const type of ["run_started", "usage", "thinking", "step_started", "step_finished", "dispatch_started", "dispatch_finished"]) {
-      source.addEventListener(type, (event) => void seen(event));
-    }
-    for (const type of ["run_completed", "run_failed", "run_cancelled"]) {
-      source.addEventListener(type, (event) => {
-        seen(event);
-        result.endAt = Date.now();
-        done();
-      });
-    }
-  });
-}
-
-interface FeedFollow {
-  latencies: number[];
-  openedAt: number | null;
-  lastSeq: number;
-  seqProblem: boolean;
-  finished: Set<string>;
-  complete: boolean;
-}
-
-/**
- * Follows the workspace's live feed with a real EventSource client (from its first item) until it has seen every
- * given run's `run_finished` item. Latency: receipt − the item's time, for items written after the stream opened.
- */
-function followFeed(origin: string, cookie: string, runIds: Promise<string[]>, signal: AbortSignal): Promise<FeedFollow> {
-  const result: FeedFollow = { latencies: [], openedAt: null, lastSeq: 0, seqProblem: false, finished: new Set(), complete: false };
-  return new Promise((resolve) => {
-    const source = new EventSource(`${origin}/api/feed/events?workspace=demo`, {
-      fetch: (input, init) => fetch(input, { ...init, headers: { ...init.headers, cookie } }),
-    });
-    let wanted: string[] | null = null;
-    const done = () => {
-      source.close();
-      signal.removeEventListener("abort", done);
-      resolve(result);
-    };
-    const check = () => {
-      if (wanted && wanted.every((id) => result.finished.has(id))) {
-        result.complete = true;
-        done();
-      }
-    };
-    signal.addEventListener("abort", done);
-    void runIds.then((ids) => {
-      wanted = ids;
-      check();
-    });
-    source.addEventListener("open", () => (result.openedAt ??= Date.now()));
-    source.addEventListener("feed", (event) => {
-      const now = Date.now();
-      const item = JSON.parse(event.data as string) as { seq: number; at: string; kind: string; runId: string | null };
-      if (item.seq <= result.lastSeq) return;
-      if (item.seq !== result.lastSeq + 1) result.seqProblem = true;
-      result.lastSeq = item.seq;
-      const at = Date.parse(item.at);
-      if (result.openedAt !== null && at >= result.openedAt) result.latencies.push(now - at);
-      if (item.kind === "run_finished" && item.runId) result.finished.add(item.runId);
-      check();
-    });
-  });
 }
 
 const percentile = (xs: number[], p: number) => {
@@ -209,6 +76,7 @@ const percentile = (xs: number[], p: number) => {
 const f = (n: number, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : "-");
 
 interface Pass {
+  answer: Answer;
   chats: number;
   viewers: number;
   ttft: number[];
@@ -243,6 +111,9 @@ interface Pass {
   wallMs: number;
 }
 
+/** How a chat's message is answered: its reply's stream (the page's way), or `{ runId }` and then a stream request. */
+type Answer = "stream" | "json";
+
 const PROMPT = "Give me a short status of the launch plan and what is left to do";
 
 async function runPass(
@@ -253,6 +124,7 @@ async function runPass(
   viewers: number,
   feedViewers: number,
   timeoutS: number,
+  answer: Answer,
 ): Promise<Pass> {
   const [first] = instances;
   const viewerHost = instances[instances.length - 1]!;
@@ -274,20 +146,24 @@ async function runPass(
   const runs = await Promise.all(
     sessions.map(async (id, i) => {
       const postedAt = Date.now();
-      const { runId } = (await api(first!.origin, cookies[0]!, `/api/sessions/${id}/messages`, { text: PROMPT })) as { runId: string };
-      const answeredAt = Date.now();
       const watchers = i < Math.ceil(viewers / 10) ? Math.min(10, viewers - i * 10) : 0;
+      // The page's way: the message's answer is its reply's stream. The baseline: the answer names the run, whose
+      // stream is then opened on its events route.
+      const sent = answer === "stream" ? await sendAndFollow(first!.origin, cookies[0]!, id, PROMPT, signal) : null;
+      const runId = sent?.runId ?? ((await api(first!.origin, cookies[0]!, `/api/sessions/${id}/messages`, { text: PROMPT })) as { runId: string }).runId;
+      const answeredAt = sent?.answeredAt ?? Date.now();
       return {
         runId,
         postedAt,
         answeredAt,
-        main: follow(first!.origin, cookies[0]!, runId, signal),
+        main: sent?.follow ?? follow(first!.origin, cookies[0]!, runId, signal),
         extra: Array.from({ length: watchers }, () => follow(viewerHost.origin, viewerCookie, runId, signal)),
       };
     }),
   );
   passRuns(runs.map((r) => r.runId));
   const pass: Pass = {
+    answer,
     chats,
     viewers,
     ttft: [],
@@ -321,7 +197,7 @@ async function runPass(
     if (main.firstTextAt !== null) pass.ttft.push(main.firstTextAt - run.postedAt);
     if (main.endAt !== null) pass.replyMs.push(main.endAt - run.postedAt);
     pass.postMs.push(run.answeredAt - run.postedAt);
-    if (main.openedAt !== null) pass.openMs.push(main.openedAt - run.answeredAt);
+    if (main.openedAt !== null && answer === "json") pass.openMs.push(main.openedAt - run.answeredAt);
     if (main.firstTextAt !== null && main.endAt !== null) pass.streamMs.push(main.endAt - main.firstTextAt);
     pass.chatLatency.push(...main.latencies);
     pass.texts += main.texts;
@@ -377,47 +253,43 @@ async function main(): Promise<number> {
         `offline model at ${options.paceMs} ms per piece, ${options.instances} instance(s); node ${process.version}, ${os.cpus().length} CPUs`,
     );
     console.log(`load average at start: ${load()}`);
-    await runPass(instances, cookies, name, 2, 0, 1, options.timeoutS); // warm-up: routes compiled, connections open
-    const alone = await runPass(instances, cookies, name, 1, 0, 1, options.timeoutS);
-    const loadAlone = load();
-    const crowd = await runPass(instances, cookies, name, options.chats, options.viewers, options.feedViewers, options.timeoutS);
-    const loadCrowd = load();
-    const streamRatio = percentile(crowd.streamMs, 50) / percentile(alone.streamMs, 50);
-    const rows = [
-      ["one chat alone", alone, loadAlone] as const,
-      [`${options.chats} chats + ${options.viewers} viewers`, crowd, loadCrowd] as const,
-    ];
+    await runPass(instances, cookies, name, 2, 0, 1, options.timeoutS, "stream"); // warm-up: routes compiled, connections open
+    const alone = await runPass(instances, cookies, name, 1, 0, 1, options.timeoutS, "stream");
+    const rows: { label: string; pass: Pass; load: string }[] = [{ label: "one chat alone", pass: alone, load: load() }];
+    // Alternated, so that neither kind always runs on the warmer or the more loaded machine.
+    for (let round = 0; round < options.rounds; round++) {
+      for (const answer of round % 2 === 0 ? (["json", "stream"] as const) : (["stream", "json"] as const)) {
+        const crowd = await runPass(instances, cookies, name, options.chats, options.viewers, options.feedViewers, options.timeoutS, answer);
+        rows.push({ label: `${options.chats} chats, ${answer === "stream" ? "answer streams" : "answer, then open"}`, pass: crowd, load: load() });
+      }
+    }
+    const streamRatio = (p: Pass) => percentile(p.streamMs, 50) / percentile(alone.streamMs, 50);
     console.log("");
-    console.log("pass                          delta→chat p50  p99  delta→viewer p50  p99  first text p50  p99  stream ms p50  lost  peak RSS MB  CPU %  load 1m");
-    for (const [label, p, l] of rows) {
+    console.log(
+      `${options.viewers} extra viewers; "answer streams": the message's answer is its reply's stream (the chat page's way); ` +
+        `"answer, then open": the answer names the run and its stream is opened next (the baseline)`,
+    );
+    console.log("pass                            delta→chat p50  p99  delta→viewer p50  p99  first text p50  p99  stream ms p50  ratio  lost  peak RSS MB  CPU %  load 1m");
+    for (const { label, pass: p, load: l } of rows) {
       console.log(
-        `${label.padEnd(28)}  ${f(percentile(p.chatLatency, 50)).padStart(14)}  ${f(percentile(p.chatLatency, 99)).padStart(3)}  ` +
+        `${label.padEnd(30)}  ${f(percentile(p.chatLatency, 50)).padStart(14)}  ${f(percentile(p.chatLatency, 99)).padStart(3)}  ` +
           `${f(percentile(p.viewerLatency, 50)).padStart(16)}  ${f(percentile(p.viewerLatency, 99)).padStart(3)}  ` +
-          `${f(percentile(p.ttft, 50)).padStart(14)}  ${f(percentile(p.ttft, 99)).padStart(3)}  ${f(percentile(p.streamMs, 50)).padStart(13)}  ` +
-          `${String(p.lost).padStart(4)}  ${f(p.rssMb).padStart(11)}  ${f(p.cpuPercent).padStart(5)}  ${l.split(",")[0]}`,
+          `${f(percentile(p.ttft, 50)).padStart(14)}  ${f(percentile(p.ttft, 99)).padStart(4)}  ${f(percentile(p.streamMs, 50)).padStart(13)}  ` +
+          `${f(streamRatio(p), 2).padStart(5)}  ${String(p.lost).padStart(4)}  ${f(p.rssMb).padStart(11)}  ${f(p.cpuPercent).padStart(5)}  ${l.split(",")[0]}`,
       );
     }
-    console.log(`stream time, ${options.chats} chats / one alone (p50): ${f(streamRatio, 2)}x`);
-    for (const [label, p] of rows) {
+    const livePct = (p: Pass) => (p.texts ? (100 * p.liveTexts) / p.texts : Number.NaN);
+    for (const { label, pass: p } of rows) {
+      console.log(
+        `${label}: first text = message answered p50 ${f(percentile(p.postMs, 50))} ms (p99 ${f(percentile(p.postMs, 99))})` +
+          (p.answer === "json" ? `, then stream open p50 ${f(percentile(p.openMs, 50))} ms (p99 ${f(percentile(p.openMs, 99))})` : "") +
+          `; whole reply (message posted → last event) p50 ${f(percentile(p.replyMs, 50))} ms (p99 ${f(percentile(p.replyMs, 99))}); ` +
+          `${f(livePct(p))} % of ${p.texts} text events live (the rest replayed to streams that opened late)`,
+      );
       console.log(
         `${label}: feed item → viewer p50 ${f(percentile(p.feedLatency, 50))} ms (p99 ${f(percentile(p.feedLatency, 99))}), ` +
           `${p.feedViewers} feed viewer(s), ${p.feedLatency.length} live items received`,
       );
-    }
-    for (const [label, p] of rows) {
-      console.log(
-        `${label}: first text = POST answered p50 ${f(percentile(p.postMs, 50))} ms (p99 ${f(percentile(p.postMs, 99))}), ` +
-          `then stream open p50 ${f(percentile(p.openMs, 50))} ms (p99 ${f(percentile(p.openMs, 99))})`,
-      );
-    }
-    const livePct = (p: Pass) => (p.texts ? (100 * p.liveTexts) / p.texts : Number.NaN);
-    for (const [label, p] of rows) {
-      console.log(`${label}: ${f(livePct(p))} % of the ${p.texts} text events received were live (the latencies above); the rest were replayed to streams that opened late`);
-    }
-    for (const [label, p] of rows) {
-      console.log(`${label}: whole reply (message posted → last event) p50 ${f(percentile(p.replyMs, 50))} ms (p99 ${f(percentile(p.replyMs, 99))})`);
-    }
-    for (const [label, p] of rows) {
       console.log(
         `${label}: CPU over the pass: server ${f(p.cpuPercent)} % of a core, these clients ${f(p.clientCpuPercent)} % of a core, ` +
           `whole machine ${f(p.machineCpuPercent)} % of ${os.cpus().length} cores (the rest is mostly the database); ` +
@@ -426,28 +298,30 @@ async function main(): Promise<number> {
       );
     }
     console.log(`load average at end: ${load()}`);
-    for (const failure of [...alone.failures, ...crowd.failures]) {
+    for (const failure of rows.flatMap((r) => r.pass.failures)) {
       failed = true;
       console.log(`FAIL ${failure}`);
     }
-    const all = [...crowd.chatLatency, ...crowd.viewerLatency];
     const common = `bench=http instances=${options.instances} pace_ms=${options.paceMs}`;
     console.log(
-      `RESULT ${common} chats=1 viewers=0 p50_ms=${f(percentile(alone.chatLatency, 50))} p99_ms=${f(percentile(alone.chatLatency, 99))} ` +
+      `RESULT ${common} chats=1 viewers=0 answer=stream p50_ms=${f(percentile(alone.chatLatency, 50))} p99_ms=${f(percentile(alone.chatLatency, 99))} ` +
         `ttft_p50_ms=${f(percentile(alone.ttft, 50))} ttft_p99_ms=${f(percentile(alone.ttft, 99))} reply_p50_ms=${f(percentile(alone.replyMs, 50))} stream_p50_ms=${f(percentile(alone.streamMs, 50))} ` +
         `feed_viewers=1 feed_p50_ms=${f(percentile(alone.feedLatency, 50))} feed_p99_ms=${f(percentile(alone.feedLatency, 99))} ` +
         `lost=${alone.lost} rss_mb=${f(alone.rssMb)} cpu_pct=${f(alone.cpuPercent)} client_cpu_pct=${f(alone.clientCpuPercent)} machine_cpu_pct=${f(alone.machineCpuPercent)} ` +
-        `load=${loadAlone} mode=baseline`,
+        `load=${rows[0]!.load} mode=alone`,
     );
-    console.log(
-      `RESULT ${common} chats=${options.chats} viewers=${options.viewers} p50_ms=${f(percentile(all, 50))} p99_ms=${f(percentile(all, 99))} ` +
-        `viewer_p99_ms=${f(percentile(crowd.viewerLatency, 99))} live_pct=${f(livePct(crowd))} ttft_p50_ms=${f(percentile(crowd.ttft, 50))} ttft_p99_ms=${f(percentile(crowd.ttft, 99))} ` +
-        `reply_p50_ms=${f(percentile(crowd.replyMs, 50))} reply_p99_ms=${f(percentile(crowd.replyMs, 99))} ` +
-        `stream_ratio=${f(streamRatio, 2)} feed_viewers=${options.feedViewers} feed_p50_ms=${f(percentile(crowd.feedLatency, 50))} ` +
-        `feed_p99_ms=${f(percentile(crowd.feedLatency, 99))} lost=${crowd.lost} rss_mb=${f(crowd.rssMb)} cpu_pct=${f(crowd.cpuPercent)} ` +
-        `client_cpu_pct=${f(crowd.clientCpuPercent)} machine_cpu_pct=${f(crowd.machineCpuPercent)} server_cpu_ms_per_chat=${f(crowd.serverCpuMsPerChat, 1)} ` +
-        `db_cpu_ms_per_chat=${f(crowd.databaseCpuMsPerChat, 1)} load=${loadCrowd} mode=default`,
-    );
+    for (const { pass: crowd, load: l } of rows.slice(1)) {
+      const all = [...crowd.chatLatency, ...crowd.viewerLatency];
+      console.log(
+        `RESULT ${common} chats=${options.chats} viewers=${options.viewers} answer=${crowd.answer} p50_ms=${f(percentile(all, 50))} p99_ms=${f(percentile(all, 99))} ` +
+          `viewer_p99_ms=${f(percentile(crowd.viewerLatency, 99))} live_pct=${f(livePct(crowd))} ttft_p50_ms=${f(percentile(crowd.ttft, 50))} ttft_p99_ms=${f(percentile(crowd.ttft, 99))} ` +
+          `reply_p50_ms=${f(percentile(crowd.replyMs, 50))} reply_p99_ms=${f(percentile(crowd.replyMs, 99))} ` +
+          `stream_ratio=${f(streamRatio(crowd), 2)} feed_viewers=${options.feedViewers} feed_p50_ms=${f(percentile(crowd.feedLatency, 50))} ` +
+          `feed_p99_ms=${f(percentile(crowd.feedLatency, 99))} lost=${crowd.lost} rss_mb=${f(crowd.rssMb)} cpu_pct=${f(crowd.cpuPercent)} ` +
+          `client_cpu_pct=${f(crowd.clientCpuPercent)} machine_cpu_pct=${f(crowd.machineCpuPercent)} server_cpu_ms_per_chat=${f(crowd.serverCpuMsPerChat, 1)} ` +
+          `db_cpu_ms_per_chat=${f(crowd.databaseCpuMsPerChat, 1)} load=${l} mode=${crowd.answer === "stream" ? "default" : "baseline"}`,
+      );
+    }
     // Last, once the passes' figures are printed: a failure here loses none of them.
     const ended = alone.runIds[0];
     if (options.openings > 0 && ended && alone.failures.length === 0) {
