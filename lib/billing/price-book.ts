@@ -1,6 +1,7 @@
-import { asc, eq } from "drizzle-orm";
+import { asc, eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "../db/client";
+import { statement } from "../db/statements";
 import { modelPrices } from "../db/schema";
 import { recordAudit } from "../audit";
 import {
@@ -17,8 +18,11 @@ import {
 } from "./prices";
 
 /** A workspace's stored prices, in credits per million tokens. */
+// Read at every model call.
+const workspacePrices = statement((db) => db.select().from(modelPrices).where(eq(modelPrices.workspaceId, sql.placeholder("workspaceId"))).prepare("workspace_prices"));
+
 export async function loadWorkspacePrices(db: Db, workspaceId: string): Promise<{ model: string; rates: PriceRates }[]> {
-  const rows = await db.select().from(modelPrices).where(eq(modelPrices.workspaceId, workspaceId));
+  const rows = await workspacePrices(db).execute({ workspaceId });
   return rows.map((r) => ({
     model: r.model,
     rates: { input: r.inputCreditsPerMtok, output: r.outputCreditsPerMtok, cacheRead: r.cacheReadCreditsPerMtok, cacheWrite: r.cacheWriteCreditsPerMtok },

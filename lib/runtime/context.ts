@@ -1,5 +1,6 @@
-import { asc, eq } from "drizzle-orm";
+import { asc, eq, sql } from "drizzle-orm";
 import type { Database } from "../db/client";
+import { statement } from "../db/statements";
 import { memoryReaderOf } from "../access/access";
 import { messages, type Agent, type AgentRun } from "../db/schema";
 import { MEMORIES_HEADING } from "../models/offline";
@@ -10,13 +11,18 @@ import { recallMemories } from "../tools/memory";
 const HISTORY_LIMIT = 40;
 
 /** The conversation so far as the model sees it: text only, roles alternating, starting with the user. */
-export async function loadHistory(db: Database, run: AgentRun): Promise<ModelMessage[]> {
-  if (!run.sessionId) return [];
-  const rows = await db
+const chatMessages = statement((db) =>
+  db
     .select({ id: messages.id, role: messages.role, content: messages.content })
     .from(messages)
-    .where(eq(messages.sessionId, run.sessionId))
-    .orderBy(asc(messages.createdAt), asc(messages.role));
+    .where(eq(messages.sessionId, sql.placeholder("sessionId")))
+    .orderBy(asc(messages.createdAt), asc(messages.role))
+    .prepare("chat_messages"),
+);
+
+export async function loadHistory(db: Database, run: AgentRun): Promise<ModelMessage[]> {
+  if (!run.sessionId) return [];
+  const rows = await chatMessages(db).execute({ sessionId: run.sessionId });
   const out: ModelMessage[] = [];
   for (const row of rows.slice(-HISTORY_LIMIT * 2)) {
     if (row.id === run.replyMessageId) continue;

@@ -1,5 +1,6 @@
 import { and, asc, eq, gt, inArray, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
+import { statement } from "../db/statements";
 import { agentRuns, runEvents } from "../db/schema";
 import { cleanDeep } from "../text";
 import type { EventBus } from "./bus";
@@ -77,13 +78,19 @@ export async function appendRunEvents(
   return lastSeq;
 }
 
-export async function readRunEvents(db: Db, runId: string, afterSeq: number, limit = 500): Promise<RunEvent[]> {
-  const rows = await db
+// Every stream's first read, and every read a follower makes to fill a gap.
+const runEventsAfter = statement((db) =>
+  db
     .select({ seq: runEvents.seq, type: runEvents.type, payload: runEvents.payload, createdAt: runEvents.createdAt })
     .from(runEvents)
-    .where(and(eq(runEvents.runId, runId), gt(runEvents.seq, afterSeq)))
+    .where(and(eq(runEvents.runId, sql.placeholder("runId")), gt(runEvents.seq, sql.placeholder("afterSeq"))))
     .orderBy(asc(runEvents.seq))
-    .limit(limit);
+    .limit(sql.placeholder("limit"))
+    .prepare("run_events_after"),
+);
+
+export async function readRunEvents(db: Db, runId: string, afterSeq: number, limit = 500): Promise<RunEvent[]> {
+  const rows = await runEventsAfter(db).execute({ runId, afterSeq, limit });
   return rows
     .map((r) => parseRunEvent(r.type, r.seq, r.createdAt.toISOString(), r.payload))
     .filter((e): e is RunEvent => e !== null);

@@ -1,5 +1,6 @@
 import { and, eq, inArray, isNull, lt, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
+import { statement } from "../db/statements";
 import { agentRuns, agents, messages, runEvents, workspaceBudgets } from "../db/schema";
 import { AppError } from "../errors";
 
@@ -46,16 +47,21 @@ export async function listOrphanedRuns(db: Db, limit = 50): Promise<string[]> {
  * A run and its agent, as its driver loads them, with the monthly budgets that bear on its first model call
  * (the workspace's and the agent's; null where none is set).
  */
-export async function getRunWithAgent(db: Db, runId: string) {
-  // One statement: this is the first read of every run a process drives, and the message that started it and the
-  // workspace's budget come along.
-  const [row] = await db
+// One statement: this is the first read of every run a process drives, and the message that started it and the
+// workspace's budget come along.
+const runWithAgent = statement((db) =>
+  db
     .select({ run: agentRuns, agent: agents, userText: messages.content, workspaceBudget: workspaceBudgets.monthlyBudgetCredits })
     .from(agentRuns)
     .leftJoin(agents, eq(agents.id, agentRuns.agentId))
     .leftJoin(messages, eq(messages.id, agentRuns.userMessageId))
     .leftJoin(workspaceBudgets, eq(workspaceBudgets.workspaceId, agentRuns.workspaceId))
-    .where(eq(agentRuns.id, runId));
+    .where(eq(agentRuns.id, sql.placeholder("runId")))
+    .prepare("run_with_agent"),
+);
+
+export async function getRunWithAgent(db: Db, runId: string) {
+  const [row] = await runWithAgent(db).execute({ runId });
   if (!row) return { run: undefined, agent: undefined, userText: null, budgets: undefined };
   const agent = row.agent ?? undefined;
   const budgets = agent ? { workspace: row.workspaceBudget, agent: agent.monthlyBudgetCredits, handle: agent.handle } : undefined;

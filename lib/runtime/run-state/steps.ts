@@ -1,6 +1,7 @@
 // A running run's progress: its lease, its usage, its steps and its taint, and what a crashed driver left behind.
 import { and, asc, eq, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
+import { statement } from "../../db/statements";
 import { agentRuns, executionGrants, steps, type AgentRun, type TaintSource } from "../../db/schema";
 import { withDbRetry } from "../db-retry";
 import { lease } from "./shared";
@@ -23,18 +24,22 @@ export async function renewLease(db: Db, runId: string, owner: string): Promise<
 }
 
 /** Adds one model call's usage to the run's totals. */
+const addUsage = statement((db) =>
+  db
+    .update(agentRuns)
+    .set({
+      inputTokens: sql`${agentRuns.inputTokens} + ${sql.placeholder("inputTokens")}`,
+      outputTokens: sql`${agentRuns.outputTokens} + ${sql.placeholder("outputTokens")}`,
+      credits: sql`${agentRuns.credits} + ${sql.placeholder("credits")}`,
+      modelCalls: sql`${sql.placeholder("modelCalls")}`,
+    })
+    .where(eq(agentRuns.id, sql.placeholder("runId")))
+    .prepare("add_run_usage"),
+);
+
 export async function addRunUsage(db: Db, runId: string, usage: { inputTokens: number; outputTokens: number; credits: number; callNumber: number }): Promise<void> {
-  await withDbRetry(() =>
-    db
-      .update(agentRuns)
-      .set({
-        inputTokens: sql`${agentRuns.inputTokens} + ${usage.inputTokens}`,
-        outputTokens: sql`${agentRuns.outputTokens} + ${usage.outputTokens}`,
-        credits: sql`${agentRuns.credits} + ${usage.credits}`,
-        modelCalls: usage.callNumber + 1,
-      })
-      .where(eq(agentRuns.id, runId)),
-  );
+  const { inputTokens, outputTokens, credits, callNumber } = usage;
+  await withDbRetry(() => addUsage(db).execute({ runId, inputTokens, outputTokens, credits, modelCalls: callNumber + 1 }));
 }
 
 /** A new step of the run, running, at `position`; the run's step count follows. */
