@@ -229,8 +229,11 @@ export function createOfflineProvider(options: { delayMs?: number } = {}): Model
         }
       }
 
-      for (const piece of pieces(text)) {
-        await sleep(delayMs, request.signal);
+      // Piece k is due k × delayMs after the first, as a provider's stream arrives on its own clock: a consumer that
+      // was busy gets the pieces that came meanwhile at once, and the reply takes as long as it would have.
+      const start = Date.now();
+      for (const [k, piece] of pieces(text).entries()) {
+        await sleep(Math.max(0, start + (k + 1) * delayMs - Date.now()), request.signal);
         yield { type: "text", delta: piece };
       }
       for (const [index, call] of calls.entries()) {
