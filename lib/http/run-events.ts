@@ -12,10 +12,10 @@ export function wantsEventStream(req: Request): boolean {
 /**
  * A run's journal as one viewer's event stream, from after `afterSeq`: the one
  * way a route answers with a run's events (the run's events route, and the
- * answer to a chat message that started it). The journal's first read goes out
- * with the access check, and none of it is sent unless the check passes; the
- * stream then rechecks the session and membership while it is open
- * (`stillAllowed`) and ends when the request does.
+ * answer to a chat message that started it). The stream subscribes before this
+ * function first waits, and its first read goes out with the access check;
+ * none of it is sent unless the check passes. It then rechecks the session and
+ * membership while it is open (`stillAllowed`) and ends when the request does.
  */
 export async function runEventsResponse(input: {
   req: Request;
@@ -26,12 +26,14 @@ export async function runEventsResponse(input: {
   afterSeq: number;
   stillAllowed: () => Promise<boolean>;
   headers?: Record<string, string>;
+  /** The run has journaled nothing yet: called before it is driven (see `startChatRun`), the stream reads nothing first. */
+  fresh?: boolean;
 }): Promise<EventStreamReply> {
   const { req, server, runId, viewer } = input;
   const abort = new AbortController();
   req.signal.addEventListener("abort", () => abort.abort());
   const events = await handOverWhen(
-    streamRunEvents({ db: server.db, bus: server.bus, runId, afterSeq: input.afterSeq, signal: abort.signal, viewer }),
+    streamRunEvents({ db: server.db, bus: server.bus, runId, afterSeq: input.afterSeq, signal: abort.signal, viewer, fresh: input.fresh }),
     assertReadableRun(server.db, input.workspaceId, runId, viewer),
     abort,
   );

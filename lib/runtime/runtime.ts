@@ -31,7 +31,16 @@ export interface Runtime {
    * `forbidden:session` for a `role` that may read the chat) unless the chat
    * is theirs.
    */
-  startChatRun(input: { workspaceId: string; sessionId: string; userId: string; role?: Role; text: string; title?: string }): Promise<{ runId: string }>;
+  startChatRun(
+    input: { workspaceId: string; sessionId: string; userId: string; role?: Role; text: string; title?: string },
+    options?: {
+      /**
+       * Called with the run's id once it is written and before it is driven: a follower that subscribes here (the
+       * answer to the message) receives every event of the run from memory and need read nothing first.
+       */
+      beforeDrive?: (runId: string) => void;
+    },
+  ): Promise<{ runId: string }>;
   /**
    * Gives agents a turn on a message (a room post, a mission step, a door):
    * creates their runs and drives them. Paused agents get none; they are returned.
@@ -115,11 +124,15 @@ export function createRuntime(input: Omit<RuntimeDeps, "breakers"> & { breakers?
 
   const runtime: Runtime = {
     deps,
-    async startChatRun(input) {
+    async startChatRun(input, options) {
       const { runId } = await createChatRun(deps.db, { ...input, owner: deps.instanceId });
       // Its streams in this process (the person's own, opened next) need not read what is known here.
       runFactsCache(deps.db).remember(input.workspaceId, runId, { userId: input.userId, trigger: "chat", sessionId: input.sessionId });
-      drive(runId);
+      try {
+        options?.beforeDrive?.(runId);
+      } finally {
+        drive(runId);
+      }
       return { runId };
     },
 

@@ -18,6 +18,8 @@ export type StreamItem = { kind: "event"; event: RunEvent } | { kind: "heartbeat
  * of a run this process ends, arrive from memory; those written elsewhere
  * (another process, a system write) are read.
  * `fromMemory: false` reads every event back (the former path, a baseline).
+ * `fresh`: the run has journaled nothing yet (it is followed before it is
+ * driven), so the stream starts without a read.
  */
 export async function* streamRunEvents(options: {
   db: Db;
@@ -28,6 +30,7 @@ export async function* streamRunEvents(options: {
   heartbeatMs?: number;
   viewer?: Viewer;
   fromMemory?: boolean;
+  fresh?: boolean;
 }): AsyncGenerator<StreamItem> {
   const { db, bus, runId } = options;
   const writer = journalWriterFor(db as Database, bus);
@@ -51,6 +54,7 @@ export async function* streamRunEvents(options: {
     isLast: (event) => isTerminal(event.type),
     signal: options.signal,
     heartbeatMs: options.heartbeatMs,
+    fresh: options.fresh,
   })) {
     if (next.kind === "heartbeat") yield next;
     else yield { kind: "event", event: options.viewer ? runEventForViewer(options.viewer, next.item) : next.item };

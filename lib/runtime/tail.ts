@@ -11,7 +11,10 @@ export type TailItem<T> = { kind: "item"; item: T } | { kind: "heartbeat" };
  * `push` hands over committed items themselves (for a journal whose
  * sequence numbers have no gaps): those that continue the cursor are
  * yielded from memory without a read; anything else (a gap, a backlog over
- * `memoryLimit`) falls back to reading the journal.
+ * `memoryLimit`) falls back to reading the journal. `fresh` says that nothing
+ * after `afterSeq` was committed before this subscription (a run followed
+ * before it is driven): the first read is skipped, and should that be wrong,
+ * the first item pushed shows the gap and the journal is read.
  */
 export async function* tailJournal<T extends { seq: number }>(options: {
   subscribe: (wake: () => void) => () => void;
@@ -23,10 +26,11 @@ export async function* tailJournal<T extends { seq: number }>(options: {
   isLast?: (item: T) => boolean;
   signal?: AbortSignal;
   heartbeatMs?: number;
+  fresh?: boolean;
 }): AsyncGenerator<TailItem<T>> {
   const { signal } = options;
   let cursor = options.afterSeq;
-  let dirty = true;
+  let dirty = !(options.fresh && options.push);
   let wake: (() => void) | null = null;
   let queued: T[] = [];
   const memoryLimit = options.memoryLimit ?? 2_000;

@@ -241,6 +241,19 @@ describe("the group-committing journal writer", () => {
       );
     }
 
+    /** Resolves once `to` has received everything `from`'s database had notified before the call. */
+    async function notificationsArrived(from: EventBus, to: EventBus) {
+      const topic = `sync-${crypto.randomBytes(4).toString("hex")}`;
+      let off = () => {};
+      const arrived = new Promise<void>((resolve) => (off = to.subscribe(topic, () => resolve())));
+      try {
+        await from.publish(topic, {});
+        await arrived;
+      } finally {
+        off();
+      }
+    }
+
     /** Follows a run until its terminal event; `opened` resolves once the follower has handed over its first event. */
     function follow(db: Db, bus: EventBus, runId: string) {
       let opened!: () => void;
@@ -267,6 +280,9 @@ describe("the group-committing journal writer", () => {
         await writer.append(runId!, instance, [{ type: "text", payload: { delta: "opened." } }]);
         const followers = [follow(there.db, there.bus, runId!), follow(there.db, there.bus, runId!)];
         await Promise.all(followers.map((f) => f.first));
+        // The first append's notification may reach the other instance after its followers read that row: wait until
+        // it has, so that it is not counted below. (Notifications arrive in commit order.)
+        await notificationsArrived(s.bus, there.bus);
         const before = { ...there.writer.stats };
         // Several flushes of small text (one per append, each awaited), then a row too large to travel, then the end.
         for (const piece of ["ä-one.", "two.", "three."]) await writer.append(runId!, instance, [{ type: "text", payload: { delta: piece } }]);

@@ -63,6 +63,22 @@ describe("queries on the start path of a chat", () => {
     expect(opened.queries).toHaveLength(2);
     expect(opened.queries.filter((q) => /from "agent_runs"/.test(q))).toHaveLength(0);
 
+    // Asked for as a stream, the answer follows the run from before it is driven: its events come from memory, and the
+    // journal is never read (the stream's own statements stop at the chat run's; the journal's writes are the run's).
+    const streamed = await recordQueries(async () => {
+      const res = await postMessageRoute(
+        jsonRequest(`/api/sessions/${sessionId}/messages`, { method: "POST", cookie, workspace: "demo", body: { text: "hello again" }, headers: { accept: "text/event-stream" } }),
+        params({ id: sessionId }),
+      );
+      return { res, frames: await readFrames(res) };
+    });
+    expect(streamed.result.res.status).toBe(200);
+    const streamedFrames = streamed.result.frames;
+    expect(streamedFrames.map((f) => Number(f.id))).toEqual(streamedFrames.map((_, i) => i + 1));
+    expect(streamedFrames.at(-1)?.event).toBe("run_completed");
+    expect(streamed.queries.filter((q) => /select .* from "run_events"/s.test(q))).toEqual([]);
+    await s.runtime.drain();
+
     console.log(`POST messages: ${posted.queries.length}\n${posted.queries.join("\n")}`);
     console.log(`GET events: ${opened.queries.length}\n${opened.queries.join("\n")}`);
   });

@@ -90,4 +90,28 @@ describe("tailJournal with items handed over from memory", () => {
     expect(await next(it)).toEqual({ seq: 5, text: "e" });
     expect(j.state.reads).toBe(2);
   });
+
+  it("fresh: follows a journal that has nothing yet from memory alone, and reads it when the first item shows that something came before", async () => {
+    const clean = journal();
+    const it = tailJournal({ ...clean.options(), fresh: true });
+    const first = next(it);
+    await new Promise((r) => setTimeout(r, 0));
+    clean.commit(["a"]);
+    expect(await first).toEqual({ seq: 1, text: "a" });
+    const last = next(it);
+    await new Promise((r) => setTimeout(r, 0));
+    clean.commit(["end"]);
+    expect(await last).toEqual({ seq: 2, text: "end" });
+    expect(clean.state.reads).toBe(0);
+
+    const late = journal();
+    late.commit(["before"], "silent");
+    const it2 = tailJournal({ ...late.options(), fresh: true });
+    const head = next(it2);
+    await new Promise((r) => setTimeout(r, 0));
+    late.commit(["after"]);
+    expect(await head).toEqual({ seq: 1, text: "before" });
+    expect(await next(it2)).toEqual({ seq: 2, text: "after" });
+    expect(late.state.reads).toBe(1);
+  });
 });

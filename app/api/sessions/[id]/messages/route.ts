@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { accepted, route } from "@/lib/http/route";
 import { runEventsResponse, wantsEventStream } from "@/lib/http/run-events";
+import type { EventStreamReply } from "@/lib/http/sse";
 import { chatRunStartedSchema, RUN_ID_HEADER } from "@/lib/runtime/session-schemas";
 import { limitRunStart } from "@/lib/runtime/run-limit";
 import { titleFrom } from "@/lib/runtime/session-edits";
@@ -19,18 +20,22 @@ export const POST = route(
   async ({ req, server, workspace, user, params, body, stillAllowed }) => {
     // Every attempt counts toward the person's limit, refused ones included.
     await limitRunStart(server, user.id);
-    // One statement checks that the chat is this person's, writes the message and starts the run; the chat is named
-    // after its first message in it.
-    const { runId } = await server.runtime.startChatRun({
-      workspaceId: workspace.id,
-      sessionId: params.id,
-      userId: user.id,
-      role: workspace.role,
-      text: body.text,
-      title: titleFrom(body.text),
-    });
-    if (!wantsEventStream(req)) return accepted({ runId });
     const viewer = { userId: user.id, role: workspace.role };
-    return runEventsResponse({ req, server, workspaceId: workspace.id, viewer, runId, afterSeq: 0, stillAllowed, headers: { [RUN_ID_HEADER]: runId } });
+    let stream: Promise<EventStreamReply> | undefined;
+    // One statement checks that the chat is this person's, writes the message and starts the run; the chat is named
+    // after its first message in it. The answer's stream subscribes before the run is driven, so every event of the
+    // run reaches it from memory.
+    const { runId } = await server.runtime.startChatRun(
+      { workspaceId: workspace.id, sessionId: params.id, userId: user.id, role: workspace.role, text: body.text, title: titleFrom(body.text) },
+      {
+        beforeDrive: wantsEventStream(req)
+          ? (runId) => {
+              const headers = { [RUN_ID_HEADER]: runId };
+              stream = runEventsResponse({ req, server, workspaceId: workspace.id, viewer, runId, afterSeq: 0, stillAllowed, headers, fresh: true });
+            }
+          : undefined,
+      },
+    );
+    return stream ? await stream : accepted({ runId });
   },
 );
