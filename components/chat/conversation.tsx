@@ -7,9 +7,8 @@ import { ChevronLeft } from "lucide-react";
 import dynamic from "next/dynamic";
 import Link from "next/link";
 import { useLayoutEffect, useRef, useState } from "react";
-import { AppError, errorMessage, isAppError } from "@/lib/errors";
+import { errorMessage, isAppError } from "@/lib/errors";
 import { apiStream } from "@/lib/client/api";
-import { handOverStream } from "@/lib/client/event-stream";
 import { OFFLINE_MODEL } from "@/lib/models/offline-grammar";
 import { useApi, useWorkspace } from "../providers";
 import { Composer } from "./composer";
@@ -19,11 +18,11 @@ import { OfflineNotice } from "./offline-notice";
 import { emptyTimeline, isDone, type Timeline } from "./timeline";
 import { agentKeys, chatKeys } from "@/lib/client/query-keys";
 import { agentListSchema } from "@/lib/agents/agent-schemas";
-import { chatRunStartedSchema, RUN_ID_HEADER, sessionHistorySchema, type ChatMessage } from "@/lib/runtime/session-schemas";
+import { sessionHistorySchema, type ChatMessage } from "@/lib/runtime/session-schemas";
 import { activeRunStates } from "./run-states";
 import { LazyBox } from "../ui/lazy-box";
 import { anchoredStepClasses, useStepAnchor } from "../runs/use-step-anchor";
-import { runStreamKey, useFinishedTimelines, useRunStream } from "./use-run";
+import { runOfAnswer, useFinishedTimelines, useRunStream } from "./use-run";
 import { StreamNotice } from "../runs/stream-notice";
 
 function errorText(error: unknown): string {
@@ -76,24 +75,17 @@ export function Conversation({ sessionId, currentUserId }: { sessionId: string; 
 
   const send = useMutation({
     // The answer is the reply's event stream, handed to the run's follower: one request for a message and its reply.
-    mutationFn: async (text: string) => {
-      const response = await apiStream(`/api/sessions/${sessionId}/messages`, { method: "POST", body: { text }, workspace: workspace.slug });
-      const started = chatRunStartedSchema.safeParse({ runId: response.headers.get(RUN_ID_HEADER) });
-      if (!started.success) {
-        await response.body?.cancel().catch(() => undefined);
-        throw new AppError("internal:contract", "The server's answer to the message does not name its run.");
-      }
-      handOverStream(runStreamKey(workspace.slug, started.data.runId), response);
-      return started.data;
-    },
+    mutationFn: async (text: string) =>
+      runOfAnswer(workspace.slug, await apiStream(`/api/sessions/${sessionId}/messages`, { method: "POST", body: { text }, workspace: workspace.slug })),
     onSuccess: ({ runId }, text) => {
       setPosted({ runId, text });
       refreshHistory();
     },
     onError: (error, text) => {
       setDraft((current) => current || text);
-      // Another tab may have started a run: the history will show it and we attach.
-      if (isAppError(error) && error.code === "conflict:run") void queryClient.invalidateQueries({ queryKey: sessionKey });
+      // Another tab may have started a run, or the message was taken and only its answer failed: the history shows
+      // what is there, and a run in it is followed.
+      void queryClient.invalidateQueries({ queryKey: sessionKey });
       // Paused meanwhile: refresh the agent so the banner shows.
       if (isAppError(error) && error.code === "conflict:agent_paused") void queryClient.invalidateQueries({ queryKey: agentKeys.list(workspace.slug) });
     },

@@ -1,7 +1,10 @@
 "use client";
 
 import { useQueries, useQuery, useQueryClient } from "@tanstack/react-query";
+import { handOverStream } from "@/lib/client/event-stream";
 import { useEventStream } from "@/lib/client/use-event-stream";
+import { AppError } from "@/lib/errors";
+import { chatRunStartedSchema, RUN_ID_HEADER } from "@/lib/runtime/session-schemas";
 import { isTerminal } from "@/lib/runtime/events";
 import { useWorkspace } from "../providers";
 import { applyRunEvent, decodeRunEvent, emptyTimeline, isDone, replayRun, type Timeline } from "./timeline";
@@ -10,6 +13,24 @@ import { chatKeys } from "@/lib/client/query-keys";
 /** The key under which the answer to a chat message hands its reply's stream to the run's follower. */
 export function runStreamKey(workspace: string, runId: string): string {
   return `run:${workspace}:${runId}`;
+}
+
+/**
+ * The run a message's answer started. A streamed answer names it in a header and is handed to the run's follower; an
+ * answer that is not a stream (`202 { runId }`: a server or a proxy that did not stream it) names it in its body, and
+ * the follower opens the run's stream itself.
+ */
+export async function runOfAnswer(workspace: string, response: Response): Promise<{ runId: string }> {
+  const streamed = (response.headers.get("content-type") ?? "").includes("text/event-stream");
+  const started = chatRunStartedSchema.safeParse(
+    streamed ? { runId: response.headers.get(RUN_ID_HEADER) } : await response.json().catch(() => undefined),
+  );
+  if (!started.success) {
+    await response.body?.cancel().catch(() => undefined);
+    throw new AppError("internal:contract", "The server's answer to the message does not name its run.");
+  }
+  if (streamed) handOverStream(runStreamKey(workspace, started.data.runId), response);
+  return started.data;
 }
 
 /** Reconnects in a row without a word from the server before the page says the reply was lost. */

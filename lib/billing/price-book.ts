@@ -17,10 +17,10 @@ import {
   type ResolvedPrice,
 } from "./prices";
 
-/** A workspace's stored prices, in credits per million tokens. */
 // Read at every model call.
 const workspacePrices = statement((db) => db.select().from(modelPrices).where(eq(modelPrices.workspaceId, sql.placeholder("workspaceId"))).prepare("workspace_prices"));
 
+/** A workspace's stored prices, in credits per million tokens. */
 export async function loadWorkspacePrices(db: Db, workspaceId: string): Promise<{ model: string; rates: PriceRates }[]> {
   const rows = await workspacePrices(db).execute({ workspaceId });
   return rows.map((r) => ({

@@ -81,7 +81,7 @@ const handed = new Map<string, { response: Response; timer: ReturnType<typeof se
  * so the events need no second request. One not taken within `ttlMs` (its page
  * went away) is closed.
  */
-export function handOverStream(key: string, response: Response, ttlMs = 30_000): void {
+export function handOverStream(key: string, response: Response, ttlMs = 10_000): void {
   takeHandedStream(key)?.body?.cancel().catch(() => undefined);
   const timer = setTimeout(() => {
     if (handed.get(key)?.response === response) handed.delete(key);

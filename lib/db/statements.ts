@@ -13,6 +13,9 @@ import type { Db } from "./client";
  * `build` gets the database or transaction the statement runs on: a
  * transaction gets its own, kept as long as it lives (one prepared on the
  * database would run outside it).
+ *
+ * A placeholder's value is sent as it is given, without the column's own
+ * conversion: give ids, numbers and text, not dates or JSON.
  */
 export function statement<Q>(build: (db: Db) => Q): (db: Db) => Q {
   const byDatabase = new WeakMap<Db, Q>();

@@ -31,7 +31,9 @@ export async function runEventsResponse(input: {
 }): Promise<EventStreamReply> {
   const { req, server, runId, viewer } = input;
   const abort = new AbortController();
-  req.signal.addEventListener("abort", () => abort.abort());
+  // A client gone before this point (while its message was written) ends the stream at once.
+  if (req.signal.aborted) abort.abort();
+  else req.signal.addEventListener("abort", () => abort.abort(), { once: true });
   const events = await handOverWhen(
     streamRunEvents({ db: server.db, bus: server.bus, runId, afterSeq: input.afterSeq, signal: abort.signal, viewer, fresh: input.fresh }),
     assertReadableRun(server.db, input.workspaceId, runId, viewer),

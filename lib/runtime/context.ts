@@ -10,7 +10,6 @@ import { recallMemories } from "../tools/memory";
 
 const HISTORY_LIMIT = 40;
 
-/** The conversation so far as the model sees it: text only, roles alternating, starting with the user. */
 const chatMessages = statement((db) =>
   db
     .select({ id: messages.id, role: messages.role, content: messages.content })
@@ -20,6 +19,7 @@ const chatMessages = statement((db) =>
     .prepare("chat_messages"),
 );
 
+/** The conversation so far as the model sees it: text only, roles alternating, starting with the user. */
 export async function loadHistory(db: Database, run: AgentRun): Promise<ModelMessage[]> {
   if (!run.sessionId) return [];
   const rows = await chatMessages(db).execute({ sessionId: run.sessionId });

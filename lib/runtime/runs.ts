@@ -43,10 +43,6 @@ export async function listOrphanedRuns(db: Db, limit = 50): Promise<string[]> {
   return rows.map((r) => r.id);
 }
 
-/**
- * A run and its agent, as its driver loads them, with the monthly budgets that bear on its first model call
- * (the workspace's and the agent's; null where none is set).
- */
 // One statement: this is the first read of every run a process drives, and the message that started it and the
 // workspace's budget come along.
 const runWithAgent = statement((db) =>
@@ -60,6 +56,10 @@ const runWithAgent = statement((db) =>
     .prepare("run_with_agent"),
 );
 
+/**
+ * A run and its agent, as its driver loads them, with the monthly budgets that bear on its first model call
+ * (the workspace's and the agent's; null where none is set).
+ */
 export async function getRunWithAgent(db: Db, runId: string) {
   const [row] = await runWithAgent(db).execute({ runId });
   if (!row) return { run: undefined, agent: undefined, userText: null, budgets: undefined };

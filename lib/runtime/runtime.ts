@@ -36,7 +36,8 @@ export interface Runtime {
     options?: {
       /**
        * Called with the run's id once it is written and before it is driven: a follower that subscribes here (the
-       * answer to the message) receives every event of the run from memory and need read nothing first.
+       * answer to the message) receives every event of the run from memory and need read nothing first. It must
+       * subscribe before it returns (synchronously), or the run may have begun without it.
        */
       beforeDrive?: (runId: string) => void;
     },

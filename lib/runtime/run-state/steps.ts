@@ -23,7 +23,6 @@ export async function renewLease(db: Db, runId: string, owner: string): Promise<
   }
 }
 
-/** Adds one model call's usage to the run's totals. */
 const addUsage = statement((db) =>
   db
     .update(agentRuns)
@@ -37,6 +36,7 @@ const addUsage = statement((db) =>
     .prepare("add_run_usage"),
 );
 
+/** Adds one model call's usage to the run's totals. */
 export async function addRunUsage(db: Db, runId: string, usage: { inputTokens: number; outputTokens: number; credits: number; callNumber: number }): Promise<void> {
   const { inputTokens, outputTokens, credits, callNumber } = usage;
   await withDbRetry(() => addUsage(db).execute({ runId, inputTokens, outputTokens, credits, modelCalls: callNumber + 1 }));

@@ -5,6 +5,7 @@ import type { EventStreamReply } from "@/lib/http/sse";
 import { chatRunStartedSchema, RUN_ID_HEADER } from "@/lib/runtime/session-schemas";
 import { limitRunStart } from "@/lib/runtime/run-limit";
 import { titleFrom } from "@/lib/runtime/session-edits";
+import { logError } from "@/lib/log";
 
 export const dynamic = "force-dynamic";
 
@@ -36,6 +37,12 @@ export const POST = route(
           : undefined,
       },
     );
-    return stream ? await stream : accepted({ runId });
+    if (!stream) return accepted({ runId });
+    // The message was taken and its run goes on: a stream that cannot be opened leaves the page to open it by the
+    // events route, which says why if it still cannot.
+    return stream.catch((error: unknown) => {
+      logError("The answer to a chat message could not stream its run", error);
+      return accepted({ runId });
+    });
   },
 );
