@@ -1,43 +1,63 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createOfflineProvider, pieces } from "@/lib/models/offline";
+import type { ModelEvent } from "@/lib/models/types";
 
-/** Reads the offline model's reply to a plain question, busy for `busyMs` (the thread blocked) after the first piece. */
-async function read(delayMs: number, busyMs: number) {
-  const provider = createOfflineProvider({ delayMs });
-  const started = Date.now();
-  const at: number[] = [];
-  let text = "";
-  const stream = provider.stream({ model: "offline", system: "", messages: [{ role: "user", content: [{ type: "text", text: "How do you work?" }] }], tools: [], maxTokens: 1000 });
-  for await (const event of stream) {
-    if (event.type !== "text") continue;
-    at.push(Date.now() - started);
-    text += event.delta;
-    if (at.length === 1) {
-      const until = Date.now() + busyMs;
-      while (Date.now() < until) {
-        // The consumer holds the thread, as a busy server does.
-      }
-    }
-  }
-  return { at, text };
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+/** Whether `promise` settles once the timers due now have run (the clock does not move). */
+async function settlesNow<T>(promise: Promise<T>): Promise<boolean> {
+  let settled = false;
+  void promise.then(() => (settled = true));
+  await vi.advanceTimersByTimeAsync(0);
+  return settled;
 }
 
 describe("the offline model's pace", () => {
-  it("sends piece k about k × delay after the start, and a consumer that was held up gets the pieces due meanwhile at once", async () => {
+  it("sends piece k k pauses after the first: a consumer that was held up gets the pieces due meanwhile at once, then the pace again", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
     const delayMs = 10;
-    const alone = await read(delayMs, 0);
-    const count = alone.at.length;
-    expect(count).toBeGreaterThan(10);
-    expect(alone.text).toBe(pieces(alone.text).join(""));
-    expect(alone.at.at(-1)!).toBeGreaterThanOrEqual(count * delayMs - 1);
+    const stream = createOfflineProvider({ delayMs }).stream({
+      model: "offline",
+      system: "",
+      messages: [{ role: "user", content: [{ type: "text", text: "How do you work?" }] }],
+      tools: [],
+      maxTokens: 1000,
+    });
+    const it = stream[Symbol.asyncIterator]();
+    const text = (step: IteratorResult<ModelEvent>) => (!step.done && step.value.type === "text" ? step.value.delta : null);
+    expect((await it.next()).value).toMatchObject({ type: "usage" });
 
-    const held = await read(delayMs, 8 * delayMs);
-    expect(held.text).toBe(alone.text);
-    // The pieces due while the consumer was busy come together, right after it.
-    const together = held.at.filter((t) => t - held.at[0]! >= 8 * delayMs && t - held.at[0]! < 8 * delayMs + delayMs / 2);
-    expect(together.length).toBeGreaterThanOrEqual(5);
-    // The reply ends on the model's clock, not eight pauses later: pausing after each piece taken would end it at
-    // about (count + 8) × delay.
-    expect(held.at.at(-1)!).toBeLessThan((count + 4) * delayMs);
+    // The first piece, one pause after the start.
+    const first = it.next();
+    expect(await settlesNow(first)).toBe(false);
+    await vi.advanceTimersByTimeAsync(delayMs);
+    let received = text(await first)!;
+    expect(received.length).toBeGreaterThan(0);
+
+    // The consumer is busy for eight pauses (the clock moves, no timer runs): the eight pieces due meanwhile come at
+    // once. (Pausing after each piece taken, each would wait a whole pause again.)
+    vi.setSystemTime(Date.now() + 8 * delayMs);
+    for (let k = 0; k < 8; k++) {
+      const next = it.next();
+      expect(await settlesNow(next)).toBe(true);
+      received += text(await next)!;
+    }
+    // Then the pace again: the next piece is one pause away.
+    const paced = it.next();
+    expect(await settlesNow(paced)).toBe(false);
+    await vi.advanceTimersByTimeAsync(delayMs);
+    received += text(await paced)!;
+
+    for (;;) {
+      const next = it.next();
+      await vi.advanceTimersByTimeAsync(delayMs);
+      const step = await next;
+      if (step.done || step.value.type === "stop") break;
+      received += text(step) ?? "";
+    }
+    expect(received.length).toBeGreaterThan(100);
+    expect(pieces(received).join("")).toBe(received);
   });
 });
