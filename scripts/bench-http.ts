@@ -33,7 +33,7 @@ import postgres from "postgres";
 import { api, follow, followFeed, OWNER, sendAndFollow, signIn } from "./bench-http-clients";
 import { databaseCpuMs, machineCpu, usageOf } from "./bench-proc";
 import { freePort, openingCost, startInstance, type Instance } from "./bench-server";
-import { runBenchmark } from "./bench-main";
+import { fixed, percentile, runBenchmark } from "./bench-main";
 
 function readOptions() {
   const argv = process.argv.slice(2);
@@ -69,11 +69,7 @@ function readOptions() {
   };
 }
 
-const percentile = (xs: number[], p: number) => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]! : Number.NaN;
-};
-const f = (n: number, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : "-");
+const f = (n: number, d = 0) => fixed(n, d);
 
 interface Pass {
   answer: Answer;

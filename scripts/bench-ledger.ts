@@ -30,6 +30,7 @@ import { getUsageSummary } from "../lib/billing/summary";
 import { openDatabase, rowsOf, type Database, type DatabaseHandle } from "../lib/db/client";
 import { agents, usageEvents, usageRollupsDaily, usageRollupsHourly, workspaces } from "../lib/db/schema";
 import { getUsageSummaryHourly } from "./bench-ledger-baseline";
+import { percentile } from "./bench-main";
 
 const WORKSPACES = 4;
 const AGENTS_PER_WORKSPACE = 20;
@@ -198,9 +199,7 @@ async function rawReport(db: Database, workspaceId: string, from: Date, to: Date
 type Timing = { p50: number; p95: number };
 
 function percentiles(samples: number[]): Timing {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const pick = (q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
-  return { p50: pick(0.5), p95: pick(0.95) };
+  return { p50: percentile(samples, 50), p95: percentile(samples, 95) };
 }
 
 async function time(iterations: number, fn: () => Promise<unknown>): Promise<Timing> {

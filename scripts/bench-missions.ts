@@ -22,6 +22,7 @@ import { createRuntime } from "../lib/runtime/runtime";
 import { createToolRegistry } from "../lib/tools/registry";
 import { bootstrapIfEmpty } from "../lib/workspaces/bootstrap";
 import { openPgliteTarget, openPostgresTarget, type Target } from "./bench-db";
+import { percentile } from "./bench-main";
 
 function option(name: string, fallback: number, min: number, max: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -163,7 +164,7 @@ async function runDriver(driver: "pglite" | "postgres", target: Target): Promise
   return passes;
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const median = (xs: number[]) => percentile(xs, 50);
 
 async function main() {
   const drivers: ("pglite" | "postgres")[] = postgresUrl ? ["pglite", "postgres"] : ["pglite"];

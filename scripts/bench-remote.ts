@@ -28,7 +28,7 @@ import { streamRunEvents } from "../lib/runtime/stream";
 import { bootstrapIfEmpty } from "../lib/workspaces/bootstrap";
 import { openPostgresTarget } from "./bench-db";
 import { databaseCpuMs } from "./bench-proc";
-import { runBenchmark } from "./bench-main";
+import { fixed, percentile, runBenchmark } from "./bench-main";
 
 function readOptions() {
   const flags = new Map<string, string>();
@@ -76,8 +76,6 @@ interface Pass {
   load: string;
 }
 
-const percentile = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! : Number.NaN);
-const fixed = (n: number, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : "-");
 
 async function main(): Promise<number> {
   const options = readOptions();
@@ -182,7 +180,6 @@ async function main(): Promise<number> {
         if (result.problem) pass.failures.push(`run ${result.r}: ${result.problem}`);
         for (const [index, at] of result.received) pass.latencies.push(at - writtenAt[result.r]![index]!);
       }
-      pass.latencies.sort((a, b) => a - b);
       return pass;
     }
   } finally {
@@ -194,8 +191,8 @@ async function main(): Promise<number> {
   const header = ["mode", "append → subscriber there p50 ms", "p99", "reads there", "rows carried", "CPU ms / 1,000 deltas", "database CPU ms / 1,000 deltas", "lost"];
   const rows = passes.map((p) => [
     p.mode === "default" ? "default: rows in the notification" : "baseline: read each range",
-    fixed(percentile(p.latencies, 50)),
-    fixed(percentile(p.latencies, 99)),
+    fixed(percentile(p.latencies, 50), 1),
+    fixed(percentile(p.latencies, 99), 1),
     String(p.reads),
     String(p.carried),
     fixed(p.cpuMsPerKiloDelta, 0),
@@ -213,7 +210,7 @@ async function main(): Promise<number> {
   for (const p of passes)
     console.log(
       `RESULT bench=remote driver=postgres runs=${options.runs} viewers=${options.viewers} deltas=${options.deltas} pace_ms=${options.paceMs} ` +
-        `p50_ms=${fixed(percentile(p.latencies, 50))} p99_ms=${fixed(percentile(p.latencies, 99))} reads=${p.reads} carried=${p.carried} ` +
+        `p50_ms=${fixed(percentile(p.latencies, 50), 1)} p99_ms=${fixed(percentile(p.latencies, 99), 1)} reads=${p.reads} carried=${p.carried} ` +
         `cpu_ms_per_kdelta=${fixed(p.cpuMsPerKiloDelta, 0)} db_cpu_ms_per_kdelta=${fixed(p.databaseCpuMsPerKiloDelta, 0)} lost=${p.lost} load=${p.load} mode=${p.mode}`,
     );
   return failed ? 1 : 0;

@@ -1,6 +1,8 @@
 // What the run journal's benchmark prints: a pass's figures, its tables, the default / baseline ratios and the RESULT
 // lines.
 
+import { fixed, percentile } from "./bench-main";
+
 export type Mode = "default" | "baseline";
 
 export interface PassResult {
@@ -19,11 +21,11 @@ export interface PassResult {
   load: string;
   wallMs: number;
   delivered: number;
-  /** Model delta yielded → subscriber received it, sorted. */
+  /** Model delta yielded → subscriber received it. */
   latencies: number[];
-  /** Model delta yielded → the journal write holding it committed (the runtime's publish call), sorted. */
+  /** Model delta yielded → the journal write holding it committed (the runtime's publish call). */
   toCommit: number[];
-  /** That commit → subscriber received it, sorted. */
+  /** That commit → subscriber received it. */
   toSubscriber: number[];
   /** Mean time from a run's first to its last text delta, as the model actually yielded them. */
   modelSpanMs: number;
@@ -36,12 +38,6 @@ export interface PassResult {
 }
 
 
-export function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
-}
-
-export const fixed = (n: number, digits: number) => (Number.isFinite(n) ? n.toFixed(digits) : "-");
 const modeName = (r: PassResult) => (r.mode === "default" ? "default: group commit" : `baseline: ${r.coalesceMs} ms, read back`);
 const perDelta = (r: PassResult, n: number) => n / (r.runs * r.deltas);
 

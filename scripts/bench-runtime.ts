@@ -39,8 +39,8 @@ import { journalWriterFor } from "../lib/runtime/journal-writer";
 import { streamRunEvents } from "../lib/runtime/stream";
 import { createToolRegistry } from "../lib/tools/registry";
 import { bootstrapIfEmpty } from "../lib/workspaces/bootstrap";
-import { runBenchmark } from "./bench-main";
-import { breakdownTable, fixed, mainTable, percentile, ratioLine, resultLine, type Mode, type PassResult } from "./bench-runtime-report";
+import { fixed, percentile, runBenchmark } from "./bench-main";
+import { breakdownTable, mainTable, ratioLine, resultLine, type Mode, type PassResult } from "./bench-runtime-report";
 
 // ---------------------------------------------------------------- options
 
@@ -364,8 +364,6 @@ async function runPass(
       toSubscriber.push(got.at - committed);
     }
   });
-  const sorted = (xs: number[]) => xs.sort((a, b) => a - b);
-
   return {
     driver: options.driver,
     runs: options.runs,
@@ -379,9 +377,9 @@ async function runPass(
     load,
     wallMs,
     delivered: results.reduce((sum, r) => sum + r.delivered, 0),
-    latencies: sorted(latencies),
-    toCommit: sorted(toCommit),
-    toSubscriber: sorted(toSubscriber),
+    latencies,
+    toCommit,
+    toSubscriber,
     modelSpanMs: spans / subscribers.length,
     loopDelayP99Ms: loop.percentile(99) / 1e6,
     cpuPercent: ((cpuUsed.user + cpuUsed.system) / 1000 / wallMs) * 100,
