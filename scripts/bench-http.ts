@@ -81,6 +81,8 @@ interface Pass {
   /** POST of the message → its answer; that answer → the stream open. */
   postMs: number[];
   openMs: number[];
+  /** Message answered → an extra viewer's stream open (its response's headers), per viewer. */
+  viewerOpenMs: number[];
   /** First text → end, per chat. */
   streamMs: number[];
   chatLatency: number[];
@@ -166,6 +168,7 @@ async function runPass(
     replyMs: [],
     postMs: [],
     openMs: [],
+    viewerOpenMs: [],
     streamMs: [],
     chatLatency: [],
     viewerLatency: [],
@@ -200,6 +203,7 @@ async function runPass(
     pass.liveTexts += main.latencies.length;
     for (const viewer of await Promise.all(run.extra)) {
       pass.viewerLatency.push(...viewer.latencies);
+      if (viewer.openedAt !== null) pass.viewerOpenMs.push(viewer.openedAt - run.answeredAt);
       pass.texts += viewer.texts;
       pass.liveTexts += viewer.latencies.length;
       if (viewer.text !== main.text) pass.lost += Math.abs(main.text.length - viewer.text.length) || 1;
@@ -282,7 +286,8 @@ async function main(): Promise<number> {
         `${label}: first text = message answered p50 ${f(percentile(p.postMs, 50))} ms (p99 ${f(percentile(p.postMs, 99))})` +
           (p.answer === "json" ? `, then stream open p50 ${f(percentile(p.openMs, 50))} ms (p99 ${f(percentile(p.openMs, 99))})` : "") +
           `; whole reply (message posted → last event) p50 ${f(percentile(p.replyMs, 50))} ms (p99 ${f(percentile(p.replyMs, 99))}); ` +
-          `${f(livePct(p))} % of ${p.texts} text events live (the rest replayed to streams that opened late)`,
+          `${f(livePct(p))} % of ${p.texts} text events live (the rest replayed to streams that opened late)` +
+          (p.viewerOpenMs.length ? `; extra viewers' streams open p50 ${f(percentile(p.viewerOpenMs, 50))} ms (p99 ${f(percentile(p.viewerOpenMs, 99))}) after the message was answered` : ""),
       );
       console.log(
         `${label}: feed item → viewer p50 ${f(percentile(p.feedLatency, 50))} ms (p99 ${f(percentile(p.feedLatency, 99))}), ` +

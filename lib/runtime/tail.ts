@@ -11,7 +11,9 @@ export type TailItem<T> = { kind: "item"; item: T } | { kind: "heartbeat" };
  * `push` hands over committed items themselves (for a journal whose
  * sequence numbers have no gaps): those that continue the cursor are
  * yielded from memory without a read; anything else (a gap, a backlog over
- * `memoryLimit`) falls back to reading the journal. `fresh` says that nothing
+ * `memoryLimit`) falls back to reading the journal. Items pushed while a read
+ * is under way are kept, as the read may end before them (what it returned is
+ * skipped). `fresh` says that nothing
  * after `afterSeq` was committed before this subscription (a run followed
  * before it is driven): the first read is skipped, and should that be wrong,
  * the first item pushed shows the gap and the journal is read.

@@ -9,7 +9,7 @@ import type { RunEvent } from "../../lib/runtime/events";
 import { readRunEvents, RunLostError } from "../../lib/runtime/journal";
 import { CARRIED_BYTES, journalWriterFor } from "../../lib/runtime/journal-writer";
 import { createRuntime } from "../../lib/runtime/runtime";
-import { createChatRun } from "../../lib/runtime/run-state";
+import { createChatRun, finishRun } from "../../lib/runtime/run-state";
 import { createSession } from "../../lib/runtime/sessions";
 import { streamRunEvents } from "../../lib/runtime/stream";
 import { createModelResolver, modelConfigFromEnv, type ResolvedModel } from "../../lib/models/registry";
@@ -294,6 +294,42 @@ describe("the group-committing journal writer", () => {
         // The three pieces and the end came with their notifications; the large row was read, once for both followers.
         expect(there.writer.stats.carried - before.carried).toBe(4);
         expect(there.writer.stats.reads - before.reads).toBe(1);
+      } finally {
+        await there.close();
+      }
+    });
+
+    it("another instance hands a run's end over from the notification of the statement that ended it: its followers do not read it", async () => {
+      const s = server();
+      const there = await secondInstance();
+      const instance = `ender-${crypto.randomBytes(3).toString("hex")}`;
+      const [runId] = await ownedRuns(s, instance, 1);
+      const writer = journalWriterFor(s.db, s.bus);
+      try {
+        await writer.append(runId!, instance, [{ type: "text", payload: { delta: "all said." } }]);
+        const { result: events, queries } = await recordQueries(async () => {
+          const followers = [follow(there.db, there.bus, runId!), follow(there.db, there.bus, runId!)];
+          await Promise.all(followers.map((f) => f.first));
+          await notificationsArrived(s.bus, there.bus);
+          const before = { ...there.writer.stats };
+          const ended = await finishRun(s.db, s.bus, {
+            runId: runId!,
+            owner: instance,
+            state: "succeeded",
+            replyText: "all said.",
+            event: { type: "run_completed", payload: { replyMessageId: crypto.randomUUID() } },
+          });
+          expect(ended).toBe(true);
+          const got = await Promise.all(followers.map((f) => f.events));
+          expect(there.writer.stats.carried - before.carried).toBe(1);
+          expect(there.writer.stats.reads - before.reads).toBe(0);
+          return got;
+        });
+        const stored = await readRunEvents(s.db, runId!, 0, 10_000);
+        expect(stored.at(-1)?.type).toBe("run_completed");
+        for (const got of events) expect(got).toEqual(stored);
+        // Each follower read the journal once, when it opened.
+        expect(queries.filter((q) => /from "run_events"/.test(q))).toHaveLength(2);
       } finally {
         await there.close();
       }

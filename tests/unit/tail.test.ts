@@ -9,9 +9,16 @@ function journal() {
   let deliver: ((items: Row[]) => void) | null = null;
   let wake: (() => void) | null = null;
   const state = { reads: 0 };
+  /** A held read waits for `release`, as a read does on a busy database; it sees the rows as of its call or its end. */
+  let held: { snapshot: "call" | "end"; release: Promise<void> } | null = null;
   return {
     rows,
     state,
+    hold(snapshot: "call" | "end") {
+      let release!: () => void;
+      held = { snapshot, release: new Promise<void>((r) => (release = r)) };
+      return release;
+    },
     /** Commits rows, then hands them over from memory, only says there is more, or says nothing. */
     commit(texts: string[], how: "push" | "wake" | "silent" = "push") {
       const added = texts.map((text, i) => ({ seq: rows.length + 1 + i, text }));
@@ -26,7 +33,13 @@ function journal() {
       push: (d: (items: Row[]) => void) => ((deliver = d), () => (deliver = null)),
       read: async (after: number) => {
         state.reads += 1;
-        return rows.filter((r) => r.seq > after).map((r) => ({ ...r }));
+        const read = () => rows.filter((r) => r.seq > after).map((r) => ({ ...r }));
+        const hold = held;
+        held = null;
+        if (!hold) return read();
+        const atCall = read();
+        await hold.release;
+        return hold.snapshot === "call" ? atCall : read();
       },
       batchSize: 1000,
       afterSeq,
@@ -88,6 +101,57 @@ describe("tailJournal with items handed over from memory", () => {
     expect(await waiting).toEqual({ seq: 3, text: "c" });
     expect(await next(it)).toEqual({ seq: 4, text: "d" });
     expect(await next(it)).toEqual({ seq: 5, text: "e" });
+    expect(j.state.reads).toBe(2);
+  });
+
+  it("keeps what is pushed while a read is under way: a row committed after the read's snapshot comes from memory", async () => {
+    const j = journal();
+    j.commit(["a", "b"], "silent");
+    const release = j.hold("call");
+    const it = tailJournal(j.options());
+    const first = next(it);
+    await new Promise((r) => setTimeout(r, 0));
+    expect(j.state.reads).toBe(1);
+    j.commit(["c"]);
+    release();
+    expect(await first).toEqual({ seq: 1, text: "a" });
+    expect(await next(it)).toEqual({ seq: 2, text: "b" });
+    expect(await next(it)).toEqual({ seq: 3, text: "c" });
+    expect(j.state.reads).toBe(1);
+  });
+
+  it("skips a row pushed while a read is under way when the read returned it too", async () => {
+    const j = journal();
+    j.commit(["a"], "silent");
+    const release = j.hold("end");
+    const it = tailJournal(j.options());
+    const first = next(it);
+    await new Promise((r) => setTimeout(r, 0));
+    j.commit(["b"]);
+    release();
+    expect(await first).toEqual({ seq: 1, text: "a" });
+    expect(await next(it)).toEqual({ seq: 2, text: "b" });
+    const last = next(it);
+    await new Promise((r) => setTimeout(r, 0));
+    j.commit(["end"]);
+    expect(await last).toEqual({ seq: 3, text: "end" });
+    expect((await it.next()).done).toBe(true);
+    expect(j.state.reads).toBe(1);
+  });
+
+  it("reads again when what was pushed during a read leaves a gap after it", async () => {
+    const j = journal();
+    j.commit(["a"], "silent");
+    const release = j.hold("call");
+    const it = tailJournal(j.options());
+    const first = next(it);
+    await new Promise((r) => setTimeout(r, 0));
+    j.commit(["elsewhere"], "silent");
+    j.commit(["here"]);
+    release();
+    expect(await first).toEqual({ seq: 1, text: "a" });
+    expect(await next(it)).toEqual({ seq: 2, text: "elsewhere" });
+    expect(await next(it)).toEqual({ seq: 3, text: "here" });
     expect(j.state.reads).toBe(2);
   });
 

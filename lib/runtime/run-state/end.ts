@@ -9,8 +9,8 @@ import { approvalsTopic } from "../../safety/approvals";
 import type { EventBus } from "../bus";
 import { withDbRetry } from "../db-retry";
 import { parseRunEvent, type TerminalEventInput } from "../events";
-import { insertRunEvents, notifyRun, runTopic } from "../journal";
-import { journalWriterFor } from "../journal-writer";
+import { insertRunEvents, notifyRun } from "../journal";
+import { CARRIED_BYTES, journalTopic, journalWriterFor } from "../journal-writer";
 import { journalText } from "../runs";
 
 /** Ends the run we drive, once, with its terminal event; false when it was no longer ours to end. */
@@ -27,16 +27,17 @@ export async function finishRun(
     event: TerminalEventInput;
     /**
      * Called once the end is committed (a mission's next turn need not wait for anything else). On PostgreSQL the
-     * notification goes out with the commit, so subscribers may hear of the end first; they read the journal either way.
+     * notification goes out with the commit, so subscribers elsewhere may hear of the end first.
      */
     committed?: () => void;
   },
 ): Promise<boolean> {
   const event = { type: input.event.type, payload: cleanDeep(input.event.payload) };
   // The process's journal writer hands the terminal event to the run's followers here from memory; the notification
-  // names it, so they skip it and only other processes read the row.
+  // names it, so they skip it. Other processes take it from the notification (on PostgreSQL), or read it.
   const writer = journalWriterFor(db as Database, bus);
   const at = new Date().toISOString();
+  const payload = JSON.stringify(event.payload);
   // One statement: the run ended and unclaimed, its reply kept, the terminal event written at the next sequence number
   // (closing the journal), and on PostgreSQL the notification sent, delivered at commit.
   const result = await withDbRetry(() =>
@@ -54,11 +55,15 @@ export async function finishRun(
       ),
       closed as (
         insert into ${runEvents} (run_id, seq, type, payload, created_at)
-        select id, last_seq, ${event.type}::text, ${JSON.stringify(event.payload)}::jsonb, ${at}::timestamptz from ended
+        select id, last_seq, ${event.type}::text, ${payload}::jsonb, ${at}::timestamptz from ended
       )${bus.channel ? sql`,
+      -- As the journal writer's flushes announce their rows (see journal-writer.ts): the range, and the row itself when
+      -- it is small, so that another process hands it to its followers from the notification, not one read each.
       notice as (
-        select pg_notify(${bus.channel}, json_build_object('t', ${runTopic(input.runId)}::text,
-          'm', json_build_object('runId', id, 'seq', last_seq, 'o', ${writer.origin}::text))::text) from ended
+        select pg_notify(${bus.channel}, json_build_object('t', ${journalTopic}::text, 'm', json_build_object('o', ${writer.origin}::text,
+          'a', ${at}::text, 'r', json_build_array(case when octet_length(${payload}::text) <= ${CARRIED_BYTES}::int
+            then json_build_array(id, last_seq, last_seq, json_build_array(json_build_array(${event.type}::text, ${payload}::jsonb)))
+            else json_build_array(id, last_seq, last_seq) end)))::text) from ended
       )
       select last_seq, (select count(*) from notice) as notices from ended` : sql`
       select last_seq from ended`}
