@@ -3,6 +3,7 @@
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { createContext, useContext, useEffect, useState } from "react";
 import { apiFetch, type ApiOptions, type ReplySchema } from "@/lib/client/api";
+import { followOtherTabs } from "@/lib/client/tab-sync";
 import type { Role } from "@/lib/db/schema";
 
 export interface WorkspaceInfo {
@@ -20,6 +21,8 @@ export function Providers({ workspace, children }: { workspace: WorkspaceInfo; c
   const [client] = useState(
     () => new QueryClient({ defaultOptions: { queries: { staleTime: 5_000, retry: 1, refetchOnWindowFocus: true } } }),
   );
+  // A chat open in two tabs: what one tab changed, the other reads again (see lib/client/tab-sync.ts).
+  useEffect(() => followOtherTabs(client), [client]);
   useEffect(() => {
     // API calls made outside this tab (scripts, curl with the browser's cookies) act in the last workspace opened.
     document.cookie = `clawdeck-workspace=${encodeURIComponent(workspace.slug)}; path=/; samesite=lax; max-age=31536000`;

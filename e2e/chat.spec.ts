@@ -113,6 +113,45 @@ test.describe("chat", () => {
     }
   });
 
+  test("a chat open in two tabs: a message sent from one shows in the other, which follows its reply live", async ({ page, browser }) => {
+    test.setTimeout(90_000);
+    // A person of its own: what the agent remembers of this chat is theirs, and no other test meets it.
+    const member = newPerson("member");
+    await new SignInPage(page).signInAs(OWNER);
+    const members = new MembersPage(page);
+    await members.goto("demo");
+    await members.add(member);
+
+    const context = await browser.newContext();
+    try {
+      const tab = await context.newPage();
+      await new SignInPage(tab).signInAs(member);
+      const chat = new ChatPage(tab);
+      await chat.goto("demo");
+      await chat.startWith("scout");
+      const otherTab = await context.newPage();
+      await otherTab.goto(tab.url());
+      const other = new ChatPage(otherTab);
+      await expect(other.input()).toBeVisible();
+      await expect(other.userMessages()).toHaveCount(0);
+
+      const lastCommand = offlineGrammar[offlineGrammar.length - 1]!.command;
+      const recording = await other.recordNextReply();
+      await chat.send("How do you work?");
+      // Neither tab was focused again nor reloaded: the other one was told, and follows the reply as it is written.
+      await expect(other.userMessages()).toHaveText(["How do you work?"]);
+      const seen = await recording.until(lastCommand, 30_000);
+      expect(seen.length).toBeGreaterThan(1);
+      await chat.waitUntilIdle();
+      await other.waitUntilIdle();
+      expect(squash(await other.replyText(other.lastReply()))).toBe(squash(await chat.replyText(chat.lastReply())));
+      // The chat list of the other tab names the chat after its first message.
+      await expect(otherTab.getByRole("navigation", { name: "Chats" }).getByRole("link", { name: /How do you work\?/ })).toHaveCount(1);
+    } finally {
+      await context.close();
+    }
+  });
+
   test("Shift+Enter makes a new line, Enter sends, and Stop cancels a reply", async ({ page }) => {
     await new SignInPage(page).signInAs(OWNER);
     const chat = new ChatPage(page);

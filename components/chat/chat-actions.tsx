@@ -11,6 +11,7 @@ import { Dialog, DialogContent, DialogTrigger } from "../ui/dialog";
 import { toast } from "../ui/toaster";
 import { sessionRenamedSchema } from "@/lib/runtime/session-schemas";
 import { chatKeys } from "@/lib/client/query-keys";
+import { invalidateInEveryTab } from "@/lib/client/tab-sync";
 
 const TITLE_MAX = 80;
 
@@ -23,10 +24,7 @@ export function ChatActions({ sessionId, title }: { sessionId: string; title: st
   const [open, setOpen] = useState(false);
   const [name, setName] = useState(title);
 
-  const refresh = () => {
-    void queryClient.invalidateQueries({ queryKey: chatKeys.session(slug, sessionId) });
-    void queryClient.invalidateQueries({ queryKey: chatKeys.sessions(slug) });
-  };
+  const refresh = () => invalidateInEveryTab(queryClient, [chatKeys.session(slug, sessionId), chatKeys.sessions(slug)]);
   const rename = useMutation({
     mutationFn: (next: string) => api(`/api/sessions/${sessionId}`, { method: "PATCH", body: { title: next }, schema: sessionRenamedSchema }),
     onSuccess: () => {
@@ -39,7 +37,8 @@ export function ChatActions({ sessionId, title }: { sessionId: string; title: st
     onSuccess: () => {
       toast.success("Chat deleted");
       queryClient.removeQueries({ queryKey: chatKeys.session(slug, sessionId) });
-      void queryClient.invalidateQueries({ queryKey: chatKeys.sessions(slug) });
+      // Another tab on this chat reads it again and says it is gone.
+      invalidateInEveryTab(queryClient, [chatKeys.session(slug, sessionId), chatKeys.sessions(slug)]);
       router.push(`/w/${slug}/chat`);
     },
   });

@@ -9,6 +9,7 @@ import Link from "next/link";
 import { useLayoutEffect, useRef, useState } from "react";
 import { errorMessage, isAppError } from "@/lib/errors";
 import { apiStream } from "@/lib/client/api";
+import { invalidateInEveryTab } from "@/lib/client/tab-sync";
 import { OFFLINE_MODEL } from "@/lib/models/offline-grammar";
 import { useApi, useWorkspace } from "../providers";
 import { Composer } from "./composer";
@@ -53,10 +54,8 @@ export function Conversation({ sessionId, currentUserId }: { sessionId: string; 
   const historyLiveRunId = lastRun && activeRunStates.has(lastRun.state) ? lastRun.id : null;
   const liveRunId = historyLiveRunId ?? posted?.runId ?? null;
 
-  const refreshHistory = () => {
-    void queryClient.invalidateQueries({ queryKey: sessionKey });
-    void queryClient.invalidateQueries({ queryKey: chatKeys.sessions(workspace.slug) });
-  };
+  // Other tabs on this chat read it again too: they show the message and follow its reply.
+  const refreshHistory = () => invalidateInEveryTab(queryClient, [sessionKey, chatKeys.sessions(workspace.slug)]);
   // At the terminal event the stored reply is complete: fetch it. Until it arrives the
   // finished timeline keeps showing the same text, so nothing flashes.
   // What screen readers hear: the whole reply once it is finished, never each piece as it streams.

@@ -9,6 +9,7 @@ import { Avatar } from "../ui/avatar";
 import { agentKeys, chatKeys } from "@/lib/client/query-keys";
 import { agentListSchema } from "@/lib/agents/agent-schemas";
 import { createdIdSchema } from "@/lib/wire";
+import { invalidateInEveryTab } from "@/lib/client/tab-sync";
 
 export function NewChat() {
   const api = useApi();
@@ -19,7 +20,7 @@ export function NewChat() {
   const start = useMutation({
     mutationFn: (agentId: string) => api("/api/sessions", { method: "POST", body: { agentId }, schema: createdIdSchema }),
     onSuccess: ({ id }) => {
-      void queryClient.invalidateQueries({ queryKey: chatKeys.sessions(workspace.slug) });
+      invalidateInEveryTab(queryClient, [chatKeys.sessions(workspace.slug)]);
       router.push(`/w/${workspace.slug}/chat/${id}`);
     },
   });
