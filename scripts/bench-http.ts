@@ -29,6 +29,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import { setMaxListeners } from "node:events";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import postgres from "postgres";
 import { api, follow, followFeed, OWNER, sendAndFollow, signIn } from "./bench-http-clients";
 import { databaseCpuMs, machineCpu, usageOf } from "./bench-proc";
@@ -98,6 +99,10 @@ interface Pass {
   cpuPercent: number;
   /** This benchmark's own clients (one core = 100 %), and the whole machine (all cores = 100 %). */
   clientCpuPercent: number;
+  /** Each instance's CPU over the pass, % of a core (with two, what the second had left for its viewers). */
+  instanceCpuPercent: number[];
+  /** How late this process's event loop ran at its worst 1 % over the pass: the part of a latency the clients added. */
+  clientLoopDelayP99Ms: number;
   machineCpuPercent: number;
   runIds: string[];
   /**
@@ -133,6 +138,8 @@ async function runPass(
   setMaxListeners(0, signal); // one listener per client
   const before = instances.map((i) => usageOf(i.child.pid!));
   const clientBefore = process.cpuUsage();
+  const clientLoop = monitorEventLoopDelay({ resolution: 5 });
+  clientLoop.enable();
   const machineBefore = machineCpu();
   const databaseBefore = databaseCpuMs(database);
   const peak = instances.map(() => 0);
@@ -181,6 +188,8 @@ async function runPass(
     rssMb: 0,
     cpuPercent: 0,
     clientCpuPercent: 0,
+    instanceCpuPercent: [],
+    clientLoopDelayP99Ms: 0,
     machineCpuPercent: 0,
     runIds: runs.map((r) => r.runId),
     serverCpuMsPerChat: 0,
@@ -222,10 +231,13 @@ async function runPass(
   pass.rssMb = Math.max(...peak, ...after.map((a) => a.rssMb));
   const serverCpuMs = after.reduce((n, a, k) => n + a.cpuMs - before[k]!.cpuMs, 0);
   pass.cpuPercent = (serverCpuMs / pass.wallMs) * 100;
+  pass.instanceCpuPercent = after.map((a, k) => ((a.cpuMs - before[k]!.cpuMs) / pass.wallMs) * 100);
   pass.serverCpuMsPerChat = serverCpuMs / chats;
   pass.databaseCpuMsPerChat = (databaseCpuMs(database) - databaseBefore) / chats;
   const client = process.cpuUsage(clientBefore);
   pass.clientCpuPercent = ((client.user + client.system) / 1000 / pass.wallMs) * 100;
+  clientLoop.disable();
+  pass.clientLoopDelayP99Ms = clientLoop.percentile(99) / 1e6;
   const machine = machineCpu();
   pass.machineCpuPercent = machine && machineBefore ? ((machine.busyMs - machineBefore.busyMs) / (machine.totalMs - machineBefore.totalMs)) * 100 : Number.NaN;
   return pass;
@@ -294,7 +306,9 @@ async function main(): Promise<number> {
           `${p.feedViewers} feed viewer(s), ${p.feedLatency.length} live items received`,
       );
       console.log(
-        `${label}: CPU over the pass: server ${f(p.cpuPercent)} % of a core, these clients ${f(p.clientCpuPercent)} % of a core, ` +
+        `${label}: CPU over the pass: server ${f(p.cpuPercent)} % of a core` +
+          (p.instanceCpuPercent.length > 1 ? ` (${p.instanceCpuPercent.map((c, k) => `instance ${k + 1}: ${f(c)} %`).join(", ")})` : "") +
+          `, these clients ${f(p.clientCpuPercent)} % of a core (their event loop late by up to ${f(p.clientLoopDelayP99Ms)} ms at p99), ` +
           `whole machine ${f(p.machineCpuPercent)} % of ${os.cpus().length} cores (the rest is mostly the database); ` +
           `the pass's CPU per chat (all its work, viewers included, every instance): server ${f(p.serverCpuMsPerChat, 1)} ms, ` +
           `database ${f(p.databaseCpuMsPerChat, 1)} ms`,
@@ -321,7 +335,7 @@ async function main(): Promise<number> {
           `reply_p50_ms=${f(percentile(crowd.replyMs, 50))} reply_p99_ms=${f(percentile(crowd.replyMs, 99))} ` +
           `stream_ratio=${f(streamRatio(crowd), 2)} feed_viewers=${options.feedViewers} feed_p50_ms=${f(percentile(crowd.feedLatency, 50))} ` +
           `feed_p99_ms=${f(percentile(crowd.feedLatency, 99))} lost=${crowd.lost} rss_mb=${f(crowd.rssMb)} cpu_pct=${f(crowd.cpuPercent)} ` +
-          `client_cpu_pct=${f(crowd.clientCpuPercent)} machine_cpu_pct=${f(crowd.machineCpuPercent)} server_cpu_ms_per_chat=${f(crowd.serverCpuMsPerChat, 1)} ` +
+          `client_cpu_pct=${f(crowd.clientCpuPercent)} client_loop_p99_ms=${f(crowd.clientLoopDelayP99Ms)} machine_cpu_pct=${f(crowd.machineCpuPercent)} server_cpu_ms_per_chat=${f(crowd.serverCpuMsPerChat, 1)} ` +
           `db_cpu_ms_per_chat=${f(crowd.databaseCpuMsPerChat, 1)} load=${l} mode=${crowd.answer === "stream" ? "default" : "baseline"}`,
       );
     }
