@@ -1,10 +1,10 @@
 import { expect, test } from "@playwright/test";
 import { offlineGrammar } from "../lib/models/offline";
-import { newPerson, OWNER } from "./fixtures";
+import { OWNER } from "./fixtures";
 import { AppShell } from "./pages/app-shell";
 import { ChatPage } from "./pages/chat-page";
-import { MembersPage } from "./pages/members-page";
 import { SignInPage } from "./pages/sign-in-page";
+import { personWithRole } from "./people";
 
 /** Whitespace-insensitive, so markdown line breaks between pieces do not matter. */
 const squash = (text: string) => text.replace(/\s+/g, " ").trim();
@@ -12,16 +12,9 @@ const squash = (text: string) => text.replace(/\s+/g, " ").trim();
 test.describe("chat", () => {
   test("a member chats with the offline agent: tool steps, live text, and a reload in the middle of a reply", async ({ page, browser }, testInfo) => {
     test.setTimeout(120_000);
-    const member = newPerson("member");
     await new SignInPage(page).signInAs(OWNER);
-    const members = new MembersPage(page);
-    await members.goto("demo");
-    await members.add(member);
-
-    const context = await browser.newContext();
+    const { context, page: memberPage } = await personWithRole(browser, page, "member");
     try {
-      const memberPage = await context.newPage();
-      await new SignInPage(memberPage).signInAs(member);
       await new AppShell(memberPage).nav().getByRole("link", { name: "Chat" }).click();
       const chat = new ChatPage(memberPage);
       await expect(memberPage.getByRole("heading", { name: "Start a chat" })).toBeVisible();
@@ -115,17 +108,10 @@ test.describe("chat", () => {
 
   test("a chat open in two tabs: a message sent from one shows in the other, which follows its reply live", async ({ page, browser }) => {
     test.setTimeout(90_000);
-    // A person of its own: what the agent remembers of this chat is theirs, and no other test meets it.
-    const member = newPerson("member");
     await new SignInPage(page).signInAs(OWNER);
-    const members = new MembersPage(page);
-    await members.goto("demo");
-    await members.add(member);
-
-    const context = await browser.newContext();
+    // A person of their own: what the agent remembers of this chat is theirs, and no other test meets it.
+    const { context, page: tab } = await personWithRole(browser, page, "member");
     try {
-      const tab = await context.newPage();
-      await new SignInPage(tab).signInAs(member);
       const chat = new ChatPage(tab);
       await chat.goto("demo");
       await chat.startWith("scout");
@@ -146,7 +132,16 @@ test.describe("chat", () => {
       await other.waitUntilIdle();
       expect(squash(await other.replyText(other.lastReply()))).toBe(squash(await chat.replyText(chat.lastReply())));
       // The chat list of the other tab names the chat after its first message.
-      await expect(otherTab.getByRole("navigation", { name: "Chats" }).getByRole("link", { name: /How do you work\?/ })).toHaveCount(1);
+      const otherList = otherTab.getByRole("navigation", { name: "Chats" });
+      await expect(otherList.getByRole("link", { name: /How do you work\?/ })).toHaveCount(1);
+
+      // Deleted in one tab: the other says so instead of offering a chat that is gone, and lists it no more.
+      await tab.getByRole("button", { name: "Delete chat" }).click();
+      await tab.getByRole("alertdialog", { name: "Delete this chat?" }).getByRole("button", { name: "Delete chat" }).click();
+      await expect(tab).toHaveURL(/\/w\/demo\/chat$/);
+      await expect(otherTab.getByRole("alert").getByRole("heading", { name: "This chat cannot be opened" })).toBeVisible();
+      await expect(other.input()).toHaveCount(0);
+      await expect(otherList.getByRole("link", { name: /How do you work\?/ })).toHaveCount(0);
     } finally {
       await context.close();
     }

@@ -1,22 +1,10 @@
-import { expect, test, type Browser, type Page } from "@playwright/test";
-import { APP_ORIGIN, newPerson, OWNER } from "./fixtures";
+import { expect, test } from "@playwright/test";
+import { APP_ORIGIN, OWNER } from "./fixtures";
 import { AppShell } from "./pages/app-shell";
 import { ChatPage } from "./pages/chat-page";
-import { MembersPage } from "./pages/members-page";
 import { SignInPage } from "./pages/sign-in-page";
 import { BillingPage, OverviewCards, UsagePage } from "./pages/usage-page";
-
-/** A new person with the role, added by the signed-in owner, signed in in their own browser context. */
-async function personWithRole(browser: Browser, ownerPage: Page, role: "member" | "reviewer" | "manager") {
-  const person = newPerson(role);
-  const members = new MembersPage(ownerPage);
-  await members.goto("demo");
-  await members.add(person);
-  const context = await browser.newContext();
-  const page = await context.newPage();
-  await new SignInPage(page).signInAs(person);
-  return { person, context, page };
-}
+import { personWithRole } from "./people";
 
 test.describe("usage and budgets", () => {
   test("a manager's SPEND card moves, without a reload, after a member chats with the offline model", async ({ page, browser }) => {

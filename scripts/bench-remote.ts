@@ -76,7 +76,6 @@ interface Pass {
   load: string;
 }
 
-
 async function main(): Promise<number> {
   const options = readOptions();
   const target = await openPostgresTarget(options.url, "clawdeck_benchremote");

@@ -62,7 +62,7 @@ export function mainTable(results: PassResult[]): string {
       fixed(r.delivered / seconds, 0),
       fixed(percentile(r.latencies, 50), 1),
       fixed(percentile(r.latencies, 99), 1),
-      fixed(r.latencies[r.latencies.length - 1] ?? Number.NaN, 1),
+      fixed(percentile(r.latencies, 100), 1),
       String(r.lost),
       fixed(seconds, 2),
       r.load.split(",")[0]!,

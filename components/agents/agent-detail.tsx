@@ -22,6 +22,7 @@ import { createdIdSchema } from "@/lib/wire";
 import { isStaleEdit, STALE_AGENT_NOTICE, statusChange } from "./agent-edits";
 import type { ModelChoice, ToolChoice } from "./form-choices";
 import { CannotOpen, ErrorNotice } from "../ui/error-notice";
+import { invalidateInEveryTab } from "@/lib/client/tab-sync";
 
 // Loaded when they are wanted, after the page: the form when someone edits, the door tokens below the fold.
 const AgentForm = dynamic(() => import("./agent-form").then((m) => m.AgentForm), { ssr: false, loading: () => <LazyBox label="Loading the form" className="h-96 w-full" /> });
@@ -66,7 +67,7 @@ export function AgentDetailView({ agentId, canEdit, models, tools }: { agentId: 
   const chat = useMutation({
     mutationFn: () => api("/api/sessions", { method: "POST", body: { agentId }, schema: createdIdSchema }),
     onSuccess: ({ id }) => {
-      void queryClient.invalidateQueries({ queryKey: chatKeys.sessions(slug) });
+      invalidateInEveryTab(queryClient, [chatKeys.sessions(slug)]);
       router.push(`/w/${slug}/chat/${id}`);
     },
   });

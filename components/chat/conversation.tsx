@@ -54,8 +54,10 @@ export function Conversation({ sessionId, currentUserId }: { sessionId: string; 
   const historyLiveRunId = lastRun && activeRunStates.has(lastRun.state) ? lastRun.id : null;
   const liveRunId = historyLiveRunId ?? posted?.runId ?? null;
 
-  // Other tabs on this chat read it again too: they show the message and follow its reply.
-  const refreshHistory = () => invalidateInEveryTab(queryClient, [sessionKey, chatKeys.sessions(workspace.slug)]);
+  const refreshHistory = () => {
+    void queryClient.invalidateQueries({ queryKey: sessionKey });
+    void queryClient.invalidateQueries({ queryKey: chatKeys.sessions(workspace.slug) });
+  };
   // At the terminal event the stored reply is complete: fetch it. Until it arrives the
   // finished timeline keeps showing the same text, so nothing flashes.
   // What screen readers hear: the whole reply once it is finished, never each piece as it streams.
@@ -78,7 +80,8 @@ export function Conversation({ sessionId, currentUserId }: { sessionId: string; 
       runOfAnswer(workspace.slug, await apiStream(`/api/sessions/${sessionId}/messages`, { method: "POST", body: { text }, workspace: workspace.slug })),
     onSuccess: ({ runId }, text) => {
       setPosted({ runId, text });
-      refreshHistory();
+      // Other tabs on this chat read it again too: they show the message and follow its reply.
+      invalidateInEveryTab(queryClient, [sessionKey, chatKeys.sessions(workspace.slug)]);
     },
     onError: (error, text) => {
       setDraft((current) => current || text);
@@ -151,7 +154,8 @@ export function Conversation({ sessionId, currentUserId }: { sessionId: string; 
     inputRef.current?.focus();
   }
 
-  if (history.isError && !history.data) {
+  // Also when the chat was on screen: deleted meanwhile (from another tab, say), it is no longer there to write in.
+  if (history.isError && (!history.data || (isAppError(history.error) && history.error.code.startsWith("not_found")))) {
     return (
       <CannotOpen what="chat" error={history.error} fallback="Could not load the chat." back={{ href: `/w/${workspace.slug}/chat`, label: "Back to chats" }} className="m-auto" />
     );

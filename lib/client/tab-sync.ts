@@ -1,19 +1,22 @@
 import type { QueryClient, QueryKey } from "@tanstack/react-query";
 
 /**
- * What one tab changed, told to the app's other tabs in the same browser: the
- * queries whose data it changed (a chat's history when a message was sent in
- * it, the chat list), so a chat open in two tabs shows a message sent from
- * either, and follows its reply live, without waiting for the tab to be
- * focused again. Only query keys travel (same origin only); each tab reads the
- * data again itself, with its own session.
+ * What a person changed in one tab, told to the app's other tabs in the same
+ * browser: the queries whose data it changed (a chat's history when a message
+ * was sent in it, the chat list), so a chat open in two tabs shows a message
+ * sent from either, and follows its reply live, without waiting for the tab to
+ * be focused again. Only the person's own actions are told: what every tab
+ * learns by itself (a reply's end, from the run's stream) is not, or each tab
+ * would refetch once per tab. Only query keys travel (same origin only); each
+ * tab reads the data again itself, with its own session.
  */
 const CHANNEL = "clawdeck:changed";
 
 let channel: BroadcastChannel | null | undefined;
 
 function tabsChannel(): BroadcastChannel | null {
-  if (channel === undefined) channel = typeof BroadcastChannel === "undefined" ? null : new BroadcastChannel(CHANNEL);
+  // Node has BroadcastChannel too: on the server (a render) there are no tabs to tell.
+  if (channel === undefined) channel = typeof window === "undefined" || typeof BroadcastChannel === "undefined" ? null : new BroadcastChannel(CHANNEL);
   return channel;
 }
 

@@ -15,8 +15,10 @@ export type StreamItem = { kind: "event"; event: RunEvent } | { kind: "heartbeat
  * reads, so a subscriber that reconnects sees exactly what it missed.
  * With a `viewer`, each event is shaped for them (no credits for members).
  * Events committed by this process's journal writer, and the terminal event
- * of a run this process ends, arrive from memory; those written elsewhere
- * (another process, a system write) are read.
+ * of a run this process ends, arrive from memory; so do another process's,
+ * through this process's writer (carried in their notification, or read once
+ * for all of the run's followers here). A system write (a cancel, a decision)
+ * is read.
  * `fromMemory: false` reads every event back (the former path, a baseline).
  * `fresh`: the run has journaled nothing yet (it is followed before it is
  * driven), so the stream starts without a read.

@@ -299,40 +299,51 @@ describe("the group-committing journal writer", () => {
       }
     });
 
-    it("another instance hands a run's end over from the notification of the statement that ended it: its followers do not read it", async () => {
-      const s = server();
+    /**
+     * Ends a run through `finishRun` (the statement that ends a run writes its terminal event itself) while two
+     * followers watch it from a second instance; returns what they got, the second instance's writer's counts during
+     * the end, and the journal reads the followers sent.
+     */
+    async function endWatchedFromElsewhere(s: ReturnType<typeof server>, event: Parameters<typeof finishRun>[2]["event"]) {
       const there = await secondInstance();
       const instance = `ender-${crypto.randomBytes(3).toString("hex")}`;
       const [runId] = await ownedRuns(s, instance, 1);
       const writer = journalWriterFor(s.db, s.bus);
       try {
         await writer.append(runId!, instance, [{ type: "text", payload: { delta: "all said." } }]);
-        const { result: events, queries } = await recordQueries(async () => {
+        const { result, queries } = await recordQueries(async () => {
           const followers = [follow(there.db, there.bus, runId!), follow(there.db, there.bus, runId!)];
           await Promise.all(followers.map((f) => f.first));
           await notificationsArrived(s.bus, there.bus);
           const before = { ...there.writer.stats };
-          const ended = await finishRun(s.db, s.bus, {
-            runId: runId!,
-            owner: instance,
-            state: "succeeded",
-            replyText: "all said.",
-            event: { type: "run_completed", payload: { replyMessageId: crypto.randomUUID() } },
-          });
-          expect(ended).toBe(true);
+          const state = event.type === "run_completed" ? "succeeded" : event.type === "run_failed" ? "failed" : "cancelled";
+          expect(await finishRun(s.db, s.bus, { runId: runId!, owner: instance, state, replyText: "all said.", event })).toBe(true);
           const got = await Promise.all(followers.map((f) => f.events));
-          expect(there.writer.stats.carried - before.carried).toBe(1);
-          expect(there.writer.stats.reads - before.reads).toBe(0);
-          return got;
+          return { got, carried: there.writer.stats.carried - before.carried, reads: there.writer.stats.reads - before.reads };
         });
         const stored = await readRunEvents(s.db, runId!, 0, 10_000);
-        expect(stored.at(-1)?.type).toBe("run_completed");
-        for (const got of events) expect(got).toEqual(stored);
-        // Each follower read the journal once, when it opened.
-        expect(queries.filter((q) => /from "run_events"/.test(q))).toHaveLength(2);
+        expect(stored.at(-1)?.type).toBe(event.type);
+        for (const got of result.got) expect(got).toEqual(stored);
+        return { ...result, followerReads: queries.filter((q) => /from "run_events"/.test(q)).length };
       } finally {
         await there.close();
       }
+    }
+
+    it("another instance hands a run's end over from the notification of the statement that ended it: its followers do not read it", async () => {
+      const ended = await endWatchedFromElsewhere(server(), { type: "run_completed", payload: { replyMessageId: crypto.randomUUID() } });
+      expect(ended.carried).toBe(1);
+      expect(ended.reads).toBe(0);
+      // Each follower read the journal once, when it opened.
+      expect(ended.followerReads).toBe(2);
+    });
+
+    it("an end too large to travel is read once there, for all of the run's followers", async () => {
+      const message = "The model said: " + "x".repeat(CARRIED_BYTES * 3);
+      const ended = await endWatchedFromElsewhere(server(), { type: "run_failed", payload: { code: "unavailable:model", message } });
+      expect(ended.carried).toBe(0);
+      expect(ended.reads).toBe(1);
+      expect(ended.followerReads).toBe(2);
     });
 
     it("a flush of many runs whose rows are all just small enough to travel stays within PostgreSQL's notification size", async () => {

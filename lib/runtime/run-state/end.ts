@@ -61,9 +61,9 @@ export async function finishRun(
       -- it is small, so that another process hands it to its followers from the notification, not one read each.
       notice as (
         select pg_notify(${bus.channel}, json_build_object('t', ${journalTopic}::text, 'm', json_build_object('o', ${writer.origin}::text,
-          'a', ${at}::text, 'r', json_build_array(case when octet_length(${payload}::text) <= ${CARRIED_BYTES}::int
-            then json_build_array(id, last_seq, last_seq, json_build_array(json_build_array(${event.type}::text, ${payload}::jsonb)))
-            else json_build_array(id, last_seq, last_seq) end)))::text) from ended
+          'a', ${at}::text, 'r', json_build_array(case when octet_length(carried.rows::text) <= ${CARRIED_BYTES}::int
+            then json_build_array(id, last_seq, last_seq, carried.rows) else json_build_array(id, last_seq, last_seq) end)))::text)
+        from ended, (select json_build_array(json_build_array(${event.type}::text, ${payload}::jsonb)) as rows) as carried
       )
       select last_seq, (select count(*) from notice) as notices from ended` : sql`
       select last_seq from ended`}
