@@ -132,6 +132,11 @@ export class JournalWriter {
     for (const listener of this.listeners.of(runId)) listener.events(events);
   }
 
+  /** The run's journal may have grown where this process did not see it: its followers here read it. */
+  wake(runId: string) {
+    for (const listener of this.listeners.of(runId)) listener.wake();
+  }
+
   close() {
     this.unsubscribe();
   }

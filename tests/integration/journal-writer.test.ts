@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { openDatabase, type Db } from "../../lib/db/client";
 import { recordQueries } from "../../lib/db/query-count";
 import type { ModelEvent, ModelProvider, ModelRequest } from "../../lib/models/types";
-import { createPostgresBus, type EventBus } from "../../lib/runtime/bus";
+import { createLocalBus, createPostgresBus, type EventBus } from "../../lib/runtime/bus";
 import type { RunEvent } from "../../lib/runtime/events";
 import { readRunEvents, RunLostError } from "../../lib/runtime/journal";
 import { CARRIED_BYTES, journalWriterFor } from "../../lib/runtime/journal-writer";
@@ -99,6 +99,40 @@ describe("the group-committing journal writer", () => {
     expect(events.at(-1)?.type).toBe("run_completed");
     expect(events).toEqual(await readRunEvents(s.db, runId, 0, 10_000));
     expect(queries.filter((q) => /from "run_events"/.test(q))).toHaveLength(1);
+  });
+
+  it("a run ended by an attempt whose answer was lost: the retry finds it ended and this process's followers read the end", async () => {
+    const s = server();
+    const owner = await demoOwner(s.db);
+    const agent = await makeAgent(s.db, owner.workspaceId, { tools: [] });
+    const session = await createSession(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
+    const instance = `retrying-${crypto.randomBytes(3).toString("hex")}`;
+    const { runId } = await createChatRun(s.db, { workspaceId: owner.workspaceId, sessionId: session.id, userId: owner.id, text: "hi", owner: instance });
+    await journalWriterFor(s.db, s.bus).append(runId, instance, [{ type: "text", payload: { delta: "said." } }]);
+    let opened!: () => void;
+    const first = new Promise<void>((resolve) => (opened = resolve));
+    const events = (async () => {
+      const got: RunEvent[] = [];
+      // No heartbeat within the test: only a wake can make the follower read again.
+      for await (const item of streamRunEvents({ db: s.db, bus: s.bus, runId, afterSeq: 0, heartbeatMs: 600_000 })) {
+        if (item.kind !== "event") continue;
+        got.push(item.event);
+        opened();
+      }
+      return got;
+    })();
+    await first;
+    const end = { runId, owner: instance, state: "succeeded" as const, replyText: "said.", event: { type: "run_completed" as const, payload: { replyMessageId: crypto.randomUUID() } } };
+    // The first attempt commits, and its process hears nothing of it (as when the answer to the statement is lost: a
+    // statement in a transaction of its own, with a bus nobody listens to).
+    const silent = createLocalBus();
+    await s.db.transaction(async (tx) => expect(await finishRun(tx, silent, end)).toBe(true));
+    await silent.close();
+    // The retry finds the run ended.
+    expect(await finishRun(s.db, s.bus, end)).toBe(false);
+    const got = await events;
+    expect(got.at(-1)?.type).toBe("run_completed");
+    expect(got).toEqual(await readRunEvents(s.db, runId, 0, 10_000));
   });
 
   it("loses nothing when the process stops between the commit and the notification", async () => {

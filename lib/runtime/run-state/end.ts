@@ -70,7 +70,12 @@ export async function finishRun(
     `),
   );
   const [row] = rowsOf<{ last_seq: number }>(result);
-  if (!row) return false;
+  if (!row) {
+    // Ended by someone else, or by an attempt of ours whose answer was lost (its retry finds the run ended): either
+    // way this process's followers may have been handed nothing. They read the journal, and find the end there.
+    writer.wake(input.runId);
+    return false;
+  }
   const seq = Number(row.last_seq);
   // What a reader of the row gets: the stored JSON through the same parser.
   const terminal = parseRunEvent(event.type, seq, at, JSON.parse(JSON.stringify(event.payload)));
