@@ -11,7 +11,7 @@ import { Dialog, DialogContent, DialogTrigger } from "../ui/dialog";
 import { toast } from "../ui/toaster";
 import { sessionRenamedSchema } from "@/lib/runtime/session-schemas";
 import { chatKeys } from "@/lib/client/query-keys";
-import { invalidateInEveryTab } from "@/lib/client/tab-sync";
+import { invalidateInEveryTab, tellOtherTabs } from "@/lib/client/tab-sync";
 
 const TITLE_MAX = 80;
 
@@ -37,8 +37,9 @@ export function ChatActions({ sessionId, title }: { sessionId: string; title: st
     onSuccess: () => {
       toast.success("Chat deleted");
       queryClient.removeQueries({ queryKey: chatKeys.session(slug, sessionId) });
-      // Another tab on this chat reads it again and says it is gone.
-      invalidateInEveryTab(queryClient, [chatKeys.session(slug, sessionId), chatKeys.sessions(slug)]);
+      void queryClient.invalidateQueries({ queryKey: chatKeys.sessions(slug) });
+      // Another tab on this chat reads it again and says it is gone (this one leaves it).
+      tellOtherTabs([chatKeys.session(slug, sessionId), chatKeys.sessions(slug)]);
       router.push(`/w/${slug}/chat`);
     },
   });

@@ -23,6 +23,11 @@ function tabsChannel(): BroadcastChannel | null {
 /** Marks `keys` stale in this tab (refetching those on screen) and in the app's other tabs. */
 export function invalidateInEveryTab(queryClient: QueryClient, keys: QueryKey[]): void {
   for (const queryKey of keys) void queryClient.invalidateQueries({ queryKey });
+  tellOtherTabs(keys);
+}
+
+/** Marks `keys` stale in the app's other tabs only (this tab dealt with them itself). */
+export function tellOtherTabs(keys: QueryKey[]): void {
   tabsChannel()?.postMessage({ keys });
 }
 
