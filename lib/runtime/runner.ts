@@ -63,6 +63,9 @@ export async function driveRun(deps: RuntimeDeps, runId: string, options: DriveO
   const controller = new AbortController();
   const stopOnExternal = () => controller.abort(external?.reason ?? "cancel");
   external?.addEventListener("abort", stopOnExternal);
+  // A stop asked for before this driver listened (while it read the run, or before a restart) stops it as well.
+  if (external?.aborted) stopOnExternal();
+  else if (run.cancelRequestedAt) controller.abort("cancel");
   const unsubscribe = bus.subscribe(controlTopic(runId), (m) => {
     if (m.action === "cancel") controller.abort("cancel");
   });

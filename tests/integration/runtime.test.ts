@@ -4,6 +4,8 @@ import { agentMemories, agentRuns, messages, outboxMessages, steps, usageEvents,
 import { textTurn, toolTurn } from "../../lib/models/scripted";
 import { ModelError } from "../../lib/models/types";
 import { readRunEvents } from "../../lib/runtime/journal";
+import { createChatRun, requestCancel } from "../../lib/runtime/run-state";
+import { driveRun } from "../../lib/runtime/runner";
 import { createSession } from "../../lib/runtime/sessions";
 import { streamRunEvents } from "../../lib/runtime/stream";
 import type { RunEvent } from "../../lib/runtime/events";
@@ -24,6 +26,27 @@ describe("agent runtime", () => {
     const { runId } = await s.runtime.startChatRun({ workspaceId: owner.workspaceId, sessionId: session.id, userId: owner.id, text });
     return { s, owner, agent, session, runId };
   }
+
+  it("a run asked to stop before its driver listened (during its first read, or before a restart) ends cancelled, not completed", async () => {
+    const s = server();
+    const owner = await demoOwner(s.db);
+    const agent = await makeAgent(s.db, owner.workspaceId);
+    const startRuns = () => undefined;
+    // Left to run, each would say this and complete.
+    useScriptedModel(s, [textTurn(["All ", "of ", "it."]), textTurn(["All ", "of ", "it."])]);
+    for (const how of ["aborted before the driver listened", "cancel written before the driver started"] as const) {
+      const session = await createSession(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
+      const { runId } = await createChatRun(s.db, { workspaceId: owner.workspaceId, sessionId: session.id, userId: owner.id, text: "go", owner: s.runtime.deps.instanceId });
+      if (how === "aborted before the driver listened") await driveRun(s.runtime.deps, runId, { signal: AbortSignal.abort("cancel"), startRuns });
+      else {
+        expect(await requestCancel(s.db, runId)).toBe(true);
+        await driveRun(s.runtime.deps, runId, { startRuns });
+      }
+      const events = await readRunEvents(s.db, runId, 0, 10_000);
+      expect(events.at(-1)?.type, how).toBe("run_cancelled");
+      expect((await getRunRow(s.db, runId)).state, how).toBe("cancelled");
+    }
+  });
 
   it("the first token's time is written with the run's first text, after a tool step that wrote none, and a run without text has none", async () => {
     const s = server();
