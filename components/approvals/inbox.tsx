@@ -298,7 +298,7 @@ function History() {
               <span className="rounded bg-slate-100 px-1.5 py-0.5 font-mono">{item.tool}</span>
               <span className="text-slate-600">{requestLine(item)}</span>
               <span className="text-slate-500">{categoryLabels[item.category] ?? item.category}</span>
-              <span className="ml-auto text-slate-500">
+              <span className="ml-auto min-w-0 text-slate-500 wrap-anywhere">
                 {item.status === "expired" ? "expired" : item.status === "withdrawn" ? "the run was stopped" : `by ${item.decidedBy ?? (item.judgeVerdict?.decided ? "the judge" : "?")}`} ·{" "}
                 {item.decidedAt ? <Time at={item.decidedAt} /> : ""}
               </span>

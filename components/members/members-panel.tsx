@@ -59,12 +59,12 @@ export function MembersPanel({ currentUserId }: { currentUserId: string }) {
                 const locked = m.role === "owner" && workspace.role !== "owner";
                 return (
                   <tr key={m.userId} data-testid={`member-${m.email}`}>
-                    <td className="px-2 py-2 font-medium break-words sm:px-4">
+                    <td className="px-2 py-2 font-medium wrap-anywhere sm:px-4">
                       {m.name}
                       {m.userId === currentUserId ? <span className="ml-2 text-xs text-slate-500">(you)</span> : null}
-                      <span className="block text-xs font-normal break-all text-slate-600 sm:hidden">{m.email}</span>
+                      <span className="block text-xs font-normal wrap-anywhere text-slate-600 sm:hidden">{m.email}</span>
                     </td>
-                    <td className="hidden px-4 py-2 text-slate-600 sm:table-cell">{m.email}</td>
+                    <td className="hidden px-4 py-2 text-slate-600 wrap-anywhere sm:table-cell">{m.email}</td>
                     <td className="px-2 py-2 sm:px-4">
                       <select
                         aria-label={`Role of ${m.email}`}

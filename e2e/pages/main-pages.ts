@@ -1,5 +1,6 @@
 import { expect, type Page } from "@playwright/test";
-import { APP_ORIGIN } from "../fixtures";
+import { APP_ORIGIN, newPerson } from "../fixtures";
+import { MembersPage } from "./members-page";
 
 const DEMO = { "x-clawdeck-workspace": "demo", origin: APP_ORIGIN };
 
@@ -54,6 +55,11 @@ export async function seedWorkspace(page: Page, options: { pendingApproval?: boo
   const room = await page.request.post("/api/rooms", { headers: DEMO, data: { name: `ops${Date.now().toString(36)}`, subject: "Daily checks", agentIds: [agentId] } });
   expect(room.status()).toBe(201);
   const roomId = ((await room.json()) as { room: { id: string } }).room.id;
+  // A member whose name is as long as the form takes, with no space to break it at: the pages that list people must
+  // still fit the screen.
+  const members = new MembersPage(page);
+  await members.goto("demo");
+  await members.add({ ...newPerson("member"), name: "W".repeat(100) });
 
   await page.goto("/w/demo/chat");
   await page.getByRole("button", { name: new RegExp(`\\(@${handle}\\)$`) }).click();
