@@ -288,20 +288,24 @@ describe("the group-committing journal writer", () => {
       }
     }
 
-    /** Follows a run until its terminal event; `opened` resolves once the follower has handed over its first event. */
+    /**
+     * Follows a run until its terminal event; `first` resolves once the follower has handed over its first event,
+     * `reached(seq)` once it has handed over that one.
+     */
     function follow(db: Db, bus: EventBus, runId: string) {
-      let opened!: () => void;
-      const first = new Promise<void>((resolve) => (opened = resolve));
+      const got: RunEvent[] = [];
+      const waiting: { seq: number; resolve: () => void }[] = [];
+      const reached = (seq: number) =>
+        got.some((event) => event.seq >= seq) ? Promise.resolve() : new Promise<void>((resolve) => waiting.push({ seq, resolve }));
       const events = (async () => {
-        const got: RunEvent[] = [];
         for await (const item of streamRunEvents({ db, bus, runId, afterSeq: 0, heartbeatMs: 600_000 })) {
           if (item.kind !== "event") continue;
           got.push(item.event);
-          opened();
+          for (const waiter of waiting.filter((w) => w.seq <= item.event.seq)) waiter.resolve();
         }
         return got;
       })();
-      return { first, events };
+      return { first: reached(1), reached, events };
     }
 
     it("another instance hands small rows over from the notification, and reads a large range once for all its followers", async () => {
@@ -321,7 +325,9 @@ describe("the group-committing journal writer", () => {
         // Several flushes of small text (one per append, each awaited), then a row too large to travel, then the end.
         for (const piece of ["ä-one.", "two.", "three."]) await writer.append(runId!, instance, [{ type: "text", payload: { delta: piece } }]);
         const large = "L".repeat(CARRIED_BYTES * 3);
-        await writer.append(runId!, instance, [{ type: "text", payload: { delta: large } }]);
+        const largeSeq = await writer.append(runId!, instance, [{ type: "text", payload: { delta: large } }]);
+        // The end is written once the large row's read is over: written during it, the end would be read with it.
+        await Promise.all(followers.map((f) => f.reached(largeSeq)));
         await writer.append(runId!, instance, [{ type: "run_completed", payload: { replyMessageId: crypto.randomUUID() } }]);
         const stored = await readRunEvents(s.db, runId!, 0, 10_000);
         for (const follower of followers) expect(await follower.events).toEqual(stored);
