@@ -93,4 +93,50 @@ test.describe("gated actions", () => {
       await reviewer.context.close();
     }
   });
+
+  test("hidden characters in a gated input are named and marked on the card, escaped in its exact input and its editor, and sent as they are", async ({ page, browser }) => {
+    await new SignInPage(page).signInAs(OWNER);
+    const headers = { "x-clawdeck-workspace": "demo", origin: APP_ORIGIN };
+    const handle = `bidi${Date.now().toString(36)}`;
+    expect((await page.request.post("/api/agents", { headers, data: { handle, name: "Payer", model: "offline", tools: ["slack.post"] } })).status()).toBe(201);
+    const { id } = (await (await page.request.post("/api/sessions", { headers, data: { agentHandle: handle } })).json()) as { id: string };
+    // Shown as it acts, the override turns "1234-9876" round into "6789-4321".
+    const text = "pay \u202E1234-9876\u202C today";
+    expect((await page.request.post(`/api/sessions/${id}/messages`, { headers, data: { text: `slack #general ${text}` } })).ok()).toBe(true);
+
+    const reviewer = await personWithRole(browser, page, "reviewer");
+    try {
+      const inbox = new ApprovalsPage(reviewer.page);
+      await inbox.goto("demo");
+      const card = inbox.card(handle);
+      await expect(card).toHaveCount(1, { timeout: 20_000 });
+      await expect(card.getByTestId("hidden-characters")).toContainText("U+202E (right-to-left override), U+202C (end of a direction override)");
+      const preview = card.getByTestId("approval-preview");
+      await expect(preview).toContainText("pay U+202E1234-9876U+202C today");
+      expect(await preview.innerText()).not.toMatch(/[\u202A-\u202E]/);
+      await card.getByText("Exact input").click();
+      await expect(card.locator("pre")).toContainText('"text": "pay \\u202e1234-9876\\u202c today"');
+
+      // The form would show the text turned round: the editor opens on the JSON, escaped, which decodes to the same text.
+      await card.getByRole("button", { name: "Edit, then approve…" }).click();
+      await expect(card.getByTestId("edit-form")).toHaveCount(0);
+      const json = await card.getByLabel("Input (JSON)").inputValue();
+      expect(json).not.toMatch(/[\u202A-\u202E]/);
+      expect(JSON.parse(json)).toEqual({ channel: "#general", text });
+      await card.getByRole("button", { name: "Back" }).click();
+
+      await inbox.approve(card);
+      await expect(card).toHaveCount(0);
+    } finally {
+      await reviewer.context.close();
+    }
+    const outbox = (await (await page.request.get("/api/outbox", { headers })).json()) as { messages: { body: string; agent: { handle: string } }[] };
+    expect(outbox.messages.filter((m) => m.agent.handle === handle).map((m) => m.body)).toEqual([text]);
+
+    // The requester's chat marks them the same way in the step's preview.
+    await page.goto(`/w/demo/chat/${id}`);
+    const step = page.getByRole("group", { name: "Tool step slack.post" });
+    await expect(step.getByTestId("step-status")).toHaveText("Succeeded", { timeout: 20_000 });
+    await expect(step.locator("[data-hidden-character='U+202E']").first()).toBeVisible();
+  });
 });

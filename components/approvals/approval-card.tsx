@@ -12,22 +12,32 @@ import { absoluteWhen } from "@/lib/client/when";
 import { EditInput } from "./edit-input";
 import { CopyDraft } from "./copy-draft";
 import { Time } from "../ui/time";
+import { HiddenWarning, Revealed } from "../ui/revealed";
+import { exactJson } from "@/lib/hidden-characters";
 
 export function PreviewCard({ preview }: { preview: ApprovalItem["preview"] }) {
   return (
     <div className="rounded-md border border-slate-200 bg-slate-50 p-3" data-testid="approval-preview">
-      <div className="text-sm font-semibold">{preview.title}</div>
+      <div className="text-sm font-semibold">
+        <Revealed text={preview.title} />
+      </div>
       {preview.fields.length > 0 ? (
         <dl className="mt-1 grid grid-cols-[auto_1fr] gap-x-3 text-sm">
           {preview.fields.map((f) => (
             <div key={f.label} className="contents">
               <dt className="text-slate-500">{f.label}</dt>
-              <dd className="min-w-0 font-medium break-words">{f.value}</dd>
+              <dd className="min-w-0 font-medium break-words">
+                <Revealed text={f.value} />
+              </dd>
             </div>
           ))}
         </dl>
       ) : null}
-      {preview.body ? <p className="mt-2 whitespace-pre-wrap break-words rounded bg-surface p-2 text-sm ring-1 ring-slate-200">{preview.body}</p> : null}
+      {preview.body ? (
+        <p className="mt-2 whitespace-pre-wrap break-words rounded bg-surface p-2 text-sm ring-1 ring-slate-200">
+          <Revealed text={preview.body} />
+        </p>
+      ) : null}
     </div>
   );
 }
@@ -183,10 +193,11 @@ export function ApprovalCard({ item, now, viewerId, canDecide, onDecided, select
           {judgeLine(item.judgeVerdict)}
         </p>
       ) : null}
+      <HiddenWarning value={item.input} />
       <PreviewCard preview={item.preview} />
       <details className="text-xs">
         <summary className="cursor-pointer text-slate-600">Exact input</summary>
-        <pre className="mt-1 overflow-x-auto rounded bg-slate-900 p-2 text-slate-100">{JSON.stringify(item.input, null, 2)}</pre>
+        <pre className="mt-1 overflow-x-auto rounded bg-slate-900 p-2 text-slate-100">{exactJson(item.input)}</pre>
         <p className="mt-1 text-slate-600">
           Call <span className="font-mono break-all">{item.callId}</span>
         </p>

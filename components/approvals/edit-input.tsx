@@ -4,6 +4,8 @@ import { useMemo, useState } from "react";
 import { formFields, inputChanges, shownValue, type FormField } from "./input-form";
 import type { ApprovalItem } from "@/lib/safety/approval-schemas";
 import { CopyDraft } from "./copy-draft";
+import { Revealed } from "../ui/revealed";
+import { exactJson, hiddenIn } from "@/lib/hidden-characters";
 
 type Input = Record<string, unknown>;
 
@@ -56,10 +58,10 @@ export function InputDiff({ before, after }: { before: Input; after: Input }) {
           <dt className="border-b border-slate-200 bg-slate-50 px-2 py-1 font-mono text-xs text-slate-700">{c.key}</dt>
           <dd className="min-w-0">
             <del className="block bg-rose-50 px-2 py-1 whitespace-pre-wrap break-words text-rose-900" aria-label={`was: ${shownValue(c.before)}`}>
-              {shownValue(c.before)}
+              <Revealed text={shownValue(c.before)} />
             </del>
             <ins className="block bg-emerald-50 px-2 py-1 whitespace-pre-wrap break-words text-emerald-900 no-underline" aria-label={`becomes: ${shownValue(c.after)}`}>
-              {shownValue(c.after)}
+              <Revealed text={shownValue(c.after)} />
             </ins>
           </dd>
         </div>
@@ -83,9 +85,11 @@ export function EditInput({ item, busy, frozen = false, canApprove, onApprove, o
   onBack: () => void;
 }) {
   const fields = useMemo(() => formFields(item.inputSchema, item.input), [item.inputSchema, item.input]);
-  const [asJson, setAsJson] = useState(fields === null);
+  // A form's fields would show hidden characters as they act (a direction override turns the text round): an input
+  // holding any is edited as JSON, where each one is escaped.
+  const [asJson, setAsJson] = useState(() => fields === null || hiddenIn(item.input).length > 0);
   const [values, setValues] = useState<Input>(item.input);
-  const [json, setJson] = useState(() => JSON.stringify(item.input, null, 2));
+  const [json, setJson] = useState(() => exactJson(item.input));
   const [review, setReview] = useState<Input | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
 
@@ -107,7 +111,7 @@ export function EditInput({ item, busy, frozen = false, canApprove, onApprove, o
   function switchTo(json: boolean) {
     setProblem(null);
     if (json) {
-      setJson(JSON.stringify(withoutEmpty(values), null, 2));
+      setJson(exactJson(withoutEmpty(values)));
       setAsJson(true);
       return;
     }
@@ -115,6 +119,10 @@ export function EditInput({ item, busy, frozen = false, canApprove, onApprove, o
     if (!parsed) return;
     if (!formFields(item.inputSchema, parsed)) {
       setProblem("This input has values the form cannot show: keep editing it as JSON.");
+      return;
+    }
+    if (hiddenIn(parsed).length > 0) {
+      setProblem("This input holds hidden characters that a form would not show: keep editing it as JSON.");
       return;
     }
     setValues(parsed);
@@ -129,7 +137,7 @@ export function EditInput({ item, busy, frozen = false, canApprove, onApprove, o
 
   const id = (key: string) => `edit-${item.id}-${key}`;
   if (frozen) {
-    const draft = review ? JSON.stringify(review, null, 2) : asJson ? json : JSON.stringify(withoutEmpty(values), null, 2);
+    const draft = review ? exactJson(review) : asJson ? json : exactJson(withoutEmpty(values));
     return (
       <div className="space-y-2" data-testid="edit-draft">
         <label className="label" htmlFor={id("draft")}>

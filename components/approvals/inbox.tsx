@@ -12,6 +12,7 @@ import { ApprovalCard, TaintList, type Outcome } from "./approval-card";
 import { InboxKeysHelp, useInboxKeys } from "./inbox-keys";
 import { useLiveApprovals } from "./live-approvals";
 import { useSelectFromAddress } from "../ui/use-address-selection";
+import { Revealed } from "../ui/revealed";
 import { dismiss, emptySteadyList, prune, receive, settle, type Moment } from "./steady-list";
 import { approvalListSchema, approvalOneSchema, type ApprovalItem } from "@/lib/safety/approval-schemas";
 import { categoryLabels, requestLine } from "./approval-text";
@@ -304,10 +305,12 @@ function History() {
               </span>
             </div>
             <div className="text-sm">
-              <span className="font-medium">{item.preview.title}</span>
+              <span className="font-medium">
+                <Revealed text={item.preview.title} />
+              </span>
               {item.preview.fields.map((f) => (
                 <span key={f.label} className="ml-2 text-slate-600">
-                  {f.label}: {f.value}
+                  {f.label}: <Revealed text={f.value} />
                 </span>
               ))}
               {item.editedInput ? <span className="ml-2 rounded bg-indigo-50 px-1.5 text-xs text-indigo-700">input edited</span> : null}

@@ -4,6 +4,8 @@ import Link from "next/link";
 import { describeTaintSource } from "@/lib/safety/taint";
 import { useWorkspace } from "../providers";
 import type { StepApproval, StepView } from "./timeline";
+import { Revealed } from "../ui/revealed";
+import { exactJson } from "@/lib/hidden-characters";
 
 function ApprovalNotice({ approval }: { approval: StepApproval }) {
   const { slug } = useWorkspace();
@@ -69,7 +71,7 @@ export function TaintBadge({ source }: { source: string }) {
 function json(value: unknown): string {
   if (value === undefined) return "—";
   try {
-    return JSON.stringify(value, null, 2) ?? String(value);
+    return exactJson(value);
   } catch {
     return String(value);
   }
@@ -108,18 +110,26 @@ export function StepCard({ step }: { step: StepView }) {
 
       {step.preview ? (
         <div className="border-t border-slate-200 px-3 py-2">
-          <div className="text-xs font-medium text-slate-700">{step.preview.title}</div>
+          <div className="text-xs font-medium text-slate-700">
+            <Revealed text={step.preview.title} />
+          </div>
           {step.preview.fields.length > 0 ? (
             <dl className="mt-1 grid grid-cols-[auto_1fr] gap-x-3 gap-y-0.5 text-xs">
               {step.preview.fields.map((field, i) => (
                 <div key={`${field.label}-${i}`} className="contents">
                   <dt className="text-slate-500">{field.label}</dt>
-                  <dd className="min-w-0 break-words text-slate-800">{field.value}</dd>
+                  <dd className="min-w-0 break-words text-slate-800">
+                    <Revealed text={field.value} />
+                  </dd>
                 </div>
               ))}
             </dl>
           ) : null}
-          {step.preview.body ? <p className="mt-1 text-xs break-words whitespace-pre-wrap text-slate-700">{step.preview.body}</p> : null}
+          {step.preview.body ? (
+            <p className="mt-1 text-xs break-words whitespace-pre-wrap text-slate-700">
+              <Revealed text={step.preview.body} />
+            </p>
+          ) : null}
         </div>
       ) : null}
 

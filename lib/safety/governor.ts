@@ -6,6 +6,7 @@ import { agentRuns, approvals, workspaces, type Approval, type JudgeRecord } fro
 import { AppError } from "../errors";
 import { recordFeed } from "../feed/feed";
 import { askJudge, type Verdict } from "../judge/judge";
+import { codeOf, exactJson, hiddenIn, nameOf } from "../hidden-characters";
 import type { ModelResolver } from "../models/registry";
 import type { EventBus } from "../runtime/bus";
 import { insertRunEvents, notifyRun } from "../runtime/journal";
@@ -77,7 +78,9 @@ export function offlineVerdict(approval: Pick<Approval, "category" | "input" | "
     return { decision: "deny", reason: `It passes on content from untrusted sources (${taint.join(", ") || "unknown"}).` };
   }
   if (/https?:\/\//i.test(JSON.stringify(approval.input))) return { decision: "deny", reason: "Its input carries a link." };
-  return { decision: "allow", reason: "It passes on nothing untrusted and carries no link." };
+  const hidden = hiddenIn(approval.input);
+  if (hidden.length > 0) return { decision: "deny", reason: `Its input holds hidden characters that change how it reads (${hidden.map(codeOf).join(", ")}).` };
+  return { decision: "allow", reason: "It passes on nothing untrusted, carries no link and hides no characters." };
 }
 
 const JUDGE_SYSTEM =
@@ -88,8 +91,10 @@ function promptOf(approval: Approval): string {
   return [
     `Tool: ${approval.tool}`,
     `Why the policy asks for a decision: ${categoryLabels[approval.category as ApprovalCategory] ?? approval.category}`,
-    `Preview: ${JSON.stringify(approval.preview)}`,
-    `Exact input: ${JSON.stringify(approval.input)}`,
+    // Escaped, so that the judge reads the characters a person is shown marked, not text they turn round.
+    `Preview: ${exactJson(approval.preview, 0)}`,
+    `Exact input: ${exactJson(approval.input, 0)}`,
+    ...(hiddenIn(approval.input).length > 0 ? [`The input holds hidden characters: ${hiddenIn(approval.input).map((c) => `${codeOf(c)} (${nameOf(c)})`).join(", ")}.`] : []),
     `Untrusted sources the run read: ${(approval.taintSources ?? []).map((t) => t.source).join(", ") || "none"}`,
   ].join("\n");
 }
