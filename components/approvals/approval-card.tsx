@@ -247,6 +247,7 @@ export function ApprovalCard({ item, now, viewerId, canDecide, onDecided, select
                 id={`reason-${item.id}`}
                 autoFocus
                 required
+                maxLength={2000}
                 readOnly={gone}
                 aria-describedby={`reason-${item.id}-rule`}
                 aria-invalid={reasonMissing && !reason.trim() ? true : undefined}

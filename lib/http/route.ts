@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { $ZodType, input } from "zod/v4/core";
+import { issueWords } from "../issue-words";
 import type { Database } from "../db/client";
 import type { Role } from "../db/schema";
 import { AppError } from "../errors";
@@ -77,9 +78,9 @@ function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, surface: s
       details: [{ path: nulAt, message: "NUL characters are not allowed." }],
     });
   }
-  const result = schema.safeParse(value);
+  const result = schema.safeParse(value, { error: issueWords });
   if (!result.success) {
-    throw new AppError(`bad_request:${surface}`, `Invalid ${surface}: ${result.error.issues[0]?.message ?? "bad value"}`, {
+    throw new AppError(`bad_request:${surface}`, result.error.issues[0]?.message ?? `Something in the ${surface} is not valid.`, {
       details: result.error.issues.map((i) => ({ path: i.path.join("."), message: i.message })),
     });
   }

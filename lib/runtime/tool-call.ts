@@ -15,6 +15,7 @@ import { recordStepFinish, recordStepStart, recordTaint, suspendWithCheckpoint, 
 import type { CallContext, RuntimeDeps, ToolResultBlock } from "./types";
 import { workspaceRedactor } from "../connections/connections";
 import { logError } from "../log";
+import { issueWords } from "../issue-words";
 import { trackCredentials } from "../safety/redact";
 import { taintSourcesOf } from "../safety/taint";
 
@@ -94,9 +95,9 @@ export async function dispatchCall(ctx: CallContext, proposed: ProposedCall): Pr
   if (!authorised.ok) return { kind: "result", result: await finishStep(ctx, step, { status: "refused", error: `Denied by policy: ${authorised.reason}` }) };
   const call = authorised.call;
   step.call = call;
-  const parsed = tool.input.safeParse(call.input);
+  const parsed = tool.input.safeParse(call.input, { error: issueWords });
   if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; ");
+    const issues = parsed.error.issues.map((i) => i.message).join(" ");
     return { kind: "result", result: await finishStep(ctx, step, { status: "failed", error: `Invalid input for \`${tool.name}\`: ${issues}` }) };
   }
   const policy = await workspacePolicyOf(ctx.deps.db, ctx.run.workspaceId);

@@ -77,7 +77,7 @@ describe("circuit breakers in the runtime", () => {
     const refused = await fetchAs(owner, [...[1, 2, 3].map((n) => `http://${blocked}/${n}`), "ftp://example.com/a", "ftp://example.com/b"]);
     expect(refused.map((r) => r.status)).toEqual(["failed", "failed", "failed", "failed", "failed"]);
     expect(refused[0]!.error).toMatch(/^Refused to fetch http:\/\/10\.1\.2\.3:8080\/1: 10\.1\.2\.3 is a private/);
-    expect(refused[3]!.error).toMatch(/^Invalid input for `http.fetch`/);
+    expect(refused[3]!.error).toBe("Invalid input for `http.fetch`: url must be an absolute http:// or https:// URL");
     for (const destination of [blocked, "example.com", null]) {
       expect(s.runtime.deps.breakers.stateOf({ workspaceId: owner.workspaceId, tool: "http.fetch", destination })).toBe("closed");
     }

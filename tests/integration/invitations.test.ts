@@ -243,6 +243,28 @@ describe("invitations", () => {
     expect(stored[0]!.revokedAt).toBeNull();
   });
 
+  it("a refused invitation says what is wrong in words, field by field, and stores nothing", async () => {
+    const s = server();
+    const owner = await makeUser(s.db);
+    const ws = await makeWorkspace(s.db, "Words", owner);
+    const refusal = async (body: unknown) => {
+      const res = await inviteRoute(jsonRequest("/api/invitations", { method: "POST", cookie: await sessionCookie(s, owner), workspace: ws.slug, body }));
+      expect(res.status).toBe(400);
+      return (await res.json()) as { code: string; message: string; details: { path: string; message: string }[] };
+    };
+    const long = `${"a".repeat(250)}@test.local`;
+    expect(await refusal({ email: long, role: "member" })).toMatchObject({
+      code: "bad_request:body",
+      message: "The email is too long: at most 254 characters.",
+      details: [{ path: "email", message: "The email is too long: at most 254 characters." }],
+    });
+    expect(await refusal({ email: "pat@test.local" })).toMatchObject({ message: "The role is missing.", details: [{ path: "role" }] });
+    expect((await refusal({ email: "pat@test.local", role: "boss" })).message).toBe("The role should be one of: owner, manager, reviewer, member.");
+    // A schema's own words stay.
+    expect((await refusal({ email: "not an address", role: "member" })).message).toBe("Enter a valid email address");
+    expect(await s.db.select().from(invitations).where(eq(invitations.workspaceId, ws.id))).toEqual([]);
+  });
+
   it("another workspace's invitation cannot be revoked (404) and stays usable", async () => {
     const s = server();
     const owner = await makeUser(s.db);
