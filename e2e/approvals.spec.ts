@@ -139,4 +139,28 @@ test.describe("gated actions", () => {
     await expect(step.getByTestId("step-status")).toHaveText("Succeeded", { timeout: 20_000 });
     await expect(step.locator("[data-hidden-character='U+202E']").first()).toBeVisible();
   });
+
+  test("a person's own request that needs four eyes says who else can approve it, with the way to Members and to the policy", async ({ page }) => {
+    await new SignInPage(page).signInAs(OWNER);
+    const headers = { "x-clawdeck-workspace": "demo", origin: APP_ORIGIN };
+    const handle = `own${Date.now().toString(36)}`;
+    expect((await page.request.post("/api/agents", { headers, data: { handle, name: "Poster", model: "offline", tools: ["slack.post"] } })).status()).toBe(201);
+    const { id } = (await (await page.request.post("/api/sessions", { headers, data: { agentHandle: handle } })).json()) as { id: string };
+    expect((await page.request.post(`/api/sessions/${id}/messages`, { headers, data: { text: "slack #general hi" } })).ok()).toBe(true);
+
+    const inbox = new ApprovalsPage(page);
+    await inbox.goto("demo");
+    const card = inbox.card(handle);
+    await expect(card).toHaveCount(1, { timeout: 20_000 });
+    const note = card.getByTestId("four-eyes-note");
+    await expect(note).toContainText("this workspace needs someone else to approve it");
+    await expect(card.getByTestId("approval-preview")).toContainText("kept in the Outbox, not sent");
+    await expect(note.getByRole("link", { name: "invite one" })).toHaveAttribute("href", "/w/demo/settings/members");
+    await note.getByRole("link", { name: "policy" }).click();
+    await expect(page).toHaveURL(/\/w\/demo\/settings\/policy$/);
+
+    await inbox.goto("demo");
+    await inbox.reject(inbox.card(handle), "Not now");
+    await expect(inbox.card(handle)).toHaveCount(0);
+  });
 });

@@ -102,7 +102,7 @@ export function ApprovalCard({ item, now, viewerId, canDecide, onDecided, select
   onDismiss?: () => void;
 }) {
   const api = useApi();
-  const { slug, timeZone } = useWorkspace();
+  const { slug, timeZone, role } = useWorkspace();
   const [mode, setMode] = useState<"idle" | "reject" | "edit">("idle");
   const [reason, setReason] = useState("");
   const [busy, setBusy] = useState(false);
@@ -227,7 +227,24 @@ export function ApprovalCard({ item, now, viewerId, canDecide, onDecided, select
       {canDecide ? (
         <div className="space-y-2 border-t border-slate-100 pt-3">
           {ownRequest ? (
-            <p className="text-xs text-slate-600">This was asked on your behalf: this workspace needs someone else to approve it. You can still reject it.</p>
+            <p className="text-xs text-slate-600" data-testid="four-eyes-note">
+              This was asked on your behalf: this workspace needs someone else to approve it. You can still reject it.{" "}
+              {role === "owner" || role === "manager" ? (
+                <>
+                  Another reviewer can approve it (
+                  <Link className="text-indigo-700 underline" href={`/w/${slug}/settings/members`}>
+                    invite one
+                  </Link>
+                  ), or a manager can take this category out of four eyes in the{" "}
+                  <Link className="text-indigo-700 underline" href={`/w/${slug}/settings/policy`}>
+                    policy
+                  </Link>
+                  .
+                </>
+              ) : (
+                "Ask a reviewer, a manager or an owner to decide it."
+              )}
+            </p>
           ) : null}
           {mode === "reject" ? (
             <div className="space-y-2">

@@ -39,6 +39,8 @@ export const slackPostTool: ToolDefinition<z.infer<typeof slackInput>, SlackPost
     fields: [
       { label: "Channel", value: input.channel },
       { label: "Destination", value: `${input.channel} on ${new URL(providerBaseUrl("slack")).host}` },
+      // Whether the workspace is connected is read when the post runs, not when it is asked for.
+      { label: "Without a Slack connection", value: "kept in the Outbox, not sent" },
     ],
     body: input.text,
   }),

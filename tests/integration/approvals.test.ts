@@ -58,6 +58,7 @@ describe("gated actions", () => {
         fields: [
           { label: "Channel", value: "#general" },
           { label: "Destination", value: "#general on slack.com" },
+          { label: "Without a Slack connection", value: "kept in the Outbox, not sent" },
         ],
         body: "hello",
       },
