@@ -156,3 +156,40 @@ test.describe("missions", () => {
     await expect(missions.result()).toContainText("From @" + handle + " (Announcer)");
   });
 });
+
+test.describe("missions on a phone", () => {
+  test.use({ viewport: { width: 360, height: 740 }, hasTouch: true, isMobile: true });
+
+    test("on a phone a crew is edited by touch: a node's handoffs are removed and added from its panel, and the node itself removed", async ({ page }) => {
+      await new SignInPage(page).signInAs(OWNER);
+      await page.goto("/w/demo/missions/crews/new");
+      const name = `Touch ${Date.now().toString(36)}`;
+      await page.getByLabel("Name", { exact: true }).fill(name);
+      await page.getByLabel("Template").selectOption({ label: "Lead and workers" });
+      await page.getByRole("button", { name: "Use template" }).click();
+      const canvas = page.getByRole("region", { name: "Crew canvas" });
+      const panel = page.getByRole("complementary", { name: "Selected node" });
+      const handoffs = panel.getByRole("list", { name: "Handoffs of this node" }).getByRole("listitem");
+
+      await canvas.getByText("Worker 2", { exact: true }).tap();
+      await expect(handoffs).toHaveText(["Lead → Worker 2Remove", "Worker 2 → Lead (merge)Remove"]);
+      await panel.getByRole("button", { name: "Remove node" }).tap();
+      await expect(canvas.getByText("Worker 2", { exact: true })).toHaveCount(0);
+
+      await canvas.getByText("Worker 1", { exact: true }).tap();
+      await panel.getByRole("button", { name: "Remove the handoff Worker 1 to Lead (merge)" }).tap();
+      await expect(handoffs).toHaveText(["Lead → Worker 1Remove"]);
+      await panel.getByLabel("Hand off to").selectOption({ label: "Lead (merge)" });
+      await expect(handoffs).toHaveText(["Lead → Worker 1Remove", "Worker 1 → Lead (merge)Remove"]);
+      await page.getByRole("button", { name: "Save crew" }).tap();
+      await expect(page).toHaveURL(/\/missions$/);
+
+      const crews = (await (await page.request.get("/api/crews", { headers: { "x-clawdeck-workspace": "demo" } })).json()) as {
+        crews: { name: string; nodes: { id: string }[]; edges: { from: string; to: string }[] }[];
+      };
+      const saved = crews.crews.find((c) => c.name === name)!;
+      expect(saved.nodes.map((n) => n.id).sort()).toEqual(["lead", "merge", "worker1"]);
+      expect(saved.edges).toEqual(expect.arrayContaining([{ from: "lead", to: "worker1" }, { from: "worker1", to: "merge" }]));
+      expect(saved.edges).toHaveLength(2);
+    });
+});

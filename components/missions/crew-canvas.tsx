@@ -104,6 +104,15 @@ export function CanvasEditor({ crewId, crew, agents }: { crewId: string | null; 
     );
   };
 
+  const removeSelected = () => {
+    setNodes((list) => list.filter((n) => n.id !== selected));
+    setEdges((list) => list.filter((e) => e.source !== selected && e.target !== selected));
+    setSelected(null);
+  };
+  const removeHandoff = (from: string, to: string) => setEdges((list) => list.filter((e) => !(e.source === from && e.target === to)));
+  const addHandoff = (from: string, to: string) => setEdges((list) => addEdge({ source: from, target: to, sourceHandle: null, targetHandle: null, markerEnd: { type: MarkerType.ArrowClosed } }, list));
+  const roleOf = (nodeId: string) => String(nodes.find((n) => n.id === nodeId)?.data.role ?? nodeId);
+
   const shape = { nodes: nodes.map((n) => ({ id: n.id, role: String(n.data.role) })), edges: edges.map((e) => ({ from: e.source, to: e.target })) };
   const hasLoop = !!reviewLoopOf(shape);
 
@@ -179,7 +188,7 @@ export function CanvasEditor({ crewId, crew, agents }: { crewId: string | null; 
           </div>
         ) : null}
       </div>
-      <p className="text-xs text-slate-600">Drag nodes to arrange them; draw a handoff from a node&apos;s right handle to another&apos;s left handle. Select a node or edge and press Backspace to remove it.</p>
+      <p className="text-xs text-slate-600">Drag nodes to arrange them; draw a handoff from a node&apos;s right handle to another&apos;s left handle. Select a node to edit it, hand it off to another or remove it (or select a node or edge and press Backspace).</p>
 
       <div className="grid gap-4 lg:grid-cols-[1fr_18rem]">
         <section aria-label="Crew canvas" className="card relative h-96 w-full min-w-0 overflow-hidden">
@@ -220,6 +229,18 @@ export function CanvasEditor({ crewId, crew, agents }: { crewId: string | null; 
                 <label htmlFor={`${id}-instructions`} className="label">Instructions</label>
                 <textarea id={`${id}-instructions`} className="input" rows={4} value={String(current.data.instructions ?? "")} onChange={(e) => updateSelected({ instructions: e.target.value })} maxLength={4000} />
               </div>
+              <Handoffs
+                nodeId={current.id}
+                roleOf={roleOf}
+                edges={shape.edges}
+                others={nodes.filter((n) => n.id !== current.id).map((n) => n.id)}
+                selectId={`${id}-handoff`}
+                onAdd={addHandoff}
+                onRemove={removeHandoff}
+              />
+              <button type="button" className="btn-danger w-full" onClick={removeSelected}>
+                Remove node
+              </button>
             </>
           ) : (
             <p className="text-sm text-slate-600">Select a node to set its role, agent and instructions.</p>
@@ -237,6 +258,63 @@ export function CanvasEditor({ crewId, crew, agents }: { crewId: string | null; 
         </button>
         <Link href={`/w/${slug}/missions`} className="btn-secondary">Cancel</Link>
       </div>
+    </div>
+  );
+}
+
+/**
+ * The selected node's handoffs as a list, each with a way to remove it, and a way to add one: the same edits as
+ * drawing and Backspace on the canvas, for touch screens and keyboards.
+ */
+function Handoffs({ nodeId, roleOf, edges, others, selectId, onAdd, onRemove }: {
+  nodeId: string;
+  roleOf: (nodeId: string) => string;
+  edges: { from: string; to: string }[];
+  others: string[];
+  selectId: string;
+  onAdd: (from: string, to: string) => void;
+  onRemove: (from: string, to: string) => void;
+}) {
+  const mine = edges.filter((e) => e.from === nodeId || e.to === nodeId);
+  const free = others.filter((other) => !edges.some((e) => e.from === nodeId && e.to === other));
+  return (
+    <div className="space-y-1.5">
+      <h3 className="label">Handoffs</h3>
+      {mine.length === 0 ? <p className="text-xs text-slate-600">None yet.</p> : null}
+      <ul className="space-y-1" aria-label="Handoffs of this node">
+        {mine.map((e) => (
+          <li key={`${e.from}-${e.to}`} className="flex items-center gap-2 text-sm">
+            <span className="min-w-0 flex-1 wrap-anywhere">
+              {roleOf(e.from)} → {roleOf(e.to)}
+            </span>
+            <button type="button" className="btn-secondary shrink-0 px-2 py-1 text-xs" onClick={() => onRemove(e.from, e.to)} aria-label={`Remove the handoff ${roleOf(e.from)} to ${roleOf(e.to)}`}>
+              Remove
+            </button>
+          </li>
+        ))}
+      </ul>
+      {free.length > 0 ? (
+        <div>
+          <label htmlFor={selectId} className="sr-only">
+            Hand off to
+          </label>
+          <select
+            id={selectId}
+            className="input text-sm"
+            value=""
+            onChange={(e) => {
+              if (e.target.value) onAdd(nodeId, e.target.value);
+            }}
+          >
+            <option value="">Hand off to…</option>
+            {free.map((other) => (
+              <option key={other} value={other}>
+                {roleOf(other)}
+              </option>
+            ))}
+          </select>
+        </div>
+      ) : null}
     </div>
   );
 }
