@@ -8,8 +8,10 @@ import { offlineGrammar } from "./offline-grammar";
  * its reply in small pieces at a pace a person can watch.
  */
 export { OFFLINE_MODEL, offlineGrammar } from "./offline-grammar";
-/** Header of the memories section the runtime adds to a system prompt; the offline model reads it back. */
+/** Header of the notes section the runtime adds to a system prompt; the offline model reads it back. */
 export const MEMORIES_HEADING = "## What you remember";
+/** Header of the section of the agent's replies in other chats: context for a model, never quoted as a fact. */
+export const EARLIER_REPLIES_HEADING = "## What you said in earlier chats";
 
 interface Call {
   name: string;
@@ -60,23 +62,30 @@ const textOf = (blocks: ContentBlock[]) =>
 
 export const estimateTokens = (text: string) => Math.max(1, Math.ceil(text.length / 4));
 
+/** Words that almost every question holds: matched on, they would tie any note to any question. */
+const STOPWORDS = new Set([
+  "about", "and", "are", "but", "can", "could", "did", "does", "for", "from", "had", "has", "have", "how", "its", "not",
+  "please", "tell", "that", "the", "there", "this", "was", "what", "when", "where", "which", "who", "why", "will", "with",
+  "would", "you", "your",
+]);
+
+/** The words of a text that carry its meaning: three letters or more, common question words left out. */
 function words(text: string): Set<string> {
-  return new Set(text.toLowerCase().match(/[a-z0-9]{3,}/g) ?? []);
+  return new Set((text.toLowerCase().match(/[a-z0-9]{3,}/g) ?? []).filter((w) => !STOPWORDS.has(w)));
 }
 
-function memoriesFrom(system: string): string[] {
+/** The notes listed under `MEMORIES_HEADING`, up to the next heading (earlier replies are not notes). */
+function notesFrom(system: string): string[] {
   const at = system.indexOf(MEMORIES_HEADING);
   if (at < 0) return [];
-  return system
-    .slice(at + MEMORIES_HEADING.length)
-    .split("\n")
-    .map((l) => l.match(/^- (.+)$/)?.[1]?.trim())
-    .filter((l): l is string => !!l);
+  const lines = system.slice(at + MEMORIES_HEADING.length).split("\n");
+  const end = lines.findIndex((l) => l.startsWith("## "));
+  return (end < 0 ? lines : lines.slice(0, end)).map((l) => l.match(/^- (.+)$/)?.[1]?.trim()).filter((l): l is string => !!l);
 }
 
 function plainAnswer(question: string, system: string): string {
   const asked = words(question);
-  const relevant = memoriesFrom(system).filter((memory) => [...words(memory)].some((w) => asked.has(w)));
+  const relevant = notesFrom(system).filter((note) => [...words(note)].some((w) => asked.has(w)));
   if (relevant.length > 0) {
     return `From what I remember:\n\n${relevant.slice(0, 5).map((m) => `- ${m}`).join("\n")}`;
   }

@@ -1,4 +1,4 @@
-import { and, desc, eq, or, sql } from "drizzle-orm";
+import { and, desc, eq, isNull, ne, or, sql } from "drizzle-orm";
 import { z } from "zod";
 import { memoryReaderOf, memoryScopeOf, type MemoryReader, type MemoryScope } from "../access/access";
 import type { Db } from "../db/client";
@@ -51,14 +51,28 @@ function recallableBy(reader: MemoryReader) {
   return reader.ownerUserId === null ? shared : or(shared, and(eq(agentMemories.scope, "private"), eq(agentMemories.ownerUserId, reader.ownerUserId)));
 }
 
+/** Memories written anywhere but in the given chat; those written outside any chat always count. */
+function writtenOutside(sessionId: string) {
+  return or(isNull(agentMemories.sessionId), ne(agentMemories.sessionId, sessionId));
+}
+
 /**
  * The agent's memories that best match a query, by full-text rank, among
  * those the run may recall (`reader`, from `memoryReaderOf(run)`). `websearch_to_tsquery`
  * never fails on user text; words joined with OR so one matching word is enough.
+ * `exceptSessionId` leaves out what was written in that chat, for a caller that already has the chat itself.
  */
 export async function recallMemories(
   db: Db,
-  input: { agentId: string; reader: MemoryReader; query: string; limit?: number; kind?: "note" | "reply"; untaintedOnly?: boolean },
+  input: {
+    agentId: string;
+    reader: MemoryReader;
+    query: string;
+    limit?: number;
+    kind?: "note" | "reply";
+    untaintedOnly?: boolean;
+    exceptSessionId?: string | null;
+  },
 ): Promise<RecalledMemory[]> {
   const terms = (input.query.toLowerCase().match(/[\p{L}\p{N}]{2,}/gu) ?? []).slice(0, 20);
   if (terms.length === 0) return [];
@@ -73,6 +87,7 @@ export async function recallMemories(
         sql`${agentMemories.search} @@ ${query}`,
         input.kind ? eq(agentMemories.kind, input.kind) : undefined,
         input.untaintedOnly ? sql`${agentMemories.taint} = '[]'::jsonb` : undefined,
+        input.exceptSessionId ? writtenOutside(input.exceptSessionId) : undefined,
       ),
     )
     .orderBy(desc(sql`ts_rank(${agentMemories.search}, ${query})`), desc(agentMemories.createdAt))

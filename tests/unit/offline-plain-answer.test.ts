@@ -1,0 +1,49 @@
+import { describe, expect, it } from "vitest";
+import { createOfflineProvider, EARLIER_REPLIES_HEADING, MEMORIES_HEADING } from "@/lib/models/offline";
+
+/** The offline model's whole answer to a person's question, with the given system prompt. */
+async function answer(question: string, system: string): Promise<string> {
+  const stream = createOfflineProvider({ delayMs: 0 }).stream({
+    model: "offline",
+    system,
+    messages: [{ role: "user", content: [{ type: "text", text: question }] }],
+    tools: [],
+    maxTokens: 1000,
+  });
+  let text = "";
+  for await (const event of stream) if (event.type === "text") text += event.delta;
+  return text;
+}
+
+const prompt = (notes: string[], replies: string[] = []) =>
+  [
+    "You are Bot, an agent of this team.",
+    ...(notes.length > 0 ? [`${MEMORIES_HEADING}\n${notes.map((n) => `- ${n}`).join("\n")}`] : []),
+    ...(replies.length > 0 ? [`${EARLIER_REPLIES_HEADING}\n${replies.map((r) => `- ${r}`).join("\n")}`] : []),
+  ].join("\n\n");
+
+describe("the offline model's answer to a plain question", () => {
+  it("quotes a note that shares a meaningful word with the question, and not one that shares only “what” and “the”", async () => {
+    const text = await answer("what is the release date?", prompt(["The release date is Friday", "What the office needs is a new printer"]));
+    expect(text).toBe("From what I remember:\n\n- The release date is Friday");
+  });
+
+  it("does not tie a note to a question by the question's common words: “How do you work?” gets the help answer", async () => {
+    const text = await answer("How do you work?", prompt(["You asked what the team does and how", "Tell them about the plan for this week"]));
+    expect(text).not.toContain("From what I remember");
+    expect(text).toContain("I'm the offline model");
+    expect(text).toContain("`remember <text>`");
+  });
+
+  it("never quotes what it said in earlier chats, even when it shares the question's words", async () => {
+    const earlier = "From what I remember: - I'm the offline model: I can use tools with these commands";
+    const text = await answer("Which tools and commands can I use?", prompt(["The office is closed on Monday"], [earlier]));
+    expect(text).not.toContain("From what I remember");
+    expect(text).toContain("I'm the offline model");
+  });
+
+  it("quotes only the notes when earlier replies follow them in the prompt", async () => {
+    const text = await answer("When is the release?", prompt(["The release is on Friday"], ["Noted. I'll remember: “The release is on Friday”"]));
+    expect(text).toBe("From what I remember:\n\n- The release is on Friday");
+  });
+});
