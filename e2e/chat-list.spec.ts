@@ -1,6 +1,7 @@
 import { expect, test, type Page } from "@playwright/test";
 import { APP_ORIGIN, OWNER } from "./fixtures";
 import { SignInPage } from "./pages/sign-in-page";
+import { personWithRole } from "./people";
 
 const DEMO = { "x-clawdeck-workspace": "demo", origin: APP_ORIGIN };
 
@@ -88,4 +89,54 @@ test("waiting for a reviewer is said plainly with Stop waiting; a paused agent s
   await expect(composer).toBeDisabled();
   await expect(page.getByText(`@${handle} is paused: it does not answer`)).toBeVisible();
   await page.request.patch(`/api/agents/${agentId}`, { headers: DEMO, data: { status: "active" } });
+});
+
+test("starting a chat again with the same agent before writing anything opens the same chat, from the chat page and from the agent's page", async ({ page }) => {
+  const { handle, id: agentId } = await agentWith(page, "Again");
+  await page.goto("/w/demo/chat");
+  await page.getByRole("button", { name: new RegExp(`\\(@${handle}\\)$`) }).click();
+  await expect(page).toHaveURL(/\/chat\/[0-9a-f-]{36}$/);
+  const first = page.url();
+
+  await page.goto("/w/demo/chat");
+  await page.getByRole("button", { name: new RegExp(`\\(@${handle}\\)$`) }).click();
+  await expect(page).toHaveURL(/\/chat\/[0-9a-f-]{36}$/);
+  expect(page.url()).toBe(first);
+  await page.goto(`/w/demo/agents/${agentId}`);
+  await page.getByRole("button", { name: "Chat", exact: true }).click();
+  await expect(page).toHaveURL(/\/chat\/[0-9a-f-]{36}$/);
+  expect(page.url()).toBe(first);
+
+  // Once something was sent in it, starting again makes a new chat.
+  await page.getByLabel("Message", { exact: true }).fill("hello");
+  await page.keyboard.press("Enter");
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("hello");
+  await page.goto("/w/demo/chat");
+  await page.getByRole("button", { name: new RegExp(`\\(@${handle}\\)$`) }).click();
+  await expect(page).toHaveURL(/\/chat\/[0-9a-f-]{36}$/);
+  expect(page.url()).not.toBe(first);
+  const listed = (await (await page.request.get("/api/sessions", { headers: DEMO })).json()) as { sessions: { agent: { handle: string }; fresh: boolean }[] };
+  expect(listed.sessions.filter((s) => s.agent.handle === handle).map((s) => s.fresh)).toEqual([true, false]);
+});
+
+test.describe("the chat page on a phone", () => {
+  test.use({ viewport: { width: 360, height: 740 }, isMobile: true, hasTouch: true });
+
+  test("lists a person's chats above the agents, and the agents first while there are none", async ({ page, browser }) => {
+    const { handle } = await agentWith(page, "Listed");
+    await chatWith(page, handle, "A chat to find again");
+    await page.goto("/w/demo/chat");
+    const top = async (p: Page, name: string) => (await p.getByRole(name === "Agents" ? "list" : "complementary", { name }).boundingBox())!.y;
+    expect(await top(page, "Your chats")).toBeLessThan(await top(page, "Agents"));
+
+    const member = await personWithRole(browser, page, "member");
+    try {
+      await member.page.setViewportSize({ width: 360, height: 740 });
+      await member.page.goto("/w/demo/chat");
+      await expect(member.page.getByRole("complementary", { name: "Your chats" })).toContainText("No chats yet");
+      expect(await top(member.page, "Agents")).toBeLessThan(await top(member.page, "Your chats"));
+    } finally {
+      await member.context.close();
+    }
+  });
 });

@@ -3,11 +3,10 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import dynamic from "next/dynamic";
 import Link from "next/link";
-import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { formatCredits, isNominal } from "@/lib/billing/prices";
 import { Avatar } from "../ui/avatar";
-import { agentKeys, chatKeys, roomKeys } from "@/lib/client/query-keys";
+import { agentKeys, roomKeys } from "@/lib/client/query-keys";
 import { triggerLabels } from "../feed/describe-item";
 import { useApi, useWorkspace } from "../providers";
 import { RunStateBadge } from "../runs/run-state-badge";
@@ -18,11 +17,10 @@ import type { AgentFormValues } from "./agent-form";
 import { AgentStatusBadge, ModelLabel } from "./agents-list";
 import { agentDetailSchema, agentListSchema, agentReplySchema, type AgentDetail, type AgentSummary } from "@/lib/agents/agent-schemas";
 import { roomListSchema } from "@/lib/rooms/room-schemas";
-import { createdIdSchema } from "@/lib/wire";
 import { isStaleEdit, STALE_AGENT_NOTICE, statusChange } from "./agent-edits";
 import type { ModelChoice, ToolChoice } from "./form-choices";
 import { CannotOpen, ErrorNotice } from "../ui/error-notice";
-import { invalidateInEveryTab } from "@/lib/client/tab-sync";
+import { useStartChat } from "../chat/use-start-chat";
 
 // Loaded when they are wanted, after the page: the form when someone edits, the door tokens below the fold.
 const AgentForm = dynamic(() => import("./agent-form").then((m) => m.AgentForm), { ssr: false, loading: () => <LazyBox label="Loading the form" className="h-96 w-full" /> });
@@ -36,7 +34,6 @@ const triggerShort: Record<string, string> = { chat: "chat message", agent_messa
 export function AgentDetailView({ agentId, canEdit, models, tools }: { agentId: string; canEdit: boolean; models: ModelChoice[]; tools: ToolChoice[] }) {
   const api = useApi();
   const { slug } = useWorkspace();
-  const router = useRouter();
   const queryClient = useQueryClient();
   const [editing, setEditing] = useState(false);
   const [stale, setStale] = useState(false);
@@ -64,13 +61,7 @@ export function AgentDetailView({ agentId, canEdit, models, tools }: { agentId: 
       if (isStaleEdit(error)) reloadAfterStale();
     },
   });
-  const chat = useMutation({
-    mutationFn: () => api("/api/sessions", { method: "POST", body: { agentId }, schema: createdIdSchema }),
-    onSuccess: ({ id }) => {
-      invalidateInEveryTab(queryClient, [chatKeys.sessions(slug)]);
-      router.push(`/w/${slug}/chat/${id}`);
-    },
-  });
+  const chat = useStartChat();
 
   if (detail.isError) {
     return (
@@ -116,7 +107,7 @@ export function AgentDetailView({ agentId, canEdit, models, tools }: { agentId: 
         </div>
         <AgentStatusBadge status={agent.status} />
         <div className="ml-auto flex flex-wrap gap-2">
-          <button type="button" className="btn-secondary" disabled={paused || chat.isPending} onClick={() => chat.mutate()} title={paused ? "A paused agent does not take new chats" : undefined}>
+          <button type="button" className="btn-secondary" disabled={paused || chat.isPending} onClick={() => chat.mutate(agentId)} title={paused ? "A paused agent does not take new chats" : undefined}>
             {chat.isPending ? "Starting…" : "Chat"}
           </button>
           {canEdit ? (

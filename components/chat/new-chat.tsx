@@ -1,29 +1,19 @@
 "use client";
 
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useRouter } from "next/navigation";
+import { useQuery } from "@tanstack/react-query";
 import { errorMessage } from "@/lib/errors";
 import { OFFLINE_MODEL } from "@/lib/models/offline-grammar";
 import { useApi, useWorkspace } from "../providers";
 import { Avatar } from "../ui/avatar";
-import { agentKeys, chatKeys } from "@/lib/client/query-keys";
+import { agentKeys } from "@/lib/client/query-keys";
 import { agentListSchema } from "@/lib/agents/agent-schemas";
-import { createdIdSchema } from "@/lib/wire";
-import { invalidateInEveryTab } from "@/lib/client/tab-sync";
+import { useStartChat } from "./use-start-chat";
 
 export function NewChat() {
   const api = useApi();
   const workspace = useWorkspace();
-  const router = useRouter();
-  const queryClient = useQueryClient();
   const agents = useQuery({ queryKey: agentKeys.list(workspace.slug), queryFn: () => api("/api/agents", { schema: agentListSchema }) });
-  const start = useMutation({
-    mutationFn: (agentId: string) => api("/api/sessions", { method: "POST", body: { agentId }, schema: createdIdSchema }),
-    onSuccess: ({ id }) => {
-      invalidateInEveryTab(queryClient, [chatKeys.sessions(workspace.slug)]);
-      router.push(`/w/${workspace.slug}/chat/${id}`);
-    },
-  });
+  const start = useStartChat();
 
   return (
     <div className="card flex h-full min-h-0 flex-col overflow-hidden">

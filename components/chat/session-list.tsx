@@ -24,9 +24,12 @@ export function SessionList({ activeSessionId }: { activeSessionId: string | nul
     placeholderData: words ? keepPreviousData : undefined,
   });
   const base = `/w/${workspace.slug}/chat`;
+  // On a phone's picker page the chats come first, in at most half the screen; with none yet, the agents come first.
+  const none = !words && sessions.data?.sessions.length === 0;
+  const picker = activeSessionId === null ? `flex max-lg:max-h-[50dvh] ${none ? "max-lg:order-last" : ""}` : "hidden";
 
   return (
-    <aside aria-label="Your chats" className={`card shrink-0 flex-col overflow-hidden lg:flex lg:w-64 ${activeSessionId === null ? "flex" : "hidden"}`}>
+    <aside aria-label="Your chats" className={`card shrink-0 flex-col overflow-hidden lg:flex lg:w-64 ${picker}`}>
       <div className="flex items-center justify-between border-b border-slate-200 px-4 py-3">
         <h2 className="text-sm font-semibold">Chats</h2>
         <Link href={base} className="btn-secondary px-2 py-1 text-xs" aria-current={activeSessionId === null ? "page" : undefined}>

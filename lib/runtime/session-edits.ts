@@ -6,7 +6,7 @@ import { ownSessionsWhere } from "../access/reads";
 import { runFactsCache } from "../access/run-facts-cache";
 import { AppError } from "../errors";
 import { truncate } from "../text";
-import { getSession, type SessionSummary } from "./sessions";
+import { getSession, sessionColumns, type SessionSummary } from "./sessions";
 
 export const TITLE_MAX = 80;
 const AUTO_TITLE_MAX = 60;
@@ -65,14 +65,7 @@ export async function searchSessions(db: Db, workspaceId: string, viewer: Viewer
     .from(messages)
     .where(and(eq(messages.sessionId, sessions.id), ilike(messages.content, pattern)));
   return db
-    .select({
-      id: sessions.id,
-      userId: sessions.userId,
-      title: sessions.title,
-      createdAt: sessions.createdAt,
-      updatedAt: sessions.updatedAt,
-      agent: { id: agents.id, handle: agents.handle, name: agents.name, color: agents.color, model: agents.model },
-    })
+    .select(sessionColumns)
     .from(sessions)
     .innerJoin(agents, eq(agents.id, sessions.agentId))
     .where(and(eq(sessions.workspaceId, workspaceId), ownSessionsWhere(viewer), or(ilike(sessions.title, pattern), exists(inMessages))))

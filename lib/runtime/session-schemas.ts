@@ -9,6 +9,7 @@ export const sessionSummarySchema = z.object({
   agent: z.object({ id, handle: z.string(), name: z.string(), color: z.string(), model: z.string() }),
   createdAt: isoDate,
   updatedAt: isoDate,
+  fresh: z.boolean(),
 });
 export type ChatSession = z.infer<typeof sessionSummarySchema>;
 

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { agentRuns, agents, messages, sessions, steps } from "../db/schema";
 import { AppError } from "../errors";
@@ -12,6 +12,8 @@ export interface SessionSummary {
   agent: { id: string; handle: string; name: string; color: string; model: string };
   createdAt: Date;
   updatedAt: Date;
+  /** Nothing was sent in it and it was never renamed: starting a chat with its agent again opens this one. */
+  fresh: boolean;
 }
 
 export async function createSession(db: Db, input: { workspaceId: string; userId: string; agent: { id?: string; handle?: string } }) {
@@ -33,12 +35,13 @@ export async function createSession(db: Db, input: { workspaceId: string; userId
   return session!;
 }
 
-const sessionColumns = {
+export const sessionColumns = {
   id: sessions.id,
   userId: sessions.userId,
   title: sessions.title,
   createdAt: sessions.createdAt,
   updatedAt: sessions.updatedAt,
+  fresh: sql<boolean>`not ${sessions.titleChosen}`.mapWith(Boolean),
   agent: { id: agents.id, handle: agents.handle, name: agents.name, color: agents.color, model: agents.model },
 };
 

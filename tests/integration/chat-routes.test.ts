@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { POST as cancelRoute } from "../../app/api/runs/[id]/cancel/route";
 import { GET as eventsRoute } from "../../app/api/runs/[id]/events/route";
-import { GET as getSessionRoute } from "../../app/api/sessions/[id]/route";
+import { GET as getSessionRoute, PATCH as patchSessionRoute } from "../../app/api/sessions/[id]/route";
 import { POST as postMessageRoute } from "../../app/api/sessions/[id]/messages/route";
 import { GET as listSessionsRoute, POST as createSessionRoute } from "../../app/api/sessions/route";
 import { agentRuns, messages, sessions } from "../../lib/db/schema";
@@ -109,6 +109,24 @@ describe("chat routes", () => {
     await s.runtime.drain();
     expect(await s.db.select().from(agentRuns).where(eq(agentRuns.sessionId, sessionId))).toHaveLength(1);
     expect((await s.db.select().from(messages).where(eq(messages.sessionId, sessionId))).map((m) => m.role)).toEqual(["user", "assistant"]);
+  });
+
+  it("a chat is fresh until a message is sent in it or it is renamed, in the list, in its history and in a search", async () => {
+    const { s, cookie } = await ownerCookie();
+    const [untouched, written, renamed] = [await newChat(cookie), await newChat(cookie), await newChat(cookie)];
+    const sent = await postMessageRoute(jsonRequest(`/api/sessions/${written}/messages`, { method: "POST", cookie, body: { text: "hello fresh" } }), params({ id: written }));
+    expect(sent.status).toBe(202);
+    await waitForRun(s.db, ((await sent.json()) as { runId: string }).runId);
+    const rename = await patchSessionRoute(jsonRequest(`/api/sessions/${renamed}`, { method: "PATCH", cookie, body: { title: "hello named" } }), params({ id: renamed }));
+    expect(rename.status).toBe(200);
+
+    const listed = (await (await listSessionsRoute(jsonRequest("/api/sessions", { cookie }))).json()) as { sessions: { id: string; fresh: boolean }[] };
+    const freshOf = new Map(listed.sessions.map((x) => [x.id, x.fresh]));
+    expect([freshOf.get(untouched), freshOf.get(written), freshOf.get(renamed)]).toEqual([true, false, false]);
+    const history = async (id: string) => ((await (await getSessionRoute(jsonRequest(`/api/sessions/${id}`, { cookie }), params({ id }))).json()) as { session: { fresh: boolean } }).session.fresh;
+    expect([await history(untouched), await history(written)]).toEqual([true, false]);
+    const found = (await (await listSessionsRoute(jsonRequest("/api/sessions?q=hello", { cookie }))).json()) as { sessions: { id: string; fresh: boolean }[] };
+    expect(found.sessions.filter((x) => x.id === written || x.id === renamed).map((x) => x.fresh)).toEqual([false, false]);
   });
 
   it("refuses a second message while the agent is still answering (409 conflict:run)", async () => {
