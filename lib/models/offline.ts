@@ -83,19 +83,25 @@ function notesFrom(system: string): string[] {
   return (end < 0 ? lines : lines.slice(0, end)).map((l) => l.match(/^- (.+)$/)?.[1]?.trim()).filter((l): l is string => !!l);
 }
 
-function plainAnswer(question: string, system: string): string {
+/** The help answer names only the commands whose tool this agent has (`available`), or says it has none. */
+function plainAnswer(question: string, system: string, available: ReadonlySet<string>): string {
   const asked = words(question);
   const relevant = notesFrom(system).filter((note) => [...words(note)].some((w) => asked.has(w)));
   if (relevant.length > 0) {
     return `From what I remember:\n\n${relevant.slice(0, 5).map((m) => `- ${m}`).join("\n")}`;
   }
+  const usable = offlineGrammar.filter((g) => available.has(g.tool));
+  const intro = "I'm the offline model: I run without a network or an API key, so I can't reason about that the way a real model would.";
+  if (usable.length === 0) return `${intro}\n\nThis agent has no tools, so there is nothing I can do for you here beyond this answer.`;
   return [
-    "I'm the offline model: I run without a network or an API key, so I can't reason about that the way a real model would.",
+    intro,
     "",
     "I can use tools with these commands, one per line:",
     "",
-    ...offlineGrammar.map((g) => `- \`${g.command}\``),
-    ...(/\bslack\b/i.test(question) ? ["", "For Slack, for example: `slack #general Release ships Friday` (or: post \"Release ships Friday\" to #general on Slack)."] : []),
+    ...usable.map((g) => `- \`${g.command}\``),
+    ...(/\bslack\b/i.test(question) && available.has("slack.post")
+      ? ["", "For Slack, for example: `slack #general Release ships Friday` (or: post \"Release ships Friday\" to #general on Slack)."]
+      : []),
   ].join("\n");
 }
 
@@ -234,7 +240,7 @@ export function createOfflineProvider(options: { delayMs?: number } = {}): Model
         } else if (from) {
           text = `Thanks ${from[1]}, noted${from[2] ? ` in #${from[2]}` : ""}: “${truncate(question.trim(), 200)}”.`;
         } else {
-          text = plainAnswer(question, request.system);
+          text = plainAnswer(question, request.system, available);
         }
       }
 

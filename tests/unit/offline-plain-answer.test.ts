@@ -2,12 +2,12 @@ import { describe, expect, it } from "vitest";
 import { createOfflineProvider, EARLIER_REPLIES_HEADING, MEMORIES_HEADING } from "@/lib/models/offline";
 
 /** The offline model's whole answer to a person's question, with the given system prompt. */
-async function answer(question: string, system: string): Promise<string> {
+async function answer(question: string, system: string, tools: string[] = ["memory.remember", "memory.recall"]): Promise<string> {
   const stream = createOfflineProvider({ delayMs: 0 }).stream({
     model: "offline",
     system,
     messages: [{ role: "user", content: [{ type: "text", text: question }] }],
-    tools: [],
+    tools: tools.map((name) => ({ name, description: name, inputSchema: { type: "object" } })),
     maxTokens: 1000,
   });
   let text = "";
@@ -45,5 +45,13 @@ describe("the offline model's answer to a plain question", () => {
   it("quotes only the notes when earlier replies follow them in the prompt", async () => {
     const text = await answer("When is the release?", prompt(["The release is on Friday"], ["Noted. I'll remember: “The release is on Friday”"]));
     expect(text).toBe("From what I remember:\n\n- The release is on Friday");
+  });
+
+  it("names only the commands of the tools this agent has, and says so when it has none", async () => {
+    const scout = await answer("How do you work?", prompt([]), ["http.fetch", "memory.remember", "memory.recall"]);
+    expect(scout.split("\n").filter((l) => l.startsWith("- "))).toEqual(["- `fetch <url>`", "- `remember <text>`", "- `recall <query>`"]);
+    expect(await answer("Can you post to slack?", prompt([]), ["http.fetch"])).not.toContain("slack #general");
+    expect(await answer("Can you post to slack?", prompt([]), ["slack.post"])).toContain("For Slack, for example: `slack #general Release ships Friday`");
+    expect(await answer("What can you do?", prompt([]), [])).toContain("This agent has no tools");
   });
 });
