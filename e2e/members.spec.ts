@@ -68,6 +68,22 @@ test.describe("members and workspaces", () => {
     }
   });
 
+  test("the only owner of a workspace is offered neither Remove nor another role, and is told why", async ({ page }) => {
+    await new SignInPage(page).signInAs(OWNER);
+    const made = await page.request.post("/api/workspaces", { headers: { origin: APP_ORIGIN }, data: { name: `Solo ${Date.now().toString(36)}` } });
+    expect(made.status()).toBe(201);
+    const { slug } = ((await made.json()) as { workspace: { slug: string } }).workspace;
+    const members = new MembersPage(page);
+    await members.goto(slug);
+    const row = members.row(OWNER.email);
+    await expect(row.getByTestId("only-owner")).toHaveText("the only owner: make someone else an owner to change this");
+    await expect(row.getByRole("button", { name: "Remove" })).toBeDisabled();
+    await expect(row.getByRole("combobox", { name: `Role of ${OWNER.email}` })).toBeDisabled();
+    // The demo workspace is the one opened last again, as the other tests expect.
+    await members.goto("demo");
+    await expect(members.row(OWNER.email)).toBeVisible();
+  });
+
   test("a revoked invitation leaves the pending list and its link no longer works", async ({ page, browser }) => {
     await new SignInPage(page).signInAs(OWNER);
     const members = new MembersPage(page);

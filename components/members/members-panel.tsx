@@ -55,13 +55,20 @@ export function MembersPanel({ currentUserId }: { currentUserId: string }) {
               </tr>
             </thead>
             <tbody className="divide-y divide-slate-100">
-              {members.data.members.map((m) => {
-                const locked = m.role === "owner" && workspace.role !== "owner";
+              {members.data.members.map((m, _, all) => {
+                // The only owner can neither leave nor be made something else: a workspace keeps at least one owner.
+                const onlyOwner = m.role === "owner" && all.filter((x) => x.role === "owner").length === 1;
+                const locked = (m.role === "owner" && workspace.role !== "owner") || onlyOwner;
                 return (
                   <tr key={m.userId} data-testid={`member-${m.email}`}>
                     <td className="px-2 py-2 font-medium wrap-anywhere sm:px-4">
                       {m.name}
                       {m.userId === currentUserId ? <span className="ml-2 text-xs text-slate-500">(you)</span> : null}
+                      {onlyOwner ? (
+                        <span className="ml-2 text-xs font-normal text-slate-600" data-testid="only-owner">
+                          the only owner: make someone else an owner to change this
+                        </span>
+                      ) : null}
                       <span className="block text-xs font-normal wrap-anywhere text-slate-600 sm:hidden">{m.email}</span>
                     </td>
                     <td className="hidden px-4 py-2 text-slate-600 wrap-anywhere sm:table-cell">{m.email}</td>
