@@ -49,7 +49,7 @@ const components: Components = {
   },
 };
 
-type MdNode = { type: string; children?: MdNode[] };
+type MdNode = { type: string; value?: string; url?: string; children?: MdNode[] };
 
 /**
  * Raw HTML becomes plain text: an agent's `<placeholder>` or HTML snippet is
@@ -64,7 +64,34 @@ export function remarkHtmlAsText() {
   return (tree: MdNode) => walk(tree);
 }
 
-const remarkPlugins = [remarkGfm, remarkHtmlAsText];
+/** Closing quotes that end a sentence, not an address: “see https://x.test/a” quotes the address, it does not extend it. */
+const CLOSING_QUOTES = /[”’»›"']+$/;
+
+/**
+ * A bare address written inside quotes (“https://example.com/a”) is taken by
+ * GFM with its closing quote, which then leads nowhere: the quote goes back to
+ * the text after the link. Links written as `[text](url)` are left as written.
+ */
+export function remarkLinkQuotes() {
+  const walk = (node: MdNode) => {
+    const children = node.children;
+    if (!children) return;
+    for (let i = 0; i < children.length; i++) {
+      const child = children[i]!;
+      const label = child.type === "link" && child.children?.length === 1 && child.children[0]!.type === "text" ? child.children[0]! : null;
+      const quotes = label?.value?.match(CLOSING_QUOTES)?.[0];
+      if (label && quotes && child.url?.endsWith(label.value!)) {
+        label.value = label.value!.slice(0, -quotes.length);
+        child.url = child.url.slice(0, -quotes.length);
+        children.splice(i + 1, 0, { type: "text", value: quotes });
+      }
+      walk(child);
+    }
+  };
+  return (tree: MdNode) => walk(tree);
+}
+
+const remarkPlugins = [remarkGfm, remarkHtmlAsText, remarkLinkQuotes];
 
 export const Markdown = memo(function Markdown({ text }: { text: string }) {
   return (

@@ -26,4 +26,12 @@ describe("markdown as agents write it", () => {
     expect(out).toMatch(/<a [^>]*rel="noopener noreferrer nofollow"[^>]*href="https:\/\/example.com"/);
     expect(out).toContain("<li");
   });
+
+  it("leaves a closing quote after a bare address in the text, not in the link", () => {
+    expect(html("It begins: “see https://example.com/a”.")).toContain('href="https://example.com/a">https://example.com/a</a>”.');
+    expect(html("Open 'https://example.com/b' now")).toContain('href="https://example.com/b">https://example.com/b</a>&#x27; now');
+    expect(html('a "www.example.com/c" b')).toContain('href="http://www.example.com/c">www.example.com/c</a>&quot; b');
+    // A link written with its own text keeps its address as written.
+    expect(html("[the page](https://example.com/d”)")).toContain('href="https://example.com/d%E2%80%9D"');
+  });
 });
