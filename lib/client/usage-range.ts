@@ -13,7 +13,8 @@ export type RangeChoice = { preset: RangePreset } | { preset: "custom"; from: st
 export const DEFAULT_PRESET: RangePreset = "7d";
 /** The longest range the server accepts (see `lib/billing/range.ts`). */
 export const MAX_CUSTOM_DAYS = 400;
-const DAY_MS = 86_400_000;
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
 
 /** The range an address asks for; no range at all means the last 7 days. */
 export function readRangeChoice(params: URLSearchParams): RangeChoice {
@@ -35,8 +36,12 @@ export type ResolvedRange = { ok: true; from: Date; to: Date } | { ok: false; pr
 /** The moments a choice means now in the zone, or what is wrong with it, said for a person. */
 export function resolveRangeChoice(choice: RangeChoice, now: Date, timeZone?: string): ResolvedRange {
   if (choice.preset === "today") return { ok: true, from: startOfZonedDay(now, timeZone), to: now };
-  if (choice.preset === "7d") return { ok: true, from: new Date(now.getTime() - 7 * DAY_MS), to: now };
-  if (choice.preset === "30d") return { ok: true, from: new Date(now.getTime() - 30 * DAY_MS), to: now };
+  if (choice.preset === "7d" || choice.preset === "30d") {
+    // The hours the server counts in, this one included: the same 7 or 30 days as the overview's cards, whose periods
+    // end with the hour now is in.
+    const hourEnd = Math.ceil(now.getTime() / HOUR_MS) * HOUR_MS;
+    return { ok: true, from: new Date(hourEnd - (choice.preset === "7d" ? 7 : 30) * DAY_MS), to: now };
+  }
   if (choice.preset === "month") {
     const today = zonedDay(now, timeZone);
     return { ok: true, from: startOfDay({ ...today, day: 1 }, timeZone), to: now };

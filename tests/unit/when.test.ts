@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { absoluteWhen, addZonedDays, dayLabel, hourLabel, isoDay, mediumWhen, parseIsoDay, relativeWhen, startOfDay, startOfZonedDay } from "@/lib/client/when";
 import { rangeParams, readRangeChoice, resolveRangeChoice } from "@/lib/client/usage-range";
+import { toHourRange } from "@/lib/billing/range";
 
 const now = new Date("2026-11-30T20:00:00Z");
 const utc = { timeZone: "UTC" };
@@ -96,6 +97,16 @@ describe("the usage range in the address", () => {
     expect(today).toEqual({ ok: true, from: new Date("2026-11-30T15:00:00Z"), to: nowish });
     const month = resolveRangeChoice({ preset: "month" }, nowish, "Asia/Tokyo");
     expect(month).toEqual({ ok: true, from: new Date("2026-11-30T15:00:00Z"), to: nowish });
+  });
+
+  it("7 and 30 days are whole hours ending with the hour now is in, the periods of the overview's cards", () => {
+    const now = new Date("2026-12-05T02:14:30Z");
+    expect(resolveRangeChoice({ preset: "7d" }, now, "Asia/Tokyo")).toEqual({ ok: true, from: new Date("2026-11-28T03:00:00Z"), to: now });
+    expect(resolveRangeChoice({ preset: "30d" }, now, "UTC")).toEqual({ ok: true, from: new Date("2026-11-05T03:00:00Z"), to: now });
+    // The server widens a range to whole hours: this one is already whole at its start, and ends with this hour.
+    const range = resolveRangeChoice({ preset: "7d" }, now, "UTC");
+    if (!range.ok) throw new Error("expected a range");
+    expect(toHourRange(range.from, range.to)).toEqual({ from: new Date("2026-11-28T03:00:00Z"), to: new Date("2026-12-05T03:00:00Z") });
   });
 
   it("says what is wrong with a bad range instead of choosing another", () => {
