@@ -29,7 +29,7 @@ export function SidebarContent({ user, workspace, workspaces, items, onNavigate 
           {user.name}
         </div>
         <div className="truncate text-xs text-sidebar-muted">{user.email}</div>
-        <div className="text-xs text-sidebar-muted">
+        <div className="text-xs wrap-anywhere text-sidebar-muted">
           {roleLabels[workspace.role]} in {workspace.name}
         </div>
         <div className="flex items-center justify-between">

@@ -22,7 +22,7 @@ export async function renameSession(db: Db, workspaceId: string, sessionId: stri
   const session = await getSession(db, workspaceId, sessionId, viewer);
   assertCanWriteSession(viewer, session);
   await db.update(sessions).set({ title, titleChosen: true }).where(eq(sessions.id, session.id));
-  return { ...session, title };
+  return { ...session, title, fresh: false };
 }
 
 const ACTIVE_STATES = ["queued", "running", "suspended"] as const;
