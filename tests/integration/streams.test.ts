@@ -1,14 +1,21 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { GET as approvalsStreamRoute } from "../../app/api/approvals/stream/route";
+import { GET as runEventsRoute } from "../../app/api/runs/[id]/events/route";
+import { POST as cancelRoute } from "../../app/api/runs/[id]/cancel/route";
+import { POST as postMessageRoute } from "../../app/api/sessions/[id]/messages/route";
+import { POST as createSessionRoute } from "../../app/api/sessions/route";
 import { revokeSession, revokeUserSessions } from "../../lib/auth/sessions";
 import { authSessions, memberships } from "../../lib/db/schema";
 import { STREAM_ERROR_EVENT } from "../../lib/errors";
 import { route } from "../../lib/http/route";
 import { eventStreamResponse, type SseItem } from "../../lib/http/sse";
 import { approvalsTopic } from "../../lib/safety/approvals";
+import { textTurn } from "../../lib/models/scripted";
+import { RUN_ID_HEADER } from "../../lib/runtime/session-schemas";
+import { makeAgent, useScriptedModel, waitForRun } from "../support/runtime";
 import { makeUser, makeWorkspace } from "../support/fixtures";
-import { jsonRequest, sessionCookie, useTestServer } from "../support/server";
+import { jsonRequest, params, sessionCookie, useTestServer } from "../support/server";
 
 /** Reads a streamed body frame by frame (frames end with a blank line). */
 function frameReader(res: Response) {
@@ -106,4 +113,42 @@ describe("open event streams follow the session and the membership", () => {
     expect(ended).toContain('"code":"unauthorized:session"');
     expect(await next()).toBeNull();
   }, 30_000);
+
+  it("a chat's reply, followed on its message's answer and on its run's events route, stops on both once the person signs out; the run goes on", async () => {
+    const { s, ws, member, cookie } = await person();
+    const agent = await makeAgent(s.db, ws.id, { model: "scripted" });
+    // Sixty pieces a quarter of a second apart: the reply outlasts the streams' ten-second recheck.
+    useScriptedModel(s, [textTurn(Array.from({ length: 60 }, (_, i) => `piece ${i}. `), undefined, 250)]);
+    const created = await createSessionRoute(jsonRequest("/api/sessions", { method: "POST", cookie, workspace: ws.slug, body: { agentHandle: agent.handle } }));
+    const { id: sessionId } = (await created.json()) as { id: string };
+    const answer = await postMessageRoute(
+      jsonRequest(`/api/sessions/${sessionId}/messages`, { method: "POST", cookie, workspace: ws.slug, body: { text: "go slowly" }, headers: { accept: "text/event-stream" } }),
+      params({ id: sessionId }),
+    );
+    expect(answer.status).toBe(200);
+    const runId = answer.headers.get(RUN_ID_HEADER)!;
+    const events = await runEventsRoute(jsonRequest(`/api/runs/${runId}/events`, { cookie, workspace: ws.slug }), params({ id: runId }));
+    expect(events.status).toBe(200);
+    const streams = [frameReader(answer), frameReader(events)];
+    for (const next of streams) {
+      let frame = await next();
+      while (frame !== null && !frame.includes("event: text")) frame = await next();
+      expect(frame).toContain("piece 0.");
+    }
+
+    await revokeSession(s.db, await sessionIdOf(s, member.id));
+    for (const next of streams) {
+      let frame = await next();
+      while (frame !== null && !frame.includes(STREAM_ERROR_EVENT)) {
+        expect(frame).not.toContain("run_completed");
+        frame = await next();
+      }
+      expect(frame).toContain('"code":"unauthorized:session"');
+      expect(await next()).toBeNull();
+    }
+    // Signing out ends what the person watches, not the work: the run is still answering, and is stopped here.
+    const again = await sessionCookie(s, member);
+    expect((await cancelRoute(jsonRequest(`/api/runs/${runId}/cancel`, { method: "POST", cookie: again, workspace: ws.slug }), params({ id: runId }))).status).toBe(202);
+    expect((await waitForRun(s.db, runId)).at(-1)?.type).toBe("run_cancelled");
+  }, 40_000);
 });
