@@ -4,6 +4,7 @@ import { ApprovalsPage } from "./pages/approvals-page";
 import { ChatPage } from "./pages/chat-page";
 import { SignInPage } from "./pages/sign-in-page";
 import { personWithRole } from "./people";
+import { agentAsked, DEMO } from "./asked";
 
 
 test.describe("gated actions", () => {
@@ -96,13 +97,12 @@ test.describe("gated actions", () => {
 
   test("hidden characters in a gated input are named and marked on the card, escaped in its exact input and its editor, and sent as they are", async ({ page, browser }) => {
     await new SignInPage(page).signInAs(OWNER);
-    const headers = { "x-clawdeck-workspace": "demo", origin: APP_ORIGIN };
-    const handle = `bidi${Date.now().toString(36)}`;
-    expect((await page.request.post("/api/agents", { headers, data: { handle, name: "Payer", model: "offline", tools: ["slack.post"] } })).status()).toBe(201);
-    const { id } = (await (await page.request.post("/api/sessions", { headers, data: { agentHandle: handle } })).json()) as { id: string };
     // Shown as it acts, the override turns "1234-9876" round into "6789-4321".
     const text = "pay \u202E1234-9876\u202C today";
-    expect((await page.request.post(`/api/sessions/${id}/messages`, { headers, data: { text: `slack #general ${text}` } })).ok()).toBe(true);
+    const {
+      handle,
+      sessionIds: [id],
+    } = await agentAsked(page, "bidi", [`slack #general ${text}`]);
 
     const reviewer = await personWithRole(browser, page, "reviewer");
     try {
@@ -130,7 +130,7 @@ test.describe("gated actions", () => {
     } finally {
       await reviewer.context.close();
     }
-    const outbox = (await (await page.request.get("/api/outbox", { headers })).json()) as { messages: { body: string; agent: { handle: string } }[] };
+    const outbox = (await (await page.request.get("/api/outbox", { headers: DEMO })).json()) as { messages: { body: string; agent: { handle: string } }[] };
     expect(outbox.messages.filter((m) => m.agent.handle === handle).map((m) => m.body)).toEqual([text]);
 
     // The requester's chat marks them the same way in the step's preview.
@@ -142,11 +142,7 @@ test.describe("gated actions", () => {
 
   test("a person's own request that needs four eyes says who else can approve it, with the way to Members and to the policy", async ({ page }) => {
     await new SignInPage(page).signInAs(OWNER);
-    const headers = { "x-clawdeck-workspace": "demo", origin: APP_ORIGIN };
-    const handle = `own${Date.now().toString(36)}`;
-    expect((await page.request.post("/api/agents", { headers, data: { handle, name: "Poster", model: "offline", tools: ["slack.post"] } })).status()).toBe(201);
-    const { id } = (await (await page.request.post("/api/sessions", { headers, data: { agentHandle: handle } })).json()) as { id: string };
-    expect((await page.request.post(`/api/sessions/${id}/messages`, { headers, data: { text: "slack #general hi" } })).ok()).toBe(true);
+    const { handle } = await agentAsked(page, "own", ["slack #general hi"]);
 
     const inbox = new ApprovalsPage(page);
     await inbox.goto("demo");

@@ -1,20 +1,17 @@
 import { expect, test } from "@playwright/test";
-import { APP_ORIGIN, OWNER } from "./fixtures";
+import { OWNER } from "./fixtures";
+import { agentAsked } from "./asked";
 import { ApprovalsPage } from "./pages/approvals-page";
 import { SignInPage } from "./pages/sign-in-page";
 import { personWithRole } from "./people";
 
-const DEMO = { "x-clawdeck-workspace": "demo", origin: APP_ORIGIN };
 
 test("a reviewer edits a post in a form, checks the changes, approves, and the requester's chat shows what was sent", async ({ page, browser }) => {
   await new SignInPage(page).signInAs(OWNER);
-  const handle = `edit${Date.now().toString(36)}`;
-  const agent = await page.request.post("/api/agents", { headers: DEMO, data: { handle, name: "Editor", model: "offline", tools: ["slack.post"] } });
-  expect(agent.status()).toBe(201);
-  const session = await page.request.post("/api/sessions", { headers: DEMO, data: { agentHandle: handle } });
-  const { id } = (await session.json()) as { id: string };
-  const sent = await page.request.post(`/api/sessions/${id}/messages`, { headers: DEMO, data: { text: "slack #general first draft of the news" } });
-  expect(sent.ok()).toBe(true);
+  const {
+    handle,
+    sessionIds: [id],
+  } = await agentAsked(page, "edit", ["slack #general first draft of the news"]);
 
   const reviewer = await personWithRole(browser, page, "reviewer");
   try {

@@ -1,26 +1,14 @@
 import { expect, test, type Page } from "@playwright/test";
-import { APP_ORIGIN, OWNER } from "./fixtures";
+import { OWNER } from "./fixtures";
+import { agentAsked, DEMO } from "./asked";
 import { ApprovalsPage } from "./pages/approvals-page";
 import { SignInPage } from "./pages/sign-in-page";
 import { personWithRole } from "./people";
 
-const DEMO = { "x-clawdeck-workspace": "demo", origin: APP_ORIGIN };
 
 /** A fresh offline agent whose Slack posts wait for a reviewer, one per word; returns its handle and the pending ids. */
 async function askForPosts(page: Page, prefix: string, words: string[], extraLine = "") {
-  const handle = `${prefix}${Date.now().toString(36)}`;
-  const agent = await page.request.post("/api/agents", {
-    headers: DEMO,
-    data: { handle, name: prefix, model: "offline", tools: ["http.fetch", "slack.post"], description: "Posts what it is told" },
-  });
-  expect(agent.status()).toBe(201);
-  for (const word of words) {
-    const session = await page.request.post("/api/sessions", { headers: DEMO, data: { agentHandle: handle } });
-    expect(session.status()).toBe(201);
-    const { id } = (await session.json()) as { id: string };
-    const sent = await page.request.post(`/api/sessions/${id}/messages`, { headers: DEMO, data: { text: `${extraLine}slack #general post ${word}` } });
-    expect(sent.ok()).toBe(true);
-  }
+  const { handle } = await agentAsked(page, prefix, words.map((word) => `${extraLine}slack #general post ${word}`), ["http.fetch", "slack.post"]);
   let ids: string[] = [];
   await expect
     .poll(async () => {
