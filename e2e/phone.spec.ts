@@ -2,7 +2,7 @@ import { expect, test, type Page } from "@playwright/test";
 import { OWNER } from "./fixtures";
 import { ApprovalsPage } from "./pages/approvals-page";
 import { ChatPage } from "./pages/chat-page";
-import { horizontalOverflow, mainPages, seedWorkspace, type Seeded } from "./pages/main-pages";
+import { horizontalOverflow, mainPages, outsideScreen, seedWorkspace, type Seeded } from "./pages/main-pages";
 import { watchNetwork } from "./pages/network";
 import { SignInPage } from "./pages/sign-in-page";
 import { personWithRole } from "./people";
@@ -40,6 +40,40 @@ for (const viewport of [SMALL_PHONE, PHONE, DESKTOP]) {
     }
   });
 }
+
+test("at 360 px every policy row shows its values and controls on the screen, without a box to scroll sideways", async ({ page }) => {
+  await signedIn(page, SMALL_PHONE);
+  await page.goto("/w/demo/settings/policy");
+  await expect(page.getByLabel("Override for slack.post")).toBeVisible();
+  const found: Record<string, string[]> = {};
+  for (const name of ["Tools", "Categories"]) {
+    const { shown, outside } = await outsideScreen(page.getByRole("region", { name, exact: true }));
+    expect(shown, name).toBeGreaterThan(5);
+    found[name] = outside;
+  }
+  expect(found).toEqual({ Tools: [], Categories: [] });
+  expect(await horizontalOverflow(page)).toBe(0);
+});
+
+test("at 360 px every budget and price row shows its values and controls on the screen, without a box to scroll sideways", async ({ page }) => {
+  await signedIn(page, SMALL_PHONE);
+  await page.goto("/w/demo/settings/billing");
+  await expect(page.getByLabel("Workspace monthly budget in US dollars")).toBeVisible();
+  // A price of the workspace's own and its own default: every kind of row the prices table has (nothing is saved).
+  await page.getByRole("region", { name: "Built-in prices" }).getByRole("button", { name: "Set our own" }).first().click();
+  await expect(page.getByTestId("workspace-price")).toHaveCount(1);
+  await page.getByRole("checkbox", { name: /^Any other model/ }).check();
+  await expect(page.getByLabel("Input price of models without a price, US dollars per million tokens")).toBeVisible();
+  const found: Record<string, string[]> = {};
+  for (const name of ["Budgets", "Workspace prices", "Built-in prices"]) {
+    const scope = name === "Budgets" ? page.getByRole("form", { name }) : page.getByRole("region", { name, exact: true });
+    const { shown, outside } = await outsideScreen(scope);
+    expect(shown, name).toBeGreaterThan(5);
+    found[name] = outside;
+  }
+  expect(found).toEqual({ Budgets: [], "Workspace prices": [], "Built-in prices": [] });
+  expect(await horizontalOverflow(page)).toBe(0);
+});
 
 test("on a phone the navigation is a drawer behind a menu button that counts pending approvals", async ({ page, browser, baseURL }) => {
   await signedIn(page, PHONE);

@@ -3,6 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { toast } from "../ui/toaster";
 import { ErrorNotice } from "../ui/error-notice";
+import { stacked, stackedCell } from "../ui/stacked-table";
 import { useState } from "react";
 import type { BudgetLine, BudgetState } from "@/lib/billing/budgets";
 import { budgetOverviewSchema, type BudgetOverview } from "@/lib/billing/usage-schemas";
@@ -54,21 +55,24 @@ function BudgetsEditor({ overview, canEdit }: { overview: BudgetOverview; canEdi
     save.mutate({ workspace, agents });
   };
 
+  const spentLabel = `Spent in ${overview.month.label}`;
   const row = (line: BudgetLine, label: React.ReactNode, value: string, onChange: (v: string) => void, inputLabel: string) => {
     const pct = line.budgetCredits ? Math.min(100, (line.spentCredits * 100) / line.budgetCredits) : 0;
     const style = stateStyles[line.state];
     return (
-      <tr key={line.scope} data-testid={`budget-${line.agentId ? line.handle : "workspace"}`}>
-        <td className="px-4 py-2">{label}</td>
-        <td className="px-4 py-2">
-          <div className="tabular-nums">{formatUsd(line.spentCredits)}</div>
-          {line.budgetCredits !== null ? (
-            <div className="mt-1 h-1.5 w-32 rounded bg-slate-100" aria-hidden>
-              <div className={`h-1.5 rounded ${line.state === "exceeded" ? "bg-rose-500" : line.state === "warning" ? "bg-amber-500" : "bg-emerald-500"}`} style={{ width: `${pct}%` }} />
-            </div>
-          ) : null}
+      <tr key={line.scope} className={stacked.row} data-testid={`budget-${line.agentId ? line.handle : "workspace"}`}>
+        <td className={stacked.title}>{label}</td>
+        <td data-label={spentLabel} className={stackedCell()}>
+          <div>
+            <div className="tabular-nums">{formatUsd(line.spentCredits)}</div>
+            {line.budgetCredits !== null ? (
+              <div className="mt-1 h-1.5 w-32 rounded bg-slate-100" aria-hidden>
+                <div className={`h-1.5 rounded ${line.state === "exceeded" ? "bg-rose-500" : line.state === "warning" ? "bg-amber-500" : "bg-emerald-500"}`} style={{ width: `${pct}%` }} />
+              </div>
+            ) : null}
+          </div>
         </td>
-        <td className="px-4 py-2">
+        <td data-label="Monthly budget" className={stackedCell()}>
           <div className="flex items-center gap-1">
             <span className="text-slate-500">$</span>
             <input
@@ -82,7 +86,7 @@ function BudgetsEditor({ overview, canEdit }: { overview: BudgetOverview; canEdi
             />
           </div>
         </td>
-        <td className="px-4 py-2">
+        <td data-label="Status" className={stackedCell()}>
           <span className={`rounded px-2 py-0.5 text-xs font-medium ${style}`} data-testid="budget-status">
             {budgetStatus(line.spentCredits, line.budgetCredits)}
           </span>
@@ -100,16 +104,16 @@ function BudgetsEditor({ overview, canEdit }: { overview: BudgetOverview; canEdi
         submit();
       }}
     >
-      <table className="w-full text-sm">
-        <thead className="bg-slate-50 text-left text-xs uppercase tracking-wide text-slate-500">
+      <table className={stacked.table}>
+        <thead className={stacked.head}>
           <tr>
             <th className="px-4 py-2">Scope</th>
-            <th className="px-4 py-2">Spent in {overview.month.label}</th>
+            <th className="px-4 py-2">{spentLabel}</th>
             <th className="px-4 py-2">Monthly budget</th>
             <th className="px-4 py-2">Status</th>
           </tr>
         </thead>
-        <tbody className="divide-y divide-slate-100">
+        <tbody className={stacked.body}>
           {row(overview.workspace, <span className="font-medium">The whole workspace</span>, draft.workspace, (v) => setDraft((d) => ({ ...d, workspace: v })), "Workspace monthly budget in US dollars")}
           {overview.agents.map((a) =>
             row(
@@ -125,7 +129,7 @@ function BudgetsEditor({ overview, canEdit }: { overview: BudgetOverview; canEdi
         </tbody>
       </table>
       <div className="flex flex-wrap items-center gap-3 border-t border-slate-100 px-4 py-3">
-        <p className="flex-1 text-xs text-slate-500">
+        <p className="min-w-60 flex-1 text-xs text-slate-500">
           Checked before every model call: at 80 % a warning shows on the overview and the usage page; at 100 % runs stop with{" "}
           <code>budget_exceeded</code> until the budget is raised or the month (UTC) ends. The last call before the cap may overshoot it by that
           call&apos;s cost.

@@ -8,6 +8,7 @@ import type { ModelPrice } from "@/lib/billing/prices";
 import { billingKeys } from "@/lib/client/query-keys";
 import { useApi, useWorkspace } from "../providers";
 import { ErrorNotice } from "../ui/error-notice";
+import { stacked, stackedCell } from "../ui/stacked-table";
 
 const fields = [
   { id: "input", label: "Input" },
@@ -55,7 +56,7 @@ function PricesEditor({ list, canEdit }: { list: PriceList; canEdit: boolean }) 
 
   const priceInputs = (row: DraftPrice, onChange: (field: keyof ModelPrice, value: string) => void, name: string) =>
     fields.map((f) => (
-      <td key={f.id} className="px-2 py-1.5">
+      <td key={f.id} data-label={f.label} className={stackedCell({ align: "right", tight: true, className: "sm:px-2" })}>
         <input
           className="input w-24 py-1 text-right tabular-nums disabled:bg-slate-50 disabled:text-slate-600"
           inputMode="decimal"
@@ -77,8 +78,8 @@ function PricesEditor({ list, canEdit }: { list: PriceList; canEdit: boolean }) 
       }}
     >
       <section className="card overflow-x-auto" aria-label="Workspace prices">
-        <table className="w-full text-sm">
-          <thead className="bg-slate-50 text-left text-xs uppercase tracking-wide text-slate-500">
+        <table className={stacked.table}>
+          <thead className={stacked.head}>
             <tr>
               <th className="px-4 py-2">Model or prefix</th>
               {fields.map((f) => (
@@ -91,21 +92,23 @@ function PricesEditor({ list, canEdit }: { list: PriceList; canEdit: boolean }) 
               </th>
             </tr>
           </thead>
-          <tbody className="divide-y divide-slate-100">
+          <tbody className={stacked.body}>
             {rows.length === 0 ? (
-              <tr>
-                <td colSpan={6} className="px-4 py-4 text-slate-500">
+              <tr className={stacked.row}>
+                <td colSpan={6} className="block px-4 py-2 text-slate-500 sm:table-cell sm:py-4">
                   No prices of this workspace&apos;s own: the built-in list below applies.
                 </td>
               </tr>
             ) : null}
             {rows.map((row, i) => (
-              <tr key={i} data-testid="workspace-price">
-                <td className="px-4 py-1.5">
-                  <input className="input w-56 py-1 font-mono text-xs disabled:bg-slate-50 disabled:text-slate-600" aria-label="Model or prefix" required disabled={!canEdit} value={row.model} onChange={(e) => update(i, "model", e.target.value)} />
+              <tr key={i} className={stacked.row} data-testid="workspace-price">
+                <td data-label="Model or prefix" className={stackedCell({ tight: true })}>
+                  <input
+                    className="input min-w-0 flex-1 py-1 font-mono text-xs disabled:bg-slate-50 disabled:text-slate-600 sm:w-56"
+                    aria-label="Model or prefix" required disabled={!canEdit} value={row.model} onChange={(e) => update(i, "model", e.target.value)} />
                 </td>
                 {priceInputs(row, (field, value) => update(i, field, value), row.model || "the new model")}
-                <td className="px-2 py-1.5 text-right">
+                <td className={stackedCell({ align: "right", tight: true, className: "justify-end sm:px-2" })}>
                   {canEdit ? (
                     <button type="button" className="btn-danger py-1 text-xs" onClick={() => setRows((r) => r.filter((_, j) => j !== i))}>
                       Remove
@@ -114,8 +117,8 @@ function PricesEditor({ list, canEdit }: { list: PriceList; canEdit: boolean }) 
                 </td>
               </tr>
             ))}
-            <tr className="bg-slate-50/60">
-              <td className="px-4 py-1.5">
+            <tr className={`${stacked.row} bg-slate-50/60`}>
+              <td className="block px-4 py-1 sm:table-cell sm:py-1.5">
                 <label className="flex items-center gap-2 text-sm">
                   <input type="checkbox" disabled={!canEdit} checked={ownDefault} onChange={(e) => setOwnDefault(e.target.checked)} />
                   Any other model (default, flagged)
@@ -124,16 +127,16 @@ function PricesEditor({ list, canEdit }: { list: PriceList; canEdit: boolean }) 
               {ownDefault ? (
                 priceInputs(fallback, (field, value) => setFallback((f) => ({ ...f, [field]: value })), "models without a price")
               ) : (
-                <td colSpan={4} className="px-2 py-1.5 text-right text-xs text-slate-500">
+                <td colSpan={4} className="block px-4 py-1 text-xs text-slate-500 sm:table-cell sm:px-2 sm:py-1.5 sm:text-right">
                   built-in default: {usd(list.defaultPrice.input)} / {usd(list.defaultPrice.output)} / {usd(list.defaultPrice.cacheRead)} / {usd(list.defaultPrice.cacheWrite)}
                 </td>
               )}
-              <td />
+              <td className="hidden sm:table-cell" />
             </tr>
           </tbody>
         </table>
         <div className="flex flex-wrap items-center gap-3 border-t border-slate-100 px-4 py-3">
-          <p className="flex-1 text-xs text-slate-500">
+          <p className="min-w-60 flex-1 text-xs text-slate-500">
             US dollars per million tokens, up to six decimals (1 credit = $0.000001). The longest matching model id or prefix wins over the
             built-in list; a model with no price is charged at the default and flagged on the usage page. New prices apply from the next model call.
           </p>
@@ -157,8 +160,8 @@ function PricesEditor({ list, canEdit }: { list: PriceList; canEdit: boolean }) 
       </section>
 
       <section className="card overflow-x-auto" aria-label="Built-in prices">
-        <table className="w-full text-sm">
-          <thead className="bg-slate-50 text-left text-xs uppercase tracking-wide text-slate-500">
+        <table className={stacked.table}>
+          <thead className={stacked.head}>
             <tr>
               <th className="px-4 py-2">Built-in list</th>
               {fields.map((f) => (
@@ -171,20 +174,20 @@ function PricesEditor({ list, canEdit }: { list: PriceList; canEdit: boolean }) 
               </th>
             </tr>
           </thead>
-          <tbody className="divide-y divide-slate-100">
+          <tbody className={stacked.body}>
             {builtIn.map((p) => (
-              <tr key={p.model} className={p.overridden ? "text-slate-500" : ""}>
-                <td className="px-4 py-2">
+              <tr key={p.model} className={`${stacked.row} ${p.overridden ? "text-slate-500" : ""}`}>
+                <td className={stacked.title}>
                   <span className="font-mono text-xs">{p.model}…</span>
                   {p.nominal ? <span className="ml-2 rounded bg-slate-100 px-1.5 py-0.5 text-xs text-slate-600">nominal: nothing is really spent</span> : null}
                   {p.overridden ? <span className="ml-2 text-xs">(replaced above)</span> : null}
                 </td>
                 {fields.map((f) => (
-                  <td key={f.id} className="px-4 py-2 text-right tabular-nums">
+                  <td key={f.id} data-label={f.label} className={stackedCell({ align: "right", className: "tabular-nums" })}>
                     {usd(p[f.id])}
                   </td>
                 ))}
-                <td className="px-4 py-2 text-right">
+                <td className={stackedCell({ align: "right", className: "justify-end" })}>
                   {canEdit && !rows.some((r) => r.model === p.model) ? (
                     <button type="button" className="btn-secondary py-1 text-xs" onClick={() => setRows((r) => [...r, toDraft(p.model, p)])}>
                       Set our own

@@ -6,6 +6,7 @@ import { usageKeys } from "@/lib/client/query-keys";
 import { useApi, useWorkspace } from "../providers";
 import { formatCount, formatUsd } from "../usage/format";
 import { Time } from "../ui/time";
+import { stacked, stackedCell } from "../ui/stacked-table";
 
 /** What the periodic reconciliation of runs against the ledger found in this workspace. */
 export function ReconciliationPanel() {
@@ -28,8 +29,8 @@ export function ReconciliationPanel() {
         <p className="border-t border-slate-100 px-4 py-4 text-sm text-slate-600">No gaps found: every finished run matches the ledger.</p>
       ) : null}
       {data && data.findings.length > 0 ? (
-        <table className="w-full border-t border-slate-100 text-sm">
-          <thead className="bg-slate-50 text-left text-xs uppercase tracking-wide text-slate-500">
+        <table className={`${stacked.table} border-t border-slate-100`}>
+          <thead className={stacked.head}>
             <tr>
               <th className="px-4 py-2">Found</th>
               <th className="px-4 py-2">Run</th>
@@ -39,29 +40,37 @@ export function ReconciliationPanel() {
               <th className="px-4 py-2 text-right">Filled</th>
             </tr>
           </thead>
-          <tbody className="divide-y divide-slate-100">
+          <tbody className={stacked.body}>
             {data.findings.map((f) => (
-              <tr key={f.id} data-testid="reconciliation-finding">
-                <td className="px-4 py-2 whitespace-nowrap text-slate-600"><Time at={f.createdAt} /></td>
-                <td className="px-4 py-2">
-                  <div className="font-mono text-xs">{f.runId.slice(0, 8)}</div>
-                  <div className="text-xs text-slate-500">
-                    {f.agentHandle ? `@${f.agentHandle}` : "deleted agent"} · {f.model}
+              <tr key={f.id} className={stacked.row} data-testid="reconciliation-finding">
+                <td data-label="Found" className={stackedCell({ className: "whitespace-nowrap text-slate-600" })}>
+                  <Time at={f.createdAt} />
+                </td>
+                <td data-label="Run" className={stackedCell()}>
+                  <div>
+                    <div className="font-mono text-xs">{f.runId.slice(0, 8)}</div>
+                    <div className="text-xs text-slate-500">
+                      {f.agentHandle ? `@${f.agentHandle}` : "deleted agent"} · {f.model}
+                    </div>
                   </div>
                 </td>
-                <td className="px-4 py-2">
-                  <span className={`rounded px-2 py-0.5 text-xs font-medium ${f.outcome === "filled" ? "bg-sky-50 text-sky-700" : "bg-rose-50 text-rose-700"}`}>
-                    {f.outcome === "filled" ? "Gap filled" : "Flagged"}
-                  </span>
-                  <div className="mt-1 max-w-xs text-xs text-slate-500">{f.reason}</div>
+                <td data-label="Outcome" className={stackedCell()}>
+                  <div>
+                    <span className={`rounded px-2 py-0.5 text-xs font-medium ${f.outcome === "filled" ? "bg-sky-50 text-sky-700" : "bg-rose-50 text-rose-700"}`}>
+                      {f.outcome === "filled" ? "Gap filled" : "Flagged"}
+                    </span>
+                    <div className="mt-1 max-w-xs text-xs text-slate-500">{f.reason}</div>
+                  </div>
                 </td>
-                <td className="px-4 py-2 text-right tabular-nums">
+                <td data-label="Run tokens (in / out)" className={stackedCell({ align: "right", className: "tabular-nums" })}>
                   {formatCount(f.runInputTokens)} / {formatCount(f.runOutputTokens)}
                 </td>
-                <td className="px-4 py-2 text-right tabular-nums">
+                <td data-label="Ledger tokens (in / out)" className={stackedCell({ align: "right", className: "tabular-nums" })}>
                   {formatCount(f.ledgerInputTokens)} / {formatCount(f.ledgerOutputTokens)}
                 </td>
-                <td className="px-4 py-2 text-right tabular-nums">{f.outcome === "filled" ? formatUsd(f.filledCredits) : "—"}</td>
+                <td data-label="Filled" className={stackedCell({ align: "right", className: "tabular-nums" })}>
+                  {f.outcome === "filled" ? formatUsd(f.filledCredits) : "—"}
+                </td>
               </tr>
             ))}
           </tbody>

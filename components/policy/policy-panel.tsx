@@ -8,6 +8,7 @@ import { settingsKeys } from "@/lib/client/query-keys";
 import { policyReplySchema, type PolicyView } from "@/lib/safety/policy-schemas";
 import { useApi, useWorkspace } from "../providers";
 import { ErrorNotice } from "../ui/error-notice";
+import { stacked, stackedCell } from "../ui/stacked-table";
 
 type Mode = "ask" | "allow" | "deny";
 
@@ -83,8 +84,8 @@ function PolicyEditor({ view, canEdit, onStale, onSaved }: { view: PolicyView; c
   return (
     <div className="space-y-6">
       <section className="card overflow-x-auto" aria-label="Tools">
-        <table className="w-full text-sm">
-          <thead className="bg-slate-50 text-left text-xs uppercase tracking-wide text-slate-500">
+        <table className={stacked.table}>
+          <thead className={stacked.head}>
             <tr>
               <th className="px-4 py-2">Tool</th>
               <th className="px-4 py-2">Declared effects</th>
@@ -93,21 +94,23 @@ function PolicyEditor({ view, canEdit, onStale, onSaved }: { view: PolicyView; c
               <th className="px-4 py-2">Override</th>
             </tr>
           </thead>
-          <tbody className="divide-y divide-slate-100">
+          <tbody className={stacked.body}>
             {view.tools.map((t) => (
-              <tr key={t.name} data-testid={`policy-tool-${t.name}`}>
-                <td className="px-4 py-2">
+              <tr key={t.name} className={stacked.row} data-testid={`policy-tool-${t.name}`}>
+                <td className={stacked.title}>
                   <div className="font-mono font-medium">{t.name}</div>
                   <div className="max-w-xs text-xs text-slate-500">{t.description}</div>
                 </td>
-                <td className="px-4 py-2 text-xs text-slate-600">{t.effects.join(", ")}</td>
-                <td className="px-4 py-2">
+                <td data-label="Declared effects" className={stackedCell({ className: "text-xs text-slate-600" })}>
+                  {t.effects.join(", ")}
+                </td>
+                <td data-label="By default" className={stackedCell()}>
                   <Decision value={t.defaultDecision} />
                 </td>
-                <td className="px-4 py-2">
+                <td data-label="After untrusted content" className={stackedCell()}>
                   <Decision value={t.taintedDecision} />
                 </td>
-                <td className="px-4 py-2">
+                <td data-label="Override" className={stackedCell()}>
                   <select aria-label={`Override for ${t.name}`} className="input w-32 py-1" disabled={!canEdit} value={draft.overrides.tools[t.name] ?? ""} onChange={(e) => setTool(t.name, e.target.value)}>
                     {Object.entries(modeLabel).map(([v, l]) => (
                       <option key={v} value={v}>
@@ -123,22 +126,22 @@ function PolicyEditor({ view, canEdit, onStale, onSaved }: { view: PolicyView; c
       </section>
 
       <section className="card overflow-x-auto" aria-label="Categories">
-        <table className="w-full text-sm">
-          <thead className="bg-slate-50 text-left text-xs uppercase tracking-wide text-slate-500">
+        <table className={stacked.table}>
+          <thead className={stacked.head}>
             <tr>
               <th className="px-4 py-2">Category</th>
               <th className="px-4 py-2">Override</th>
               <th className="px-4 py-2">Four eyes (the requester may not approve)</th>
             </tr>
           </thead>
-          <tbody className="divide-y divide-slate-100">
+          <tbody className={stacked.body}>
             {view.categories.map((c) => (
-              <tr key={c.id}>
-                <td className="px-4 py-2">
+              <tr key={c.id} className={stacked.row}>
+                <td className={stacked.title}>
                   <div className="font-medium">{c.label}</div>
                   <div className="font-mono text-xs text-slate-500">{c.id}</div>
                 </td>
-                <td className="px-4 py-2">
+                <td data-label="Override" className={stackedCell()}>
                   <select aria-label={`Override for ${c.id}`} className="input w-32 py-1" disabled={!canEdit} value={draft.overrides.categories[c.id] ?? ""} onChange={(e) => setCategory(c.id, e.target.value)}>
                     {Object.entries(modeLabel).map(([v, l]) => (
                       <option key={v} value={v} disabled={c.id === "tainted_egress" && v === "allow"}>
@@ -147,7 +150,7 @@ function PolicyEditor({ view, canEdit, onStale, onSaved }: { view: PolicyView; c
                     ))}
                   </select>
                 </td>
-                <td className="px-4 py-2">
+                <td data-label="Four eyes (the requester may not approve)" className={stackedCell()}>
                   <input
                     type="checkbox"
                     aria-label={`Four eyes for ${c.id}`}

@@ -1,4 +1,4 @@
-import { expect, type Page } from "@playwright/test";
+import { expect, type Locator, type Page } from "@playwright/test";
 import { APP_ORIGIN, newPerson } from "../fixtures";
 import { MembersPage } from "./members-page";
 
@@ -126,4 +126,21 @@ function findRunId(body: unknown): string | null {
 /** How far the page scrolls sideways (0 when it fits the viewport). */
 export async function horizontalOverflow(page: Page): Promise<number> {
   return page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+}
+
+/**
+ * The controls and table cells inside `scope` that lie beyond the screen's sides (hidden ones left out): what a
+ * person on a phone could only reach by discovering a box that scrolls sideways. Each is named by its label or text.
+ */
+export async function outsideScreen(scope: Locator): Promise<{ shown: number; outside: string[] }> {
+  return scope.locator("input, select, button, td").evaluateAll((elements) => {
+    const width = document.documentElement.clientWidth;
+    const shown = elements.filter((e) => e.getBoundingClientRect().width > 0);
+    const outside = shown.filter((e) => {
+      const box = e.getBoundingClientRect();
+      return box.left < -0.5 || box.right > width + 0.5;
+    });
+    const name = (e: Element) => e.getAttribute("aria-label") || (e.textContent ?? "").trim().slice(0, 40) || "(empty)";
+    return { shown: shown.length, outside: outside.map((e) => `${e.tagName.toLowerCase()} “${name(e)}”`) };
+  });
 }
