@@ -2,6 +2,7 @@ import { expect, test, type Page } from "@playwright/test";
 import { OWNER } from "./fixtures";
 import { ApprovalsPage } from "./pages/approvals-page";
 import { ChatPage } from "./pages/chat-page";
+import { FeedPage } from "./pages/feed-page";
 import { horizontalOverflow, mainPages, outsideScreen, seedWorkspace, type Seeded } from "./pages/main-pages";
 import { watchNetwork } from "./pages/network";
 import { SignInPage } from "./pages/sign-in-page";
@@ -73,6 +74,22 @@ test("at 360 px every budget and price row shows its values and controls on the 
   }
   expect(found).toEqual({ Budgets: [], "Workspace prices": [], "Built-in prices": [] });
   expect(await horizontalOverflow(page)).toBe(0);
+});
+
+test("at 360 px a feed item's time and links sit on a line above its text, which has the row's full width", async ({ page }) => {
+  await signedIn(page, SMALL_PHONE);
+  const feed = new FeedPage(page);
+  await feed.goto("demo");
+  await feed.waitLive();
+  const item = feed.list().getByRole("article").first();
+  await expect(item).toBeVisible();
+  const row = (await item.boundingBox())!;
+  const text = (await item.locator("p").first().boundingBox())!;
+  const time = (await item.locator("time").boundingBox())!;
+  // The row is the card's width less its padding (16 px each side); the text takes all of it.
+  expect(text.width).toBeGreaterThanOrEqual(row.width - 32 - 1);
+  expect(text.width).toBeGreaterThanOrEqual(290);
+  expect(time.y + time.height).toBeLessThanOrEqual(text.y + 1);
 });
 
 test("on a phone the navigation is a drawer behind a menu button that counts pending approvals", async ({ page, browser, baseURL }) => {

@@ -58,22 +58,24 @@ export const FeedRow = memo(function FeedRow({ item, slug, agent, sessionId, roo
   const target = runHref(slug, item) ?? (item.roomId ? `/w/${slug}/rooms/${item.roomId}` : null);
   const label = quote ? `${headline}: ${quote}` : headline;
   return (
+    // On a phone the time, the dot and the links make a line of their own above the text, which then has the row's
+    // whole width; from `sm` up they are columns beside it.
     <article
       aria-label={label}
       aria-posinset={position}
       aria-setsize={total}
       data-seq={item.seq}
       data-kind={item.kind}
-      className="group flex items-start gap-3 border-b border-slate-100 px-4 py-2.5 hover:bg-slate-50"
+      className="group grid grid-cols-[auto_auto_minmax(0,1fr)] items-center gap-x-3 gap-y-1 border-b border-slate-100 px-4 py-2.5 hover:bg-slate-50 sm:flex sm:items-start"
     >
-      <Time at={item.at} className="w-20 shrink-0 pt-0.5 text-[11px] text-slate-500 tabular-nums" />
+      <Time at={item.at} className="shrink-0 text-[11px] text-slate-500 tabular-nums sm:w-20 sm:pt-0.5" />
       <span
         aria-hidden
-        className="mt-1.5 h-2.5 w-2.5 shrink-0 rounded-full ring-2 ring-white"
+        className="h-2.5 w-2.5 shrink-0 rounded-full ring-2 ring-white sm:mt-1.5"
         style={{ backgroundColor: agent?.color ?? "#94a3b8" }}
         title={agent ? `@${agent.handle}` : undefined}
       />
-      <div className="min-w-0 flex-1">
+      <div className="col-span-3 min-w-0 sm:flex-1">
         <p className="line-clamp-2 text-sm leading-snug break-words text-slate-800">
           <span className={`mr-2 inline-block rounded px-1.5 py-px align-[1px] text-[10px] font-semibold tracking-wide uppercase ring-1 ring-inset ${style.badge}`}>
             {kindBadges[item.kind] ?? style.label}
@@ -96,7 +98,7 @@ export const FeedRow = memo(function FeedRow({ item, slug, agent, sessionId, roo
           ))}
         </p>
       </div>
-      <div role="group" aria-label="Open" className="flex shrink-0 flex-wrap items-center justify-end gap-x-2 gap-y-0.5 pt-0.5 text-xs text-slate-500">
+      <div role="group" aria-label="Open" className="col-start-3 row-start-1 flex shrink-0 flex-wrap items-center justify-end gap-x-2 gap-y-0.5 text-xs text-slate-500 sm:pt-0.5">
         {sessionId ? (
           <Link href={`/w/${slug}/chat/${sessionId}${item.stepId ? `#step-${item.stepId}` : ""}`} className="hover:text-indigo-700 hover:underline">
             Chat
