@@ -1,6 +1,8 @@
 import AxeBuilder from "@axe-core/playwright";
-import { expect, test } from "@playwright/test";
+import { expect, test, type Page } from "@playwright/test";
+import { randomUUID } from "node:crypto";
 import { OWNER } from "./fixtures";
+import { FeedPage } from "./pages/feed-page";
 import { mainPages, seedWorkspace, type Seeded } from "./pages/main-pages";
 import { watchNetwork } from "./pages/network";
 import { SignInPage } from "./pages/sign-in-page";
@@ -67,6 +69,25 @@ for (const scheme of ["light", "dark"] as const) {
     expect(findings).toEqual([]);
   });
 }
+
+/** The rules of `tags` that `selector` (or the whole page) breaks, with the elements that break them. */
+async function axeViolations(page: Page, options: { include?: string; rules?: string[] } = {}) {
+  let axe = new AxeBuilder({ page });
+  axe = options.rules ? axe.withRules(options.rules) : axe.withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]);
+  if (options.include) axe = axe.include(options.include);
+  const result = await axe.analyze();
+  return result.violations.map((v) => ({ rule: v.id, impact: v.impact, targets: v.nodes.map((n) => n.target.join(" ")) }));
+}
+
+test("an empty feed (nothing matches its filters) has no axe violation", async ({ page }) => {
+  await new SignInPage(page).signInAs(OWNER);
+  const feed = new FeedPage(page);
+  // A conversation that does not exist: nothing will ever match.
+  await feed.goto("demo", `thread=${randomUUID()}`);
+  await feed.waitLive();
+  await expect(page.getByText("Nothing matches these filters yet.")).toBeVisible();
+  expect(await axeViolations(page)).toEqual([]);
+});
 
 test("a skip link leads past the navigation to the page", async ({ page }) => {
   await new SignInPage(page).signInAs(OWNER);

@@ -40,7 +40,8 @@ export function FeedList({ items, status, slug, agents, rooms, sessions, activeT
   /** The last seq seen before pausing; null while following. */
   const [pausedAfter, setPausedAfter] = useState<number | null>(null);
   const paused = pausedAfter !== null;
-  const lastSeq = items.length > 0 ? items[items.length - 1]!.seq : 0;
+  const empty = items.length === 0;
+  const lastSeq = empty ? 0 : items[items.length - 1]!.seq;
 
   // The virtualizer hands out fresh functions on every render by design; nothing here is memoised by a compiler.
   // eslint-disable-next-line react-hooks/incompatible-library
@@ -120,10 +121,11 @@ export function FeedList({ items, status, slug, agents, rooms, sessions, activeT
 
       <div
         ref={scroller}
-        role="feed"
-        aria-label="World feed"
-        aria-busy={status === "loading"}
-        tabIndex={0}
+        // A feed holds articles only: while it has none, the box is a plain one that says why, with no feed role.
+        role={empty ? undefined : "feed"}
+        aria-label={empty ? undefined : "World feed"}
+        aria-busy={empty ? undefined : status === "loading"}
+        tabIndex={empty ? undefined : 0}
         className="relative min-h-0 flex-1 overflow-y-auto overscroll-contain outline-none"
         onWheel={(e) => {
           if (e.deltaY < 0) pause();
@@ -133,7 +135,7 @@ export function FeedList({ items, status, slug, agents, rooms, sessions, activeT
           if (PAUSE_KEYS.has(e.key)) pause();
         }}
       >
-        {items.length === 0 ? (
+        {empty ? (
           <p className="px-4 py-10 text-center text-sm text-slate-500">{status === "loading" ? "Loading the feed…" : emptyText}</p>
         ) : (
           <div className="relative w-full" style={{ height: virtualizer.getTotalSize() }}>
