@@ -1,7 +1,8 @@
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
 import { randomUUID } from "node:crypto";
-import { OWNER } from "./fixtures";
+import { APP_ORIGIN, OWNER } from "./fixtures";
+import { ChatPage } from "./pages/chat-page";
 import { FeedPage } from "./pages/feed-page";
 import { mainPages, seedWorkspace, type Seeded } from "./pages/main-pages";
 import { watchNetwork } from "./pages/network";
@@ -87,6 +88,59 @@ test("an empty feed (nothing matches its filters) has no axe violation", async (
   await feed.waitLive();
   await expect(page.getByText("Nothing matches these filters yet.")).toBeVisible();
   expect(await axeViolations(page)).toEqual([]);
+});
+
+test("error codes beside error messages keep 4.5:1 contrast in light and dark mode", async ({ page }) => {
+  test.setTimeout(120_000);
+  await new SignInPage(page).signInAs(OWNER);
+  const headers = { "x-clawdeck-workspace": "demo", origin: APP_ORIGIN };
+  const handle = `broke${Date.now().toString(36)}`;
+  const created = await page.request.post("/api/agents", { headers, data: { handle, name: "Broke", model: "offline", tools: [], description: "Runs on one credit" } });
+  expect(created.status()).toBe(201);
+  const agentId = ((await created.json()) as { agent: { id: string } }).agent.id;
+  // One credit: the first reply is allowed, the second fails with a code (unprocessable:budget_exceeded).
+  expect((await page.request.put("/api/budgets", { headers, data: { agents: [{ agentId, monthlyBudgetCredits: 1 }] } })).status()).toBe(200);
+  try {
+    const chat = new ChatPage(page);
+    await chat.goto("demo");
+    await chat.startWith(handle);
+    const chatPath = new URL(page.url()).pathname;
+    await chat.send("hello");
+    await chat.waitUntilIdle();
+    await chat.send("hello again");
+    await expect(chat.lastReply().getByRole("alert")).toContainText("unprocessable:budget_exceeded");
+    const session = (await (await page.request.get(`/api/sessions/${chatPath.split("/").pop()}`, { headers })).json()) as { messages: { run: { id: string; state: string } | null }[] };
+    const failedRun = session.messages.find((m) => m.run?.state === "failed")!.run!.id;
+
+    const found: Record<string, string[]> = {};
+    const check = async (where: string, include: string) => {
+      found[where] = (await axeViolations(page, { include, rules: ["color-contrast"] })).flatMap((v) => v.targets);
+    };
+    for (const scheme of ["light", "dark"] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      // The failed reply in the chat, and the same run's page.
+      await page.goto(chatPath);
+      await expect(page.locator("html")).toHaveClass(new RegExp(`\\b${scheme}\\b`));
+      await expect(chat.lastReply().getByRole("alert")).toContainText("unprocessable:budget_exceeded");
+      await check(`chat, ${scheme}`, "main [role=alert]");
+      // The run page says it twice: in the run's facts, and under the reply it shows.
+      await page.goto(`/w/demo/runs/${failedRun}`);
+      await expect(page.getByRole("region", { name: "About this run" }).getByRole("alert")).toContainText("unprocessable:budget_exceeded");
+      await expect(page.locator("main [role=alert]").filter({ hasText: "The reply failed" })).toContainText("unprocessable:budget_exceeded");
+      await check(`run, ${scheme}`, "main [role=alert]");
+      // A form's error, on its tinted strip: a price that is not a number (nothing is saved).
+      await page.goto("/w/demo/settings/billing");
+      await page.getByRole("region", { name: "Built-in prices" }).getByRole("button", { name: "Set our own" }).first().click();
+      await page.getByTestId("workspace-price").getByLabel(/^Input price of /).fill("lots");
+      await page.getByRole("button", { name: "Save prices" }).click();
+      const notice = page.getByRole("region", { name: "Workspace prices" }).getByTestId("error-notice");
+      await expect(notice.getByTestId("error-code")).toHaveText("bad_request:body");
+      await check(`prices, ${scheme}`, "[data-testid=error-notice]");
+    }
+    expect(found).toEqual({ "chat, light": [], "run, light": [], "prices, light": [], "chat, dark": [], "run, dark": [], "prices, dark": [] });
+  } finally {
+    await page.request.put("/api/budgets", { headers, data: { agents: [{ agentId, monthlyBudgetCredits: null }] } });
+  }
 });
 
 test("a skip link leads past the navigation to the page", async ({ page }) => {

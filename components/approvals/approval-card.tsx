@@ -14,6 +14,7 @@ import { CopyDraft } from "./copy-draft";
 import { Time } from "../ui/time";
 import { HiddenWarning, Revealed } from "../ui/revealed";
 import { exactJson } from "@/lib/hidden-characters";
+import { ErrorCode } from "../ui/error-notice";
 
 export function PreviewCard({ preview }: { preview: ApprovalItem["preview"] }) {
   return (
@@ -317,7 +318,7 @@ export function ApprovalCard({ item, now, viewerId, canDecide, onDecided, select
           {error ? (
             <p role="alert" className="text-sm text-rose-700">
               {error}
-              {errorCode ? <span className="mt-0.5 block font-mono text-xs text-rose-600">{errorCode}</span> : null}
+              {errorCode ? <ErrorCode code={errorCode} className="mt-0.5 block" /> : null}
             </p>
           ) : null}
         </div>

@@ -4,6 +4,7 @@ import { Copy, RotateCcw } from "lucide-react";
 import { Avatar } from "../ui/avatar";
 import { formatCredits } from "@/lib/billing/prices";
 import { toast } from "../ui/toaster";
+import { ErrorCode } from "../ui/error-notice";
 import { Markdown } from "../markdown/lazy-markdown";
 import { StepCard, TaintBadge } from "./step-card";
 import type { Outcome, StepView, Timeline, TimelineItem, Usage } from "./timeline";
@@ -192,7 +193,7 @@ export function AssistantReply({ agent, view, offline, actions }: {
           <div role="alert" className="mt-2 rounded-md border border-rose-200 bg-rose-50 px-3 py-2 text-sm text-rose-800">
             <div className="font-medium">The reply failed</div>
             <p className="mt-0.5">{outcome.message}</p>
-            <p className="mt-1 font-mono text-xs text-rose-600">{outcome.code}</p>
+            <ErrorCode code={outcome.code} className="mt-1 block" />
           </div>
         ) : null}
         {outcome.state === "cancelled" ? (

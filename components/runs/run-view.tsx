@@ -15,7 +15,7 @@ import { runSummarySchema } from "@/lib/runtime/run-schemas";
 import { useApi, useWorkspace } from "../providers";
 import { anchoredStepClasses, useStepAnchor } from "./use-step-anchor";
 import { Time } from "../ui/time";
-import { CannotOpen, ErrorNotice } from "../ui/error-notice";
+import { CannotOpen, ErrorCode, ErrorNotice } from "../ui/error-notice";
 import { RunStateBadge } from "./run-state-badge";
 import { StreamNotice } from "./stream-notice";
 
@@ -149,7 +149,7 @@ export function RunView({ runId }: { runId: string }) {
         </dl>
         {run.state === "failed" && run.error ? (
           <div role="alert" className="mt-4 rounded-md border border-rose-200 bg-rose-50 px-3 py-2 text-sm text-rose-800">
-            {run.error} {run.errorCode ? <span className="font-mono text-xs text-rose-600">({run.errorCode})</span> : null}
+            {run.error} {run.errorCode ? <ErrorCode code={run.errorCode} /> : null}
           </div>
         ) : null}
       </section>

@@ -15,12 +15,21 @@ export function ErrorNotice({ error, fallback, className }: { error: unknown; fa
     <div role="alert" className={`text-sm text-rose-700 ${className ?? ""}`} data-testid="error-notice">
       <p>{words.sentence}</p>
       {words.detail ? <p className="mt-0.5 text-slate-700">{words.detail}</p> : null}
-      {words.code ? (
-        <p className="mt-0.5 font-mono text-xs text-slate-500" data-testid="error-code">
-          {words.code}
-        </p>
-      ) : null}
+      {words.code ? <ErrorCode code={words.code} className="mt-0.5 block" /> : null}
     </div>
+  );
+}
+
+/**
+ * An error's code, small, in the one colour every code is shown in: slate-600 keeps at least 6.8:1 on white and on
+ * the pale rose of an error strip by day, and on the deep rose and the dark surfaces by night (the rose-600 used
+ * before fell to 3.7:1 on dark rose).
+ */
+export function ErrorCode({ code, className }: { code: string; className?: string }) {
+  return (
+    <code className={`font-mono text-xs text-slate-600 ${className ?? ""}`} data-testid="error-code">
+      {code}
+    </code>
   );
 }
 
