@@ -92,6 +92,23 @@ test("at 360 px a feed item's time and links sit on a line above its text, which
   expect(time.y + time.height).toBeLessThanOrEqual(text.y + 1);
 });
 
+test("at 360 px the door-token form stacks its fields, each the card's width", async ({ page }) => {
+  await signedIn(page, SMALL_PHONE);
+  await page.goto(`/w/demo/agents/${seeded.agentId}`);
+  const panel = page.getByTestId("door-tokens");
+  const name = panel.getByLabel("Name");
+  await expect(name).toBeVisible();
+  const nameBox = (await name.boundingBox())!;
+  const expiresBox = (await panel.getByLabel("Expires (optional)").boundingBox())!;
+  const createBox = (await panel.getByRole("button", { name: "Create token" }).boundingBox())!;
+  for (const [field, box] of Object.entries({ name: nameBox, expires: expiresBox })) {
+    expect({ field, wide: box.width >= 250, inside: box.x >= 0 && box.x + box.width <= SMALL_PHONE.width }).toEqual({ field, wide: true, inside: true });
+  }
+  expect(expiresBox.y).toBeGreaterThanOrEqual(nameBox.y + nameBox.height);
+  expect(createBox.x + createBox.width).toBeLessThanOrEqual(SMALL_PHONE.width);
+  expect(await horizontalOverflow(page)).toBe(0);
+});
+
 test("on a phone the navigation is a drawer behind a menu button that counts pending approvals", async ({ page, browser, baseURL }) => {
   await signedIn(page, PHONE);
   const chat = new ChatPage(page);

@@ -70,14 +70,15 @@ export function DoorTokensPanel({ agentId }: { agentId?: string }) {
         </div>
       ) : null}
       {agentId ? (
+        // Stacked on a phone, where the date field alone nearly fills the width; side by side from `sm` up.
         <form
-          className="flex flex-wrap items-end gap-2"
+          className="flex flex-col gap-2 sm:flex-row sm:flex-wrap sm:items-end"
           onSubmit={(e) => {
             e.preventDefault();
             create.mutate();
           }}
         >
-          <label className="flex min-w-0 flex-1 flex-col text-sm">
+          <label className="flex min-w-0 flex-col text-sm sm:flex-1">
             Name
             <input className="input min-w-0" value={name} onChange={(e) => setName(e.target.value)} required maxLength={60} placeholder="laptop-claude-code" />
           </label>
@@ -85,7 +86,7 @@ export function DoorTokensPanel({ agentId }: { agentId?: string }) {
             Expires (optional)
             <input className="input min-w-0" type="datetime-local" value={expiresAt} onChange={(e) => setExpiresAt(e.target.value)} />
           </label>
-          <button className="btn-primary" disabled={create.isPending || !name.trim()}>
+          <button className="btn-primary self-start sm:self-auto" disabled={create.isPending || !name.trim()}>
             Create token
           </button>
         </form>
