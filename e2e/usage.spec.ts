@@ -84,6 +84,41 @@ test.describe("usage and budgets", () => {
     await page.screenshot({ path: test.info().outputPath("usage-page.png"), fullPage: true });
   });
 
+  test("a budget of $0, or one that rounds to it, is saved only once the manager confirms it stops those runs; a budget too large is refused in words", async ({ page }) => {
+    await new SignInPage(page).signInAs(OWNER);
+    const headers = { "x-clawdeck-workspace": "demo", origin: APP_ORIGIN };
+    const handle = `zero${Date.now().toString(36)}`;
+    const created = await page.request.post("/api/agents", { headers, data: { handle, name: "Zero", model: "offline", tools: [] } });
+    expect(created.status()).toBe(201);
+    const agentId = ((await created.json()) as { agent: { id: string } }).agent.id;
+    const stored = async () =>
+      ((await (await page.request.get("/api/budgets", { headers })).json()) as { agents: { agentId: string; budgetCredits: number | null }[] }).agents.find((a) => a.agentId === agentId)!
+        .budgetCredits;
+    const billing = new BillingPage(page);
+    await billing.goto("demo");
+    const save = page.getByRole("button", { name: "Save budgets" });
+    const warning = page.getByTestId("zero-budget");
+
+    await billing.agentBudget(handle).fill("0");
+    await save.click();
+    await expect(warning).toContainText(`A budget of $0 stops every run of @${handle} before its next model call. To have no limit, leave the field empty.`);
+    await warning.getByRole("button", { name: "Keep editing" }).click();
+    await expect(warning).toHaveCount(0);
+    expect(await stored()).toBeNull();
+
+    await billing.agentBudget(handle).fill("1e99");
+    await save.click();
+    await expect(page.getByRole("form", { name: "Budgets" }).getByRole("alert")).toHaveText(/^A budget can be at most \$1,000,000,000/);
+    expect(await stored()).toBeNull();
+
+    await billing.agentBudget(handle).fill("0.0000001");
+    await save.click();
+    await warning.getByRole("button", { name: "Save with $0" }).click();
+    await expect(page.getByRole("region", { name: /^Notifications/ }).getByText("Budgets saved")).toBeVisible();
+    expect(await stored()).toBe(0);
+    await page.request.put("/api/budgets", { headers, data: { agents: [{ agentId, monthlyBudgetCredits: null }] } });
+  });
+
   test("a manager caps an agent's budget: the member's next message is refused with a clear message, and the banner shows", async ({ page, browser }) => {
     test.setTimeout(90_000);
     await new SignInPage(page).signInAs(OWNER);

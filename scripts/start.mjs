@@ -13,6 +13,9 @@ if (!fs.existsSync(".next/BUILD_ID")) {
   if (build.status !== 0) process.exit(build.status ?? 1);
 }
 const port = process.env.PORT ?? "3000";
-const server = spawn(process.execPath, [nextBin, "start", "-p", port], { stdio: "inherit", env: { ...process.env, NODE_ENV: "production" } });
+// Idle connections are kept for 65 s, longer than the usual proxy's 60: a client (or a proxy) that sends on a
+// connection the server has just closed gets a reset instead of an answer, which Node's default of 5 s makes common.
+const keepAlive = ["--keepAliveTimeout", "65000"];
+const server = spawn(process.execPath, [nextBin, "start", "-p", port, ...keepAlive], { stdio: "inherit", env: { ...process.env, NODE_ENV: "production" } });
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => server.kill(signal));
 server.on("exit", (code) => process.exit(code ?? 0));

@@ -11,6 +11,9 @@ import { useApi, useWorkspace } from "../providers";
 import { billingKeys } from "@/lib/client/query-keys";
 import { budgetStatus, creditsToUsdInput, formatUsd, usdInputToCredits } from "../usage/format";
 
+/** The largest monthly budget the server takes, in credits. */
+const MAX_BUDGET_CREDITS = 1e15;
+
 const stateStyles: Record<BudgetState, string> = {
   none: "bg-slate-100 text-slate-600",
   ok: "bg-emerald-50 text-emerald-700",
@@ -36,6 +39,8 @@ function BudgetsEditor({ overview, canEdit }: { overview: BudgetOverview; canEdi
     agents: Object.fromEntries(overview.agents.map((a) => [a.agentId!, creditsToUsdInput(a.budgetCredits)])),
   }));
   const [invalid, setInvalid] = useState<string | null>(null);
+  /** Budgets set to $0 by this save, waiting for the manager to confirm that they mean to stop those runs. */
+  const [zeroes, setZeroes] = useState<{ names: string[]; body: unknown } | null>(null);
   const save = useMutation({
     mutationFn: (body: unknown) => api("/api/budgets", { method: "PUT", body, schema: budgetOverviewSchema }),
     onSuccess: (data) => {
@@ -51,8 +56,23 @@ function BudgetsEditor({ overview, canEdit }: { overview: BudgetOverview; canEdi
       setInvalid("Budgets are amounts in US dollars (or empty for none).");
       return;
     }
+    if ([workspace, ...agents.map((a) => a.monthlyBudgetCredits)].some((c) => c !== null && c > MAX_BUDGET_CREDITS)) {
+      setInvalid(`A budget can be at most ${formatUsd(MAX_BUDGET_CREDITS)}.`);
+      return;
+    }
     setInvalid(null);
-    save.mutate({ workspace, agents });
+    // A budget of $0 (or one that rounds to it) stops every run it covers: many would read 0 as "no limit", so a new
+    // $0 is only saved once the manager has confirmed it.
+    const names = [
+      ...(workspace === 0 && overview.workspace.budgetCredits !== 0 ? ["the whole workspace"] : []),
+      ...overview.agents.filter((a, i) => agents[i]!.monthlyBudgetCredits === 0 && a.budgetCredits !== 0).map((a) => `@${a.handle}`),
+    ];
+    const body = { workspace, agents };
+    if (names.length > 0) {
+      setZeroes({ names, body });
+      return;
+    }
+    save.mutate(body);
   };
 
   const spentLabel = `Spent in ${overview.month.label}`;
@@ -142,6 +162,28 @@ function BudgetsEditor({ overview, canEdit }: { overview: BudgetOverview; canEdi
           <span className="text-xs text-slate-500">Managers and owners change budgets.</span>
         )}
       </div>
+      {zeroes ? (
+        <div role="alert" className="space-y-2 border-t border-amber-200 bg-amber-50 px-4 py-3 text-sm text-amber-900" data-testid="zero-budget">
+          <p>
+            A budget of $0 stops every run of {zeroes.names.join(", ")} before its next model call. To have no limit, leave the field empty.
+          </p>
+          <div className="flex flex-wrap gap-2">
+            <button
+              type="button"
+              className="btn-danger"
+              onClick={() => {
+                save.mutate(zeroes.body);
+                setZeroes(null);
+              }}
+            >
+              Save with $0
+            </button>
+            <button type="button" className="btn-secondary" onClick={() => setZeroes(null)}>
+              Keep editing
+            </button>
+          </div>
+        </div>
+      ) : null}
       {invalid || save.isError ? (
         invalid ? (
           <p role="alert" className="border-t border-rose-100 bg-rose-50 px-4 py-2 text-sm text-rose-700">
