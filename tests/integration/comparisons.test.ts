@@ -7,18 +7,8 @@ import { usageEvents } from "../../lib/db/schema";
 import { judgeIfDue, offlineRubric, type ComparisonView } from "../../lib/missions/compare";
 import { governorSettingsSchema, updateGovernor } from "../../lib/safety/governor";
 import { demoOwner, makeUser, makeWorkspace } from "../support/fixtures";
-import { makeAgent } from "../support/runtime";
+import { makeAgent, settle } from "../support/runtime";
 import { jsonRequest, params, sessionCookie, useTestServer } from "../support/server";
-
-async function settle<T>(check: () => Promise<T | undefined | null | false>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error("condition not reached");
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 describe("comparisons: one goal on two crews, scored by the workspace's judge", () => {
   const server = useTestServer();

@@ -15,20 +15,10 @@ import type { ModelEvent, ModelProvider, ModelRequest } from "../../lib/models/t
 import { createRuntime } from "../../lib/runtime/runtime";
 import { decideApproval } from "../../lib/safety/approvals";
 import { demoOwner, makeUser, makeWorkspace } from "../support/fixtures";
-import { makeAgent, routeModel } from "../support/runtime";
+import { makeAgent, routeModel, settle } from "../support/runtime";
 import { jsonRequest, params, sessionCookie, useTestServer } from "../support/server";
 import { readFrames } from "../support/sse";
 import { useLocalWebPage } from "../support/web-page";
-
-async function settle<T>(check: () => Promise<T | undefined | null | false>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error("condition not reached");
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 const lastUserText = (req: ModelRequest) =>
   req.messages[req.messages.length - 1]!.content.map((b) => (b.type === "text" ? b.text : b.type === "tool_result" ? `[result] ${b.content}` : "")).join("\n");

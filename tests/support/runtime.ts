@@ -56,10 +56,12 @@ export async function getRunRow(db: Db, runId: string) {
 export const textOf = (events: RunEvent[]) =>
   events.flatMap((e) => (e.type === "text" ? [e.payload.delta] : [])).join("");
 
-/** Polls `check` until it holds; throws after `timeoutMs`. */
-export async function settle(check: () => Promise<boolean>, timeoutMs = 20_000) {
+/** Polls `check` until its answer is truthy, and returns that answer; throws after `timeoutMs`. */
+export async function settle<T>(check: () => Promise<T | undefined | null | false | 0 | "">, timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
+  for (;;) {
+    const value = await check();
+    if (value) return value;
     if (Date.now() > deadline) throw new Error("condition not reached");
     await new Promise((r) => setTimeout(r, 25));
   }
