@@ -21,6 +21,10 @@
 //   --openings O      last, the server CPU of O requests opening  [BENCH_OPENINGS, 400]
 //                     an ended run's stream, against O signed-in
 //                     reads of one small row (0: skip)
+//   --notes N         notes about the launch plan the agent is    [BENCH_NOTES, 0]
+//                     told to remember first (0 to 5): its answer
+//                     quotes them, each about 450 characters more
+//                     (with 5, about 2,400 characters: 4 s at 15 ms)
 //   --rounds R        crowd passes of each kind, alternated:      [BENCH_ROUNDS, 1]
 //                     messages answered with their reply's stream
 //                     (the page's way) and, the baseline, with
@@ -44,7 +48,7 @@ function readOptions() {
     if (!name.startsWith("--") || argv[i + 1] === undefined) throw new Error(`Flags come as --name value, not ${name}`);
     flags.set(name.slice(2), argv[i + 1]!);
   }
-  const known = ["chats", "viewers", "instances", "feed-viewers", "pace-ms", "port", "timeout-s", "openings", "rounds"];
+  const known = ["chats", "viewers", "instances", "feed-viewers", "pace-ms", "port", "timeout-s", "openings", "notes", "rounds"];
   for (const name of flags.keys()) if (!known.includes(name)) throw new Error(`Unknown flag --${name}`);
   const int = (name: string, fallback: number, min: number, max: number) => {
     const value = flags.get(name) ?? process.env[`BENCH_${name.replace(/-/g, "_").toUpperCase()}`];
@@ -65,6 +69,7 @@ function readOptions() {
     port: int("port", 3110, 1024, 65535),
     timeoutS: int("timeout-s", 120, 5, 600),
     openings: int("openings", 400, 0, 10_000),
+    notes: int("notes", 0, 0, LAUNCH_NOTES.length),
     rounds: int("rounds", 1, 1, 10),
     url,
   };
@@ -110,6 +115,8 @@ interface Pass {
   clientLoopDelayP99Ms: number;
   machineCpuPercent: number;
   runIds: string[];
+  /** The reply's length in characters, as the chats received it. */
+  replyChars: number;
   /**
    * The pass's CPU time divided by its chats (all its work: viewers and feed viewers included, every instance), of
    * the servers and of the database's backends: less noisy than latencies, the measure of a cut in work.
@@ -123,6 +130,30 @@ interface Pass {
 type Answer = "stream" | "json";
 
 const PROMPT = "Give me a short status of the launch plan and what is left to do";
+
+/**
+ * What the agent may be told to remember before the passes (`--notes`). Each names the launch plan, so the prompt
+ * recalls it and the offline model's answer quotes it: a reply as long as a real model's, streamed for seconds
+ * rather than half of one, so that viewers who open while it streams are measured live.
+ */
+const LAUNCH_NOTES = [
+  "The launch plan moves the public release to Thursday the 14th at 10:00 UTC; the status page, the changelog and the pricing page go live together, and support answers the launch inbox in two shifts from 08:00 to 20:00 UTC for the first three days, with the on-call engineer named in the release channel each morning before the first shift starts.",
+  "Left to do for the launch plan: the billing migration must be rehearsed twice on a copy of production, the rollback script reviewed by someone who did not write it, and the load test repeated at twice last quarter's peak, because the last run stopped at 80 % of the target when the search service ran out of connections and nobody had raised the pool limit.",
+  "The launch plan depends on the partners: the two resellers have the new price list, but the larger one still has to confirm its order form by Tuesday, and the translation of the help centre into German and Japanese is done for the pages that matter on day one, with the rest due a week after the release and tracked in the documentation board.",
+  "Risks in the launch plan: the mobile app's review may take longer than the three days planned, so the web release does not wait for it; the email to existing customers is written and approved, but it must go out in batches of ten thousand an hour to keep the sender reputation, which means the last batch lands about nine hours after the first.",
+  "After the launch plan's release day the team holds a review on Monday: sign-ups, conversion from trial, error rates and the support queue's waiting time against the targets set in the plan, and each owner brings one thing that went worse than expected and what they would change, so that the next release starts from what was learned this time.",
+];
+
+/** Tells the agent the first `count` launch notes in a chat of its own, each a "remember" command, one after another. */
+async function tellNotes(origin: string, cookie: string, count: number, timeoutS: number): Promise<void> {
+  if (count === 0) return;
+  const session = String((await api(origin, cookie, "/api/sessions", { agentHandle: "scout" })).id);
+  for (const note of LAUNCH_NOTES.slice(0, count)) {
+    const sent = await sendAndFollow(origin, cookie, session, `remember ${note}`, AbortSignal.timeout(timeoutS * 1000));
+    const told = await sent.follow;
+    if (told.endAt === null || !told.text.includes("remember")) throw new Error(`The agent did not confirm a note: ${told.text.slice(0, 200)}`);
+  }
+}
 
 async function runPass(
   instances: Instance[],
@@ -197,6 +228,7 @@ async function runPass(
     clientLoopDelayP99Ms: 0,
     machineCpuPercent: 0,
     runIds: runs.map((r) => r.runId),
+    replyChars: 0,
     serverCpuMsPerChat: 0,
     databaseCpuMsPerChat: 0,
     wallMs: 0,
@@ -225,6 +257,7 @@ async function runPass(
     }
     if (main.text !== expected) pass.lost += Math.abs(main.text.length - expected.length) || 1;
   }
+  pass.replyChars = expected?.length ?? 0;
   for (const feed of await Promise.all(feeds)) {
     pass.feedLatency.push(...feed.latencies);
     if (!feed.complete) pass.failures.push("a feed viewer did not see every run finish");
@@ -265,6 +298,7 @@ async function main(): Promise<number> {
     instances.push(await startInstance(options.port, u.toString(), options.paceMs, shared));
     if (options.instances === 2) instances.push(await startInstance(await freePort(), u.toString(), options.paceMs, shared));
     const cookies = await Promise.all(instances.map((i) => signIn(i.origin)));
+    await tellNotes(instances[0]!.origin, cookies[0]!, options.notes, options.timeoutS);
     console.log(
       `HTTP benchmark: ${options.chats} chats started at once, ${options.viewers} extra viewers (10 per run) and ${options.feedViewers} feed viewers ` +
         `on instance ${options.instances}, ` +
@@ -275,6 +309,7 @@ async function main(): Promise<number> {
     // first measured crowd pass, whichever kind it was, about twice as slow as the others.
     await runPass(instances, cookies, name, options.chats, 0, 1, options.timeoutS, "stream");
     const alone = await runPass(instances, cookies, name, 1, 0, 1, options.timeoutS, "stream");
+    console.log(`the reply: ${alone.replyChars} characters${options.notes ? `, quoting ${options.notes} remembered note(s)` : ""}`);
     const rows: { label: string; pass: Pass; load: string }[] = [{ label: "one chat alone", pass: alone, load: load() }];
     // Alternated, so that neither kind always runs on the warmer or the more loaded machine.
     for (let round = 0; round < options.rounds; round++) {
@@ -325,7 +360,7 @@ async function main(): Promise<number> {
       failed = true;
       console.log(`FAIL ${failure}`);
     }
-    const common = `bench=http instances=${options.instances} pace_ms=${options.paceMs}`;
+    const common = `bench=http instances=${options.instances} pace_ms=${options.paceMs} notes=${options.notes} reply_chars=${alone.replyChars}`;
     console.log(
       `RESULT ${common} chats=1 viewers=0 answer=stream p50_ms=${f(percentile(alone.chatLatency, 50))} p99_ms=${f(percentile(alone.chatLatency, 99))} ` +
         `ttft_p50_ms=${f(percentile(alone.ttft, 50))} ttft_p99_ms=${f(percentile(alone.ttft, 99))} reply_p50_ms=${f(percentile(alone.replyMs, 50))} stream_p50_ms=${f(percentile(alone.streamMs, 50))} ` +

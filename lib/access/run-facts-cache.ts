@@ -50,24 +50,42 @@ export class RunFactsCache {
     for (const runId of runIds) this.known.delete(keyOf(workspaceId, runId));
   }
 
+  /**
+   * Starts one read for the runs of a batch (a feed flush naming many new runs) that are not known yet, so that the
+   * `get` of each, made one item after another, waits for that read instead of sending its own after the previous one.
+   */
+  prefetch(workspaceId: string, runIds: (string | null | undefined)[]): void {
+    const missing = [...new Set(runIds.filter((id): id is string => !!id))].filter((id) => !this.known.has(keyOf(workspaceId, id)));
+    if (missing.length === 0) return;
+    const read = runFactsByIds(this.db, workspaceId, missing);
+    for (const runId of missing) this.keep(workspaceId, runId, read.then((found) => found.get(runId)));
+  }
+
   get(workspaceId: string, runId: string): Promise<RunFacts | undefined> {
     const key = keyOf(workspaceId, runId);
     const kept = this.known.get(key);
     if (kept) return kept;
-    const read = runFactsByIds(this.db, workspaceId, [runId]).then(
-      (found) => {
-        const facts = found.get(runId);
-        if (!facts) this.known.delete(key);
+    return this.keep(workspaceId, runId, runFactsByIds(this.db, workspaceId, [runId]).then((found) => found.get(runId)));
+  }
+
+  /** Keeps a read of a run's facts for every later ask; a run not found, or a failed read, is forgotten again. */
+  private keep(workspaceId: string, runId: string, read: Promise<RunFacts | undefined>): Promise<RunFacts | undefined> {
+    const key = keyOf(workspaceId, runId);
+    const kept: Promise<RunFacts | undefined> = read.then(
+      (facts) => {
+        if (!facts && this.known.get(key) === kept) this.known.delete(key);
         return facts;
       },
       (error: unknown) => {
-        this.known.delete(key);
+        if (this.known.get(key) === kept) this.known.delete(key);
         throw error;
       },
     );
-    this.known.set(key, read);
+    // A batch's read may fail for runs nobody asks about after all: that is no unhandled rejection.
+    kept.catch(() => undefined);
+    this.known.set(key, kept);
     this.trim();
-    return read;
+    return kept;
   }
 
   private trim() {

@@ -304,13 +304,19 @@ export async function* streamFeed(options: {
   const writer = feedWriterFor(db, bus);
   const fromMemory = options.fromMemory !== false;
   const facts = runFactsCache(db);
+  // The runs a batch names that this process does not know yet (started elsewhere) are asked for in one read as the
+  // batch arrives, so the items, shaped one after another below, do not each wait for a read of their own.
+  const withFacts = (items: FeedItemView[]) => {
+    facts.prefetch(workspaceId, items.map((item) => item.runId));
+    return items;
+  };
   for await (const next of tailJournal<FeedItemView>({
     // From memory, the process's feed writer follows the workspace's notifications for every stream of it: its own
     // items at their commit, others' read once for all. The baseline reads each notification's items per stream.
     subscribe: (wake) =>
       fromMemory ? writer.listen(workspaceId, { items: () => undefined, wake }) : bus.subscribe(feedTopic(workspaceId), () => wake()),
-    push: fromMemory ? (deliver) => writer.listen(workspaceId, { items: deliver, wake: () => undefined }) : undefined,
-    read: (after) => readFeed(db, workspaceId, after, {}, 500),
+    push: fromMemory ? (deliver) => writer.listen(workspaceId, { items: (items) => deliver(withFacts(items)), wake: () => undefined }) : undefined,
+    read: async (after) => withFacts(await readFeed(db, workspaceId, after, {}, 500)),
     batchSize: 500,
     afterSeq: options.afterSeq,
     signal: options.signal,

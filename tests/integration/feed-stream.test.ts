@@ -3,6 +3,8 @@ import type { Viewer } from "../../lib/access/access";
 import { feedItemsForViewer } from "../../lib/access/reads";
 import { appendFeedItems, insertFeedItems, notifyFeed, readFeed, type FeedFilter, type FeedItemInput } from "../../lib/feed/feed";
 import { feedWriterFor } from "../../lib/feed/feed-writer";
+import { recordQueries } from "../../lib/db/query-count";
+import { createChatRun } from "../../lib/runtime/run-state";
 import { textTurn } from "../../lib/models/scripted";
 import { createSession } from "../../lib/runtime/sessions";
 import type { Server } from "../../lib/server";
@@ -80,5 +82,38 @@ describe("the feed as an event stream", () => {
     expect(feedReads(ownerSaw.queries)).toBe(1);
     expect(feedReads(readBack.queries)).toBeGreaterThan(feedReads(fromMemory.queries));
     expect(fromMemory.queries.filter((sql) => /from "agent_runs"/.test(sql)).length).toBeLessThanOrEqual(1);
+  });
+
+  it("reads who may open the runs named by a batch from another process once for the batch, not once per run", async () => {
+    const s = server();
+    const { workspaceId, ...owner } = await demoOwner(s.db);
+    const [a, b] = await Promise.all([makeUser(s.db, workspaceId, "member"), makeUser(s.db, workspaceId, "member")]);
+    // Private chats of member A, started as another process would: this process knows nothing of their runs.
+    const runs: { runId: string; sessionId: string }[] = [];
+    for (let i = 0; i < 5; i++) {
+      const session = await createSession(s.db, { workspaceId, userId: a.id, agent: { handle: "scout" } });
+      const { runId } = await createChatRun(s.db, { workspaceId, sessionId: session.id, userId: a.id, text: `plan ${i}`, owner: "another-process" });
+      runs.push({ runId, sessionId: session.id });
+    }
+    const start = (await readFeed(s.db, workspaceId, 0, {}, 10_000)).at(-1)?.seq ?? 0;
+    const asB: Viewer = { userId: b.id, role: "member" };
+    const asOwner: Viewer = { userId: owner.id, role: "owner" };
+    const streams = [follow(s, { workspaceId, viewer: asB, afterSeq: start }, runs.length), follow(s, { workspaceId, viewer: asOwner, afterSeq: start }, runs.length)];
+    await Promise.all(streams.map((f) => f.opened));
+
+    const written = runs.map(({ runId, sessionId }) => item(workspaceId, "run_started", { agentId: null, runId, payload: { text: "the plan", sessionId } }));
+    const announced = await recordQueries(async () => {
+      const elsewhere = await s.db.transaction((tx) => insertFeedItems(tx, written));
+      await notifyFeed(s.bus, elsewhere);
+      return Promise.all([streams[0]!.done, streams[1]!.done]);
+    });
+    const [seenByB, seenByOwner] = announced.result;
+    const factReads = [...announced.queries, ...seenByB.queries, ...seenByOwner.queries].filter((sql) => /from "agent_runs"/.test(sql));
+    expect(factReads).toHaveLength(1);
+    // Each viewer still gets what the rule gives: B, none of A's private runs; the owner, all of them as written.
+    const table = await readFeed(s.db, workspaceId, start, {}, 10_000);
+    expect(seenByB.items).toEqual(await feedItemsForViewer(s.db, workspaceId, asB, table));
+    expect(seenByB.items.every((i) => i.runId === null && !("text" in i.payload))).toBe(true);
+    expect(seenByOwner.items).toEqual(table);
   });
 });

@@ -1,3 +1,4 @@
+import crypto from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { GET as eventsRoute } from "../../app/api/runs/[id]/events/route";
 import { POST as postMessageRoute } from "../../app/api/sessions/[id]/messages/route";
@@ -61,6 +62,33 @@ describe("a run's access facts, kept once per process", () => {
       expect(refused.status).toBe(404);
       expect(((await refused.json()) as { code: string }).code).toBe("not_found:run");
     }
+  });
+
+  it("the runs of a batch are read in one query, shared by each run's later ask; a run not found is read again", async () => {
+    const s = server();
+    const owner = await demoOwner(s.db);
+    const started: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const chat = await createSession(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { handle: "scout" } });
+      started.push((await createChatRun(s.db, { workspaceId: owner.workspaceId, sessionId: chat.id, userId: owner.id, text: `batch ${i}`, owner: "another-process" })).runId);
+    }
+    const missing = crypto.randomUUID();
+    const cache = new RunFactsCache(s.db);
+    const batch = await recordQueries(async () => {
+      cache.prefetch(owner.workspaceId, [...started, started[0], null, missing]);
+      return Promise.all([...started, missing].map((id) => cache.get(owner.workspaceId, id)));
+    });
+    expect(batch.queries).toHaveLength(1);
+    expect(batch.result.slice(0, 3)).toEqual(await Promise.all(started.map((id) => new RunFactsCache(s.db).get(owner.workspaceId, id))));
+    expect(batch.result[0]).toMatchObject({ userId: owner.id, trigger: "chat" });
+    expect(batch.result[3]).toBeUndefined();
+
+    const again = await recordQueries(async () => {
+      cache.prefetch(owner.workspaceId, started);
+      return Promise.all([...started, missing].map((id) => cache.get(owner.workspaceId, id)));
+    });
+    expect(again.queries).toHaveLength(1); // only the run that was not found
+    expect(again.result).toEqual(batch.result);
   });
 
   it("a run whose chat was deleted here is gone from its stream (404), and a run id written in capitals is the same run", async () => {
