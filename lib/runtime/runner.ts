@@ -117,8 +117,9 @@ export async function driveRun(deps: RuntimeDeps, runId: string, options: DriveO
         type: "run_started",
         payload: { runId, agentId: agent.id, agentHandle: agent.handle, model: agent.model, offline: model.offline, replyMessageId: run.replyMessageId ?? "" },
       });
-      // A run handed content by other agents starts tainted: its timeline says so before anything else happens. Only a
-      // fresh run gets here, so a resumed one does not journal these twice.
+      // A run handed content by other agents, or whose chat read untrusted content in an earlier turn, starts tainted:
+      // its timeline says so before anything else happens. Only a fresh run gets here, so a resumed one does not journal
+      // these twice.
       for (const t of state.taint) await journal.emit({ type: "run_tainted", payload: { source: t.source, stepId: t.stepId } });
       if (budget) throw budget.error;
       budgetChecked = budget === null;

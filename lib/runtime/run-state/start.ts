@@ -29,7 +29,8 @@ export function chainOf(run: Pick<AgentRun, "onBehalfOfUserId" | "via" | "origin
 /**
  * Stores the person's message, the (empty) reply row and the run, all at
  * once: the reply exists from the start so steps attach to it while it
- * streams. The run is claimed by `owner` with a lease it must keep renewing.
+ * streams. The run starts with the taint of the chat's earlier runs: their
+ * replies, which may quote a page they read, are in its prompt. The run is claimed by `owner` with a lease it must keep renewing.
  * A paused agent gets no run: `409 conflict:agent_paused`.
  */
 export async function createChatRun(
@@ -74,6 +75,15 @@ export async function createChatRun(
                for update of ${sessions} for share of ${agents}
           ), go as (
             select agent_id, model from target where status <> 'paused'
+          ), earlier as (
+            -- The chat's earlier turns are in this run's prompt, and so is whatever had reached them: each source once,
+            -- where it first came in (the step stays: it is a step of this same chat).
+            select coalesce(jsonb_agg(first.v order by first.at, first.ord), '[]'::jsonb) as taint from (
+              select distinct on (e.v->>'source') e.v, r.created_at as at, e.ord
+                from ${agentRuns} r cross join lateral jsonb_array_elements(r.taint) with ordinality as e(v, ord)
+               where r.session_id = ${input.sessionId}::uuid and r.workspace_id = ${input.workspaceId}::uuid
+               order by e.v->>'source', r.created_at, e.ord
+            ) first
           ), written as (
             insert into ${messages} (id, workspace_id, session_id, role, content, run_id, user_id, created_at, updated_at)
             select m.id, ${input.workspaceId}::uuid, ${input.sessionId}::uuid, m.role::message_role, m.content, ${runId}::uuid, m.user_id, m.created_at, ${at}::timestamptz
@@ -84,11 +94,11 @@ export async function createChatRun(
             returning id
           ), run as (
             insert into ${agentRuns} (id, workspace_id, agent_id, session_id, user_id, on_behalf_of_user_id, via, origin_session_id, trigger,
-                                     user_message_id, reply_message_id, model, state, claimed_by, lease_expires_at, started_at, created_at, updated_at)
+                                     user_message_id, reply_message_id, model, state, claimed_by, lease_expires_at, started_at, created_at, updated_at, taint)
             select ${runId}::uuid, ${input.workspaceId}::uuid, go.agent_id, ${input.sessionId}::uuid, ${input.userId}::uuid, ${input.userId}::uuid,
                    '[]'::jsonb, ${input.sessionId}::uuid, 'chat'::run_trigger, ${userMessageId}::uuid, ${replyMessageId}::uuid, go.model, 'running'::run_state,
-                   ${input.owner}::text, ${lease()}, ${at}::timestamptz, ${at}::timestamptz, ${at}::timestamptz
-              from go
+                   ${input.owner}::text, ${lease()}, ${at}::timestamptz, ${at}::timestamptz, ${at}::timestamptz, earlier.taint
+              from go, earlier
             returning id
           ), touched as (
             -- The chat's time, and its title from this message unless it already has one (an earlier message, a rename).
