@@ -104,6 +104,11 @@ export async function dispatchCall(ctx: CallContext, proposed: ProposedCall): Pr
   const verdict = classifyCall({ tool: tool.name, effects: tool.effects, taint: ctx.state.taint, overrides: policy.overrides });
   if (verdict.kind === "deny") return { kind: "result", result: await finishStep(ctx, step, { status: "refused", error: verdict.reason }) };
   if (verdict.kind === "require_approval") {
+    // The saved call holds the input as the schema parsed it (`general` → `#general`), the same the approval shows
+    // and its grant is bound to: what is resumed is exactly what was approved.
+    const saved = { ...call, input: parsed.data };
+    if (ctx.state.pending[0]?.id === call.id) ctx.state.pending[0] = saved;
+    ctx.state.batch = ctx.state.batch.map((c) => (c.id === call.id ? saved : c));
     return {
       kind: "suspend",
       approval: {
@@ -132,7 +137,9 @@ export async function resumeCall(ctx: CallContext, proposed: ProposedCall, appro
     await finishStep(ctx, { id: stepId, call: proposed, started }, { status: "refused", error });
     return toResult(proposed.id, { refused: true, decision: approval.status, reason: approval.reason, error }, true);
   }
-  const input = (approval.editedInput as Record<string, unknown> | null) ?? proposed.input;
+  // A call saved before its input was kept parsed is parsed here, as it was for its approval.
+  const asked = tool.input.safeParse(proposed.input);
+  const input = (approval.editedInput as Record<string, unknown> | null) ?? (asked.success ? asked.data : proposed.input);
   const call = { ...proposed, input };
   const step = { id: stepId, call, started };
   if (callFingerprint(tool.name, input) !== approval.fingerprint) {
