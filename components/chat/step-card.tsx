@@ -26,7 +26,9 @@ function ApprovalNotice({ approval }: { approval: StepApproval }) {
       ? `Approved${approval.inputEdited ? " with an edited input" : ""}.`
       : approval.status === "rejected"
         ? `Rejected by a reviewer${approval.decisionReason ? `: ${approval.decisionReason}` : "."}`
-        : "The approval expired before anyone decided.";
+        : approval.status === "withdrawn"
+          ? `Withdrawn before anyone approved it${approval.decisionReason ? `: ${approval.decisionReason}` : "."}`
+          : "The approval expired before anyone decided.";
   const tone = approval.status === "approved" ? "border-emerald-200 bg-emerald-50 text-emerald-900" : "border-rose-200 bg-rose-50 text-rose-900";
   return (
     <p className={`border-t px-3 py-2 text-xs ${tone}`} data-testid="approval-decided">

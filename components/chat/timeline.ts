@@ -30,7 +30,7 @@ export interface StepApproval {
   reason: string;
   expiresAt: string;
   taintSources: { source: string; stepId: string | null }[];
-  status: "pending" | "approved" | "rejected" | "expired";
+  status: "pending" | "approved" | "rejected" | "expired" | "withdrawn";
   decisionReason: string | null;
   inputEdited: boolean;
 }

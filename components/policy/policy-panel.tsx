@@ -58,7 +58,12 @@ function PolicyEditor({ view, canEdit, onStale, onSaved }: { view: PolicyView; c
     mutationFn: () => api("/api/policy", { method: "PUT", body: { ...draft, version: view.version }, schema: policyReplySchema }),
     onSuccess: (data) => {
       onSaved();
-      toast.success("Policy saved. It applies to the next call.");
+      const withdrawn = data.withdrawn ?? 0;
+      toast.success(
+        withdrawn > 0
+          ? `Policy saved. ${withdrawn === 1 ? "One waiting request is" : `${withdrawn} waiting requests are`} now denied, so ${withdrawn === 1 ? "it was" : "they were"} withdrawn.`
+          : "Policy saved. It applies to the next call and to requests still waiting.",
+      );
       queryClient.setQueryData(settingsKeys.policy(slug), data);
     },
     onError: (error) => {

@@ -11,7 +11,7 @@ import type { AnyTool } from "../tools/registry";
 import { RunJournal } from "./run-journal";
 import { getRunWithAgent } from "./runs";
 import { claimParkedRun, claimResume, createWakeRuns, endRunFromOutside, finishRun, parkRun, pausedMessage, recordTaint, renewLease } from "./run-state";
-import { dispatchCall, resumeCall, suspendRun } from "./tool-call";
+import { dispatchCall, refusalOf, resumeCall, suspendRun } from "./tool-call";
 import { parseCheckpoint } from "./checkpoint";
 import type { CallContext, LoopState, RuntimeDeps, ToolResultBlock } from "./types";
 
@@ -181,7 +181,7 @@ async function awaitDoorApproval(deps: RuntimeDeps, approval: Pick<Approval, "id
   if (result) return { kind: "result", result, runId: approval.runId };
   if (decided.status !== "approved") {
     // Someone else ended it (the runtime records refusals at once): the caller still learns why.
-    const error = `A reviewer ${decided.status === "expired" ? "did not decide in time" : "rejected this action"}${decided.reason ? `: ${decided.reason}` : "."} Nothing was done.`;
+    const error = `${refusalOf(decided.status)}${decided.reason ? `: ${decided.reason}` : "."} Nothing was done.`;
     return { kind: "result", runId: approval.runId, result: { type: "tool_result", toolUseId: decided.callId, content: JSON.stringify({ refused: true, decision: decided.status, reason: decided.reason, error }), isError: true } };
   }
   return { kind: "busy", approvalId: approval.id };
@@ -292,7 +292,7 @@ export async function doorRunDecision(db: RuntimeDeps["db"], runId: string): Pro
   const [row] = await db
     .select({ trigger: agentRuns.trigger, status: approvals.status })
     .from(agentRuns)
-    .leftJoin(approvals, and(eq(approvals.runId, agentRuns.id), isNull(approvals.resumedAt), inArray(approvals.status, ["approved", "rejected", "expired"])))
+    .leftJoin(approvals, and(eq(approvals.runId, agentRuns.id), isNull(approvals.resumedAt), inArray(approvals.status, ["approved", "rejected", "expired", "withdrawn"])))
     .where(eq(agentRuns.id, runId))
     .limit(1);
   if (!row || row.trigger !== "door") return null;

@@ -65,7 +65,8 @@ export const runEventSchemas = {
   run_suspended: z.object({ approvalId: z.string() }),
   approval_decided: z.object({
     approvalId: z.string(),
-    status: z.enum(["approved", "rejected", "expired"]),
+    /** `withdrawn`: the workspace policy came to deny the call while it waited. */
+    status: z.enum(["approved", "rejected", "expired", "withdrawn"]),
     decidedBy: z.nullable(z.string()),
     reason: z.nullable(z.string()),
     inputEdited: z.boolean(),

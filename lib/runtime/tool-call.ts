@@ -126,14 +126,20 @@ export async function dispatchCall(ctx: CallContext, proposed: ProposedCall): Pr
   return { kind: "result", result: await execute(ctx, tool, step, parsed.data) };
 }
 
+/** Why a call that was asked for was not run, as the step and the model are told. */
+export function refusalOf(status: Approval["status"]): string {
+  if (status === "expired") return "No reviewer decided in time, so the approval expired";
+  if (status === "withdrawn") return "The request was withdrawn before anyone approved it";
+  return "A reviewer rejected this action";
+}
+
 /** Applies a decision to the suspended call at the head of the batch. */
 export async function resumeCall(ctx: CallContext, proposed: ProposedCall, approval: Approval): Promise<ToolResult> {
   const tool = ctx.allowed.find((t) => t.name === proposed.name);
   const stepId = approval.stepId!;
   const started = Date.now();
   if (approval.status !== "approved" || !tool) {
-    const why = approval.status === "expired" ? "No reviewer decided in time, so the approval expired" : "A reviewer rejected this action";
-    const error = `${why}${approval.reason ? `: ${approval.reason}` : "."} Nothing was done.`;
+    const error = `${refusalOf(approval.status)}${approval.reason ? `: ${approval.reason}` : "."} Nothing was done.`;
     await finishStep(ctx, { id: stepId, call: proposed, started }, { status: "refused", error });
     return toResult(proposed.id, { refused: true, decision: approval.status, reason: approval.reason, error }, true);
   }
@@ -145,6 +151,10 @@ export async function resumeCall(ctx: CallContext, proposed: ProposedCall, appro
   if (callFingerprint(tool.name, input) !== approval.fingerprint) {
     return finishStep(ctx, step, { status: "refused", error: "The approved call does not match this call, so it was not run." });
   }
+  // The policy again, right before the effect: a tool or category denied since the approval is not run, grant or not.
+  const policy = await workspacePolicyOf(ctx.deps.db, ctx.run.workspaceId);
+  const verdict = classifyCall({ tool: tool.name, effects: tool.effects, taint: ctx.state.taint, overrides: policy.overrides });
+  if (verdict.kind === "deny") return finishStep(ctx, step, { status: "refused", error: `${verdict.reason} It was approved before that, but nothing was done.` });
   try {
     await consumeGrant(ctx.deps.db, { approvalId: approval.id, fingerprint: approval.fingerprint, consumer: `${ctx.deps.instanceId}:${ctx.run.id}` });
   } catch (error) {

@@ -11,7 +11,7 @@ import { recordFeed } from "../feed/feed";
 import type { ToolRegistry } from "../tools/registry";
 import { callFingerprint } from "./fingerprint";
 import { mintGrant } from "./grants";
-import { baseCategory, classifyCall, defaultFourEyesCategories, workspacePolicy } from "./policy";
+import { baseCategory, classifyCall, defaultFourEyesCategories, workspacePolicy, type WorkspacePolicy } from "./policy";
 import type { ToolEffect, ToolPreview } from "../tools/types";
 import { createToolRegistry, toolSpec } from "../tools/registry";
 
@@ -93,11 +93,7 @@ export async function decideApproval(
       .for("update", { of: [approvals, agentRuns] });
     if (!row) throw new AppError("not_found:approval");
     const { approval } = row;
-    if (approval.status === "withdrawn") {
-      throw new AppError("conflict:approval", "This request was withdrawn: the run that asked for it was stopped, so there is nothing to decide.", {
-        details: { status: approval.status },
-      });
-    }
+    if (approval.status === "withdrawn") throw withdrawnRefusal(approval.reason);
     if (approval.status !== "pending") {
       throw new AppError("conflict:approval", `This action was already ${approval.status}.`, { details: { status: approval.status } });
     }
@@ -108,6 +104,11 @@ export async function decideApproval(
     }
     if (approval.expiresAt.getTime() <= Date.now()) throw new AppError("conflict:approval", "This approval has expired.", { details: { status: "expired" } });
     const policy = workspacePolicy(row.settings);
+    if (input.decision === "approve") {
+      // The policy as it is now: a tool or category denied since the request was made is not approved but withdrawn.
+      const denied = await withdrawDenied(tx, { workspaceId: input.workspaceId, overrides: policy.overrides, tools, approvalIds: [approval.id] });
+      if (denied.length > 0) return { kind: "withdrawn" as const, withdrawn: denied[0]! };
+    }
     // Four eyes as it was when the request was made, or as the policy says now: a later policy tightens, never loosens.
     const fourEyes = approval.fourEyes || fourEyesApplies(policy.fourEyesCategories, approval.category, tools.get(approval.tool)?.effects);
     if (input.decision === "approve" && fourEyes) assertFourEyes(approval, input.decider);
@@ -123,10 +124,8 @@ export async function decideApproval(
       }
       editedInput = parsed.data;
       editedPreview = tool.preview(parsed.data);
+      // The edited call is a new call; the policy, which judges a call by its tool and the run's taint, was applied above.
       fingerprint = callFingerprint(approval.tool, editedInput);
-      // The edited call is a new call: the policy judges it again before anyone may approve it.
-      const verdict = classifyCall({ tool: approval.tool, effects: tool.effects, taint: row.runTaint, overrides: policy.overrides });
-      if (verdict.kind === "deny") throw new AppError("unprocessable:policy", verdict.reason);
     }
 
     const status = input.decision === "approve" ? "approved" : "rejected";
@@ -164,8 +163,13 @@ export async function decideApproval(
         },
       },
     ]);
-    return { decided, seq };
+    return { kind: "decided" as const, decided, seq };
   });
+  if (result.kind === "withdrawn") {
+    await announceWithdrawn(db, bus, [result.withdrawn]);
+    const [row] = await db.select().from(approvals).where(eq(approvals.id, result.withdrawn.id));
+    return row!;
+  }
   await notifyRun(bus, result.decided.runId, result.seq);
   await bus.publish(approvalsTopic(input.workspaceId), { approvalId: result.decided.id, status: result.decided.status });
   await recordFeed(db, bus, [
@@ -187,6 +191,87 @@ export async function decideApproval(
     },
   ]);
   return result.decided;
+}
+
+/** The answer to a decision on a withdrawn request: nothing is left to decide, and why. */
+export function withdrawnRefusal(reason: string | null): AppError {
+  return new AppError("conflict:approval", `This request was withdrawn, so there is nothing to decide${reason ? `: ${reason}` : "."}`, {
+    details: { status: "withdrawn" },
+  });
+}
+
+/** A pending request the policy came to deny, withdrawn in the caller's transaction (see `withdrawDenied`). */
+export interface WithdrawnApproval {
+  id: string;
+  workspaceId: string;
+  runId: string;
+  agentId: string;
+  stepId: string | null;
+  tool: string;
+  reason: string;
+  seq: number;
+}
+
+/**
+ * Withdraws the pending requests (of the workspace, or only `approvalIds`) whose run still waits and whose call the
+ * given policy denies, with the policy's reason, journaled on each run, in the caller's transaction. Their runs then
+ * go on as after a refusal once resumed; `announceWithdrawn` tells the watchers after the commit.
+ */
+export async function withdrawDenied(
+  tx: Db,
+  input: { workspaceId: string; overrides: WorkspacePolicy["overrides"]; tools: ToolRegistry; approvalIds?: string[]; actorId?: string },
+): Promise<WithdrawnApproval[]> {
+  const where = [eq(approvals.workspaceId, input.workspaceId), eq(approvals.status, "pending"), eq(agentRuns.state, "suspended")];
+  if (input.approvalIds) where.push(inArray(approvals.id, input.approvalIds));
+  const rows = await tx
+    .select({ approval: approvals, runTaint: agentRuns.taint })
+    .from(approvals)
+    .innerJoin(agentRuns, eq(agentRuns.id, approvals.runId))
+    .where(and(...where))
+    .for("update", { of: [approvals, agentRuns] });
+  const withdrawn: WithdrawnApproval[] = [];
+  for (const { approval, runTaint } of rows) {
+    const tool = input.tools.get(approval.tool);
+    if (!tool) continue;
+    const verdict = classifyCall({ tool: tool.name, effects: tool.effects, taint: runTaint, overrides: input.overrides });
+    if (verdict.kind !== "deny") continue;
+    const reason = verdict.reason;
+    await tx.update(approvals).set({ status: "withdrawn", decidedAt: new Date(), reason }).where(eq(approvals.id, approval.id));
+    await recordAudit(tx, {
+      workspaceId: input.workspaceId,
+      actor: input.actorId ? { kind: "user", id: input.actorId } : { kind: "system" },
+      action: "approval.withdrawn",
+      target: { type: "approval", id: approval.id },
+      detail: { tool: approval.tool, category: approval.category, reason },
+    });
+    const seq = await insertRunEvents(tx, approval.runId, null, [
+      { type: "approval_decided", payload: { approvalId: approval.id, status: "withdrawn", decidedBy: null, reason, inputEdited: false } },
+    ]);
+    withdrawn.push({ id: approval.id, workspaceId: approval.workspaceId, runId: approval.runId, agentId: approval.agentId, stepId: approval.stepId, tool: approval.tool, reason, seq });
+  }
+  return withdrawn;
+}
+
+/** Tells the runs' followers, the inbox and the feed about requests withdrawn in a committed transaction. */
+export async function announceWithdrawn(db: Db, bus: EventBus, withdrawn: WithdrawnApproval[]): Promise<void> {
+  for (const w of withdrawn) {
+    await notifyRun(bus, w.runId, w.seq);
+    await bus.publish(approvalsTopic(w.workspaceId), { approvalId: w.id, status: "withdrawn" });
+  }
+  if (withdrawn.length === 0) return;
+  await recordFeed(
+    db,
+    bus,
+    withdrawn.map((w) => ({
+      workspaceId: w.workspaceId,
+      kind: "approval_decided" as const,
+      agentId: w.agentId,
+      runId: w.runId,
+      stepId: w.stepId,
+      approvalId: w.id,
+      payload: { status: "withdrawn", tool: w.tool, reason: w.reason },
+    })),
+  );
 }
 
 /** Marks overdue pending approvals expired, journals it on their runs, and returns their ids. */

@@ -18,4 +18,8 @@ export const policyViewSchema = z.object({
 });
 export type PolicyView = z.infer<typeof policyViewSchema>;
 
-export const policyReplySchema = z.object({ policy: policyViewSchema });
+export const policyReplySchema = z.object({
+  policy: policyViewSchema,
+  /** After a save: how many waiting requests it withdrew (their tool or category is now denied). */
+  withdrawn: z.optional(z.number()),
+});

@@ -13,6 +13,15 @@ export const categoryLabels: Record<ApprovalCategory, string> = {
   tainted_egress: "Passes on untrusted content",
 };
 
+/** What calls of a category do, after "calls that": the label's verb without its third-person s. */
+const categoryDoing: Record<ApprovalCategory, string> = {
+  external_send: "send outside the workspace",
+  data_write: "change workspace data",
+  code_exec: "run code",
+  spend: "spend money",
+  tainted_egress: "pass on untrusted content",
+};
+
 export const policyModes = ["ask", "allow", "deny"] as const;
 export type PolicyMode = (typeof policyModes)[number];
 
@@ -59,7 +68,7 @@ export function classifyCall(input: {
   const sources = input.taint.map((t) => t.source).join(", ");
 
   if (toolMode === "deny" || categoryMode === "deny") {
-    return { kind: "deny", reason: `The workspace policy denies ${toolMode === "deny" ? `\`${input.tool}\`` : `calls that ${categoryLabels[category!].toLowerCase()}`}.` };
+    return { kind: "deny", reason: `The workspace policy denies ${toolMode === "deny" ? `\`${input.tool}\`` : `calls that ${categoryDoing[category!]}`}.` };
   }
   if (tainted) {
     return { kind: "require_approval", category: "tainted_egress", reason: `The run has read untrusted content (${sources}) and this call passes content on.` };

@@ -4,7 +4,9 @@ import type { Db } from "../db/client";
 import { workspaces } from "../db/schema";
 import { AppError } from "../errors";
 import { recordAudit } from "../audit";
+import type { EventBus } from "../runtime/bus";
 import type { ToolRegistry } from "../tools/registry";
+import { announceWithdrawn, withdrawDenied, type WithdrawnApproval } from "./approvals";
 import { approvalCategories, categoryLabels, classifyCall, policyOverridesSchema, workspacePolicy, type ApprovalCategory, type WorkspacePolicy } from "./policy";
 
 export interface PolicyView extends WorkspacePolicy {
@@ -43,11 +45,22 @@ export const updatePolicySchema = z.object({
   version: z.number().int().min(0).optional(),
 });
 
-/** Replaces the workspace's policy settings; applies to the next call, never to approvals already asked for. */
-export async function updatePolicy(db: Db, workspaceId: string, actorId: string, tools: ToolRegistry, input: z.infer<typeof updatePolicySchema>) {
+/**
+ * Replaces the workspace's policy settings. It applies to the next call, and to the requests already waiting: those
+ * whose tool or category it now denies are withdrawn in the same transaction (their runs are to be resumed by the
+ * caller: `withdrawn`). Four eyes and the expiry stay as they were for requests already asked.
+ */
+export async function updatePolicy(
+  db: Db,
+  bus: EventBus,
+  workspaceId: string,
+  actorId: string,
+  tools: ToolRegistry,
+  input: z.infer<typeof updatePolicySchema>,
+): Promise<{ policy: PolicyView; withdrawn: WithdrawnApproval[] }> {
   const unknown = Object.keys(input.overrides.tools).filter((name) => !tools.get(name));
   if (unknown.length > 0) throw new AppError("unprocessable:policy", `Unknown tools: ${unknown.join(", ")}`);
-  await db.transaction(async (tx) => {
+  const withdrawn = await db.transaction(async (tx) => {
     const [ws] = await tx.select({ settings: workspaces.settings }).from(workspaces).where(eq(workspaces.id, workspaceId)).for("no key update");
     if (!ws) throw new AppError("not_found:workspace");
     const current = ws.settings.policyVersion ?? 0;
@@ -65,6 +78,8 @@ export async function updatePolicy(db: Db, workspaceId: string, actorId: string,
     };
     await tx.update(workspaces).set({ settings }).where(eq(workspaces.id, workspaceId));
     await recordAudit(tx, { workspaceId, actor: { kind: "user", id: actorId }, action: "policy.updated", target: { type: "workspace", id: workspaceId }, detail: input });
+    return withdrawDenied(tx, { workspaceId, overrides: input.overrides, tools, actorId });
   });
-  return getPolicyView(db, workspaceId, tools);
+  await announceWithdrawn(db, bus, withdrawn);
+  return { policy: await getPolicyView(db, workspaceId, tools), withdrawn };
 }

@@ -49,7 +49,7 @@ describe("approved calls run with the input the schema made of them", () => {
     useScriptedModel(s, [toolTurn([{ id: "c1", name: "chat.send", input: { to: `@${handle.toUpperCase()}`, message: "the numbers are in" } }]), textTurn(["Sent."])], "normalising2");
     const agent = await makeAgent(s.db, owner.workspaceId, { model: "normalising2", tools: ["chat.send"] });
     // Messages between agents are gated only by this workspace's policy.
-    const policy = { policy: { tools: { "chat.send": "ask" }, categories: {} } };
+    const policy = { policy: { tools: { "chat.send": "ask" as const }, categories: {} } };
     await s.db.update(workspaces).set({ settings: policy }).where(eq(workspaces.id, owner.workspaceId));
     try {
       const runId = await chatAs(owner, owner.workspaceId, agent.id, "tell atlas");

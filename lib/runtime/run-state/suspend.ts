@@ -128,7 +128,7 @@ export async function claimResume(db: Db, bus: EventBus, runId: string, owner: s
       const [approval] = await tx
         .select()
         .from(approvals)
-        .where(and(eq(approvals.runId, runId), inArray(approvals.status, ["approved", "rejected", "expired"]), isNull(approvals.resumedAt)))
+        .where(and(eq(approvals.runId, runId), inArray(approvals.status, ["approved", "rejected", "expired", "withdrawn"]), isNull(approvals.resumedAt)))
         .orderBy(asc(approvals.decidedAt))
         .limit(1)
         // Wait for, rather than skip, a row locked by a decision still in flight.
@@ -208,8 +208,9 @@ export async function listResumableRuns(db: Db, limit = 50): Promise<string[]> {
     .innerJoin(agents, eq(agents.id, agentRuns.agentId))
     .where(
       and(
+        // A withdrawn request of a run still waiting was withdrawn by the policy: the run goes on, told so. (A stopped
+        // run's requests are withdrawn with it, and it is no longer suspended.)
         ne(approvals.status, "pending"),
-        ne(approvals.status, "withdrawn"),
         isNull(approvals.resumedAt),
         eq(agentRuns.state, "suspended"),
         ne(agents.status, "paused"),

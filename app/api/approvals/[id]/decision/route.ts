@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { route } from "@/lib/http/route";
-import { decideApproval, decisionSchema } from "@/lib/safety/approvals";
+import { decideApproval, decisionSchema, withdrawnRefusal } from "@/lib/safety/approvals";
 import { logError } from "@/lib/log";
 
 export const POST = route({ role: "reviewer", params: z.object({ id: z.uuid() }), body: decisionSchema }, async ({ server, workspace, user, params, body }) => {
@@ -12,5 +12,7 @@ export const POST = route({ role: "reviewer", params: z.object({ id: z.uuid() })
   });
   // Resume right away; if this process dies first, the sweeper resumes it.
   await server.runtime.resumeRun(approval.runId).catch((error: unknown) => logError(`Could not resume run ${approval.runId}`, error));
+  // The policy came to deny the call: withdrawn, not approved, and the run goes on told so.
+  if (approval.status === "withdrawn") throw withdrawnRefusal(approval.reason);
   return { approval: { id: approval.id, status: approval.status, decidedAt: approval.decidedAt, fingerprint: approval.fingerprint } };
 });
