@@ -11,6 +11,7 @@ import { toolSpec, type AnyTool } from "../tools/registry";
 import type { ToolEffect } from "../tools/types";
 import { endDoorSession, openDoorSession, touchDoorSession } from "../runtime/door-session";
 import { recordDoorTokenUse } from "./tokens";
+import { readBodyText } from "../http/body";
 import { jsonResponse } from "../http/json";
 
 const READ_ONLY: readonly ToolEffect[] = ["reads_workspace", "reads_external"];
@@ -108,8 +109,65 @@ export function createDoorServer(deps: RuntimeDeps, caller: DoorCaller, options:
   return server;
 }
 
-const sessionNotFound = () =>
-  jsonResponse({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found: start a new session (initialize)." }, id: null }, { status: 404 });
+/** A JSON-RPC error as the door's HTTP answer, so that MCP clients show the message; `data.code` is Clawdeck's code. */
+function doorError(status: number, rpcCode: number, message: string, code?: string, headers?: Record<string, string>): Response {
+  return jsonResponse({ jsonrpc: "2.0", error: { code: rpcCode, message, ...(code ? { data: { code } } : {}) }, id: null }, { status, headers });
+}
+
+const sessionNotFound = () => doorError(404, -32001, "Session not found: start a new session (initialize).");
+
+/** How many requests of one token, and of one workspace's tokens, this process answers at once (a gated call's answer stays open while it waits). */
+export const DOOR_STREAMS_PER_TOKEN = 8;
+export const DOOR_STREAMS_PER_WORKSPACE = 32;
+const DOOR_BUSY_RETRY_SECONDS = 5;
+
+const openStreams = new Map<string, number>();
+
+/** Takes a place for one open request of the token and its workspace; null when either is full. */
+function takeStream(caller: DoorCaller): (() => void) | null {
+  const keys = [`token:${caller.token.id}`, `workspace:${caller.agent.workspaceId}`];
+  const limits = [DOOR_STREAMS_PER_TOKEN, DOOR_STREAMS_PER_WORKSPACE];
+  if (keys.some((key, i) => (openStreams.get(key) ?? 0) >= limits[i]!)) return null;
+  for (const key of keys) openStreams.set(key, (openStreams.get(key) ?? 0) + 1);
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    for (const key of keys) {
+      const left = (openStreams.get(key) ?? 1) - 1;
+      if (left <= 0) openStreams.delete(key);
+      else openStreams.set(key, left);
+    }
+  };
+}
+
+/** The response, holding its place until its body has been sent, cancelled or failed. */
+function holdUntilSent(response: Response, release: () => void): Response {
+  if (!response.body) {
+    release();
+    return response;
+  }
+  const reader = response.body.getReader();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { value, done } = await reader.read();
+        if (done) {
+          release();
+          controller.close();
+        } else controller.enqueue(value);
+      } catch (error) {
+        release();
+        controller.error(error);
+      }
+    },
+    async cancel(reason) {
+      release();
+      await reader.cancel(reason);
+    },
+  });
+  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+}
 
 /** Whether a JSON-RPC body (one message or a batch) holds an `initialize` request. */
 function isInitialize(text: string): boolean {
@@ -130,6 +188,28 @@ function isInitialize(text: string): boolean {
  * client that sends no session id still works: each of its calls is a run.
  */
 export async function handleDoorRequest(req: Request, deps: RuntimeDeps, caller: DoorCaller, options: DoorOptions & { maxBodyBytes: number }): Promise<Response> {
+  // The door sends nothing unasked, so it offers no stream to listen on (the transport allows a 405 here).
+  if (req.method === "GET") return doorError(405, -32000, "This endpoint offers no event stream: send requests with POST.", undefined, { Allow: "POST, DELETE" });
+  if (req.method !== "POST") return answerDoorRequest(req, deps, caller, options);
+  const release = takeStream(caller);
+  if (!release) {
+    return doorError(
+      429,
+      -32000,
+      `This door token already has ${DOOR_STREAMS_PER_TOKEN} requests open (or its workspace ${DOOR_STREAMS_PER_WORKSPACE}): wait for one to finish.`,
+      "rate_limited:door_streams",
+      { "Retry-After": String(DOOR_BUSY_RETRY_SECONDS) },
+    );
+  }
+  try {
+    return holdUntilSent(await answerDoorRequest(req, deps, caller, options), release);
+  } catch (error) {
+    release();
+    throw error;
+  }
+}
+
+async function answerDoorRequest(req: Request, deps: RuntimeDeps, caller: DoorCaller, options: DoorOptions & { maxBodyBytes: number }): Promise<Response> {
   const sessionHeader = req.headers.get("mcp-session-id");
   let session: { id: string; runId: string } | null = null;
   if (sessionHeader) {
@@ -142,16 +222,27 @@ export async function handleDoorRequest(req: Request, deps: RuntimeDeps, caller:
   }
   let request = req;
   let opened: string | null = null;
-  if (req.method === "POST" && !session) {
-    const text = await req.text();
+  if (req.method === "POST") {
+    // Read with the cap every route has, before anything else looks at it: refused by its Content-Length, or as soon
+    // as a body sent without one passes the cap.
+    let text: string;
+    try {
+      text = await readBodyText(req, options.maxBodyBytes);
+    } catch (error) {
+      if (!isAppError(error)) throw error;
+      return doorError(error.status, -32600, error.message, error.code);
+    }
     request = new Request(req.url, { method: "POST", headers: req.headers, body: text });
-    if (text.length <= options.maxBodyBytes && isInitialize(text)) {
+  }
+  if (req.method === "POST" && !session) {
+    if (isInitialize(await request.clone().text())) {
       try {
         await options.limit?.();
         opened = await openDoorSession(deps, caller);
       } catch (error) {
         if (isAppError(error) && error.kind === "rate_limited") {
-          return jsonResponse({ jsonrpc: "2.0", error: { code: -32000, message: error.message, data: { code: error.code } }, id: null }, { status: 429 });
+          const retryAfter = (error.details as { retryAfterSeconds?: number } | undefined)?.retryAfterSeconds;
+          return doorError(429, -32000, error.message, error.code, retryAfter ? { "Retry-After": String(retryAfter) } : undefined);
         }
         // A paused agent: no session; its calls then get the clear error a paused agent's token gets.
         if (!isAppError(error) || error.code !== "conflict:agent_paused") throw error;

@@ -13,6 +13,7 @@ import { getEnv, parseEnv } from "../env";
 import { sessionWithWorkspace, type SessionWithWorkspace } from "../auth/sessions";
 import { sessionClaimOfRequest, userFromRequest } from "./auth";
 import { errorResponse } from "./errors";
+import { readBodyText } from "./body";
 import { jsonResponse } from "./json";
 import { originPolicyFromEnv, refusedOrigin } from "./origin";
 import type { EventStreamReply } from "./sse";
@@ -87,49 +88,11 @@ function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, surface: s
   return result.data;
 }
 
-/**
- * The JSON body of a request, read with a size cap: a declared
- * Content-Length over `maxBytes` is refused before anything is read, and a
- * body without one (chunked) is counted while it streams and refused as soon
- * as it passes the cap. Only `application/json` (parameters such as charset
- * allowed) is read.
- */
+/** The JSON body of a request, read with `readBodyText`'s cap. Only `application/json` (parameters such as charset allowed) is read. */
 async function readBody(req: Request, maxBytes: number): Promise<unknown> {
   const mediaType = (req.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
   if (mediaType !== "application/json") throw new AppError("bad_request:content_type", "Send the body as application/json.");
-  const tooLarge = () => new AppError("payload_too_large:body", `The body is larger than ${maxBytes} bytes.`, { details: { maxBytes } });
-  const declared = req.headers.get("content-length");
-  if (declared !== null) {
-    if (!/^\s*\d+\s*$/.test(declared)) throw new AppError("bad_request:content_length", "The Content-Length header is not a number.");
-    if (Number(declared) > maxBytes) throw tooLarge();
-  }
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  if (req.body) {
-    const reader = req.body.getReader();
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > maxBytes) {
-        await reader.cancel().catch(() => undefined);
-        throw tooLarge();
-      }
-      chunks.push(value);
-    }
-  }
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  let text: string;
-  try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-  } catch {
-    throw new AppError("bad_request:encoding", "The body is not valid UTF-8.");
-  }
+  const text = await readBodyText(req, maxBytes);
   try {
     return JSON.parse(text);
   } catch {
