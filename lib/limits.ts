@@ -43,10 +43,10 @@ export function limiterFor(db: Database, limit: Limit): Limiter {
   return made;
 }
 
-/** Counts one action for `key`, or throws `refusal(seconds to wait)` (a `rate_limited:*` error with `retryAfterSeconds`). */
-export async function consumeLimit(limiter: Limiter, key: string, refusal: (retryAfterSeconds: number) => AppError): Promise<void> {
+/** Counts `points` actions (one by default) for `key`, or throws `refusal(seconds to wait)` (a `rate_limited:*` error with `retryAfterSeconds`). */
+export async function consumeLimit(limiter: Limiter, key: string, refusal: (retryAfterSeconds: number) => AppError, points = 1): Promise<void> {
   try {
-    await limiter.consume(key);
+    await limiter.consume(key, points);
   } catch (error) {
     if (!(error instanceof RateLimiterRes)) throw error;
     throw refusal(Math.max(1, Math.ceil(error.msBeforeNext / 1000)));

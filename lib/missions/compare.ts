@@ -8,7 +8,9 @@ import { AppError } from "../errors";
 import { askJudge } from "../judge/judge";
 import type { ModelResolver } from "../models/registry";
 import { getGovernor, judgeModelOf } from "../safety/governor";
+import { getCrewRow } from "./crews";
 import { getMission, type MissionView } from "./read";
+import { mostRunsOf } from "./topology";
 import type { MissionScheduler } from "./scheduler";
 
 /**
@@ -64,9 +66,18 @@ export interface ComparisonDeps {
   missions: MissionScheduler;
 }
 
-export async function startComparison(deps: ComparisonDeps, input: { workspaceId: string; userId: string; goal: string; crewIds: [string, string] }): Promise<{ id: string }> {
+/**
+ * Starts both missions of a comparison. Both crews are read first (one of another workspace is not found) and the
+ * runs both may start are counted at once by `limit`: nothing starts unless both can.
+ */
+export async function startComparison(
+  deps: ComparisonDeps,
+  input: { workspaceId: string; userId: string; goal: string; crewIds: [string, string]; limit?: (runs: number) => Promise<void> },
+): Promise<{ id: string }> {
   const [a, b] = input.crewIds;
   if (a === b) throw new AppError("bad_request:comparison", "Choose two different crews to compare.");
+  const crews = await Promise.all(input.crewIds.map((id) => getCrewRow(deps.db, input.workspaceId, id)));
+  await input.limit?.(crews.reduce((sum, crew) => sum + mostRunsOf(crew.topology), 0));
   const first = await deps.missions.start({ workspaceId: input.workspaceId, crewId: a, goal: input.goal, userId: input.userId });
   const second = await deps.missions.start({ workspaceId: input.workspaceId, crewId: b, goal: input.goal, userId: input.userId });
   const [row] = await deps.db

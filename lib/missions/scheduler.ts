@@ -11,7 +11,7 @@ import { hasRole } from "../workspaces/roles";
 import { getCrewRow, resolveCrew } from "./crews";
 import { insertMissionEvents, notifyMission } from "./journal";
 import { MissionPlan } from "./plan";
-import { DEFAULT_CONCURRENCY, reviewLoopOf } from "./topology";
+import { DEFAULT_CONCURRENCY, mostRunsOf, reviewLoopOf } from "./topology";
 import { feedBase, handleCache, loadTurns, preview, settleTurns, type Ended, type Pass } from "./turns";
 import { MissionWatch } from "./watch";
 
@@ -25,7 +25,11 @@ import { MissionWatch } from "./watch";
  * is in the transaction that creates its run.
  */
 export interface MissionScheduler {
-  start(input: { workspaceId: string; crewId: string; goal: string; userId: string }): Promise<{ missionId: string }>;
+  /**
+   * Starts a mission of the crew. `limit` is told how many runs it may start (`mostRunsOf`) once the crew is read and
+   * before anything is written; it throws to refuse (the person's run-start limit).
+   */
+  start(input: { workspaceId: string; crewId: string; goal: string; userId: string; limit?: (runs: number) => Promise<void> }): Promise<{ missionId: string }>;
   advance(missionRunId: string): Promise<void>;
   cancel(workspaceId: string, missionRunId: string, by: Viewer): Promise<void>;
   /** Called (in this process) after a mission ends, once per mission. */
@@ -348,6 +352,7 @@ export function createMissionScheduler(runtime: Runtime): MissionScheduler {
       const crew = await getCrewRow(db, input.workspaceId, input.crewId);
       // The crew is checked again: an agent may have been removed since it was saved.
       const topology = await resolveCrew(db, input.workspaceId, { ...crew.topology, nodes: crew.topology.nodes.map((n) => ({ ...n })) });
+      await input.limit?.(mostRunsOf(topology));
       const handles = await handlesOf(input.workspaceId, topology.nodes.map((n) => n.agentId));
       const missionId = crypto.randomUUID();
       // The mission, its turns and the first turns' runs are created together.

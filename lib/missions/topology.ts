@@ -51,6 +51,12 @@ export function reviewLoopOf(shape: Shape): ReviewLoop | null {
   return null;
 }
 
+/** The most runs a mission of this crew starts: one per node, and the loop's two nodes again in each later round. */
+export function mostRunsOf(shape: Shape): number {
+  const loop = reviewLoopOf(shape);
+  return shape.nodes.length + (loop ? 2 * Math.max(0, (shape.maxRounds ?? 1) - 1) : 0);
+}
+
 /** Whether an edge is the loop's way back (checker → maker), which waits for the next round. */
 export const isBackEdge = (loop: ReviewLoop | null, e: ShapeEdge) => !!loop && e.from === loop.checker && e.to === loop.maker;
 

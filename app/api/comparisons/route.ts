@@ -2,13 +2,14 @@ import { z } from "zod";
 import { accepted, route } from "@/lib/http/route";
 import { comparisonStartedSchema } from "@/lib/missions/mission-schemas";
 import { startComparison } from "@/lib/missions/compare";
+import { limitRunStart } from "@/lib/runtime/run-limit";
 
 export const POST = route(
   { body: z.object({ goal: z.string().trim().min(1).max(4000), crewIds: z.tuple([z.uuid(), z.uuid()]) }), response: comparisonStartedSchema },
   async ({ server, workspace, user, body }) => {
     const { id } = await startComparison(
       { db: server.db, models: server.runtime.deps.models, missions: server.missions },
-      { workspaceId: workspace.id, userId: user.id, goal: body.goal, crewIds: body.crewIds },
+      { workspaceId: workspace.id, userId: user.id, goal: body.goal, crewIds: body.crewIds, limit: (runs) => limitRunStart(server, user.id, runs) },
     );
     return accepted({ id });
   },

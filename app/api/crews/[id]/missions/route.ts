@@ -1,11 +1,14 @@
 import { z } from "zod";
 import { accepted, route } from "@/lib/http/route";
 import { missionStartedSchema } from "@/lib/missions/mission-schemas";
+import { limitRunStart } from "@/lib/runtime/run-limit";
 
 export const POST = route(
   { params: z.object({ id: z.uuid() }), body: z.object({ goal: z.string().trim().min(1).max(4000) }), response: missionStartedSchema },
   async ({ server, workspace, user, params, body }) => {
-    const { missionId } = await server.missions.start({ workspaceId: workspace.id, crewId: params.id, goal: body.goal, userId: user.id });
+    // Every run the mission may start counts against the person's run starts, as their messages do.
+    const limit = (runs: number) => limitRunStart(server, user.id, runs);
+    const { missionId } = await server.missions.start({ workspaceId: workspace.id, crewId: params.id, goal: body.goal, userId: user.id, limit });
     return accepted({ missionId });
   },
 );
