@@ -6,7 +6,7 @@ import { invitations, memberships, users, workspaces, type Role } from "../db/sc
 import { AppError, PG_UNIQUE_VIOLATION, pgErrorCode } from "../errors";
 import { recordAudit } from "../audit";
 import { consumeLimit, limiterFor } from "../limits";
-import { assertCanManage, type Actor } from "./members";
+import { assertCanManage, canGrant, type Actor } from "./members";
 import { roleSchema } from "./roles";
 import { createUser, emailSchema, getUserByEmail, passwordSchema, personNameSchema, type PublicUser } from "./users";
 
@@ -187,6 +187,15 @@ async function claim(tx: Db, token: string, userId: string | null) {
     .where(and(eq(invitations.tokenHash, hashInvitationToken(token)), pending()))
     .returning();
   if (!row) throw invalidInvitation();
+  // The maker's authority as it is now: removed, or no longer allowed to grant the role, the invitation is worth nothing.
+  const [maker] = row.invitedBy
+    ? await tx
+        .select({ role: memberships.role })
+        .from(memberships)
+        .where(and(eq(memberships.workspaceId, row.workspaceId), eq(memberships.userId, row.invitedBy)))
+        .limit(1)
+    : [];
+  if (!canGrant(maker?.role ?? null, row.role)) throw invalidInvitation();
   const [ws] = await tx
     .select({ id: workspaces.id, slug: workspaces.slug, name: workspaces.name })
     .from(workspaces)

@@ -1,7 +1,7 @@
-import { and, asc, eq, sql } from "drizzle-orm";
+import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "../db/client";
-import { memberships, users, type Role } from "../db/schema";
+import { invitations, memberships, users, type Role } from "../db/schema";
 import { AppError } from "../errors";
 import { recordAudit } from "../audit";
 import { hasRole, roleSchema } from "./roles";
@@ -48,6 +48,33 @@ export function assertCanManage(actor: Actor, role: Role) {
   if (role === "owner" && actor.role !== "owner") throw new AppError("forbidden:role", "Only an owner can grant, change or remove the owner role.");
 }
 
+/** Whether a person of `role` (null: no longer a member) may grant `granted`: the rule of `assertCanManage`. */
+export function canGrant(role: Role | null, granted: Role): boolean {
+  return role !== null && hasRole(role, "manager") && (granted !== "owner" || role === "owner");
+}
+
+/**
+ * Revokes the pending invitations a person made in the workspace that their role (`role`, null once removed) no
+ * longer lets them grant, in the caller's transaction: an invitation is never worth more than its maker's authority.
+ */
+async function revokeInvitationsBeyond(tx: Db, workspaceId: string, inviterId: string, role: Role | null, actorId: string): Promise<void> {
+  const pending = await tx
+    .select({ id: invitations.id, email: invitations.email, role: invitations.role })
+    .from(invitations)
+    .where(and(eq(invitations.workspaceId, workspaceId), eq(invitations.invitedBy, inviterId), isNull(invitations.acceptedAt), isNull(invitations.revokedAt)))
+    .for("update");
+  for (const invitation of pending.filter((i) => !canGrant(role, i.role))) {
+    await tx.update(invitations).set({ revokedAt: new Date() }).where(eq(invitations.id, invitation.id));
+    await recordAudit(tx, {
+      workspaceId,
+      actor: { kind: "user", id: actorId },
+      action: "invitation.revoked",
+      target: { type: "invitation", id: invitation.id },
+      detail: { email: invitation.email, role: invitation.role, why: role === null ? "Its maker was removed from the workspace." : `Its maker is now a ${role}.` },
+    });
+  }
+}
+
 /** Locks the owner rows, so two concurrent demotions cannot both pass the last-owner check. */
 async function countOwners(db: Db, workspaceId: string): Promise<number> {
   const owners = await db
@@ -68,6 +95,7 @@ export async function changeMemberRole(db: Db, workspaceId: string, actor: Actor
       throw new AppError("conflict:last_owner", "A workspace needs at least one owner. Make someone else an owner first.");
     }
     await tx.update(memberships).set({ role }).where(and(eq(memberships.workspaceId, workspaceId), eq(memberships.userId, userId)));
+    await revokeInvitationsBeyond(tx, workspaceId, userId, role, actor.userId);
     await recordAudit(tx, {
       workspaceId,
       actor: { kind: "user", id: actor.userId },
@@ -87,6 +115,7 @@ export async function removeMember(db: Db, workspaceId: string, actor: Actor, us
       throw new AppError("conflict:last_owner", "A workspace needs at least one owner. Make someone else an owner first.");
     }
     await tx.delete(memberships).where(and(eq(memberships.workspaceId, workspaceId), eq(memberships.userId, userId)));
+    await revokeInvitationsBeyond(tx, workspaceId, userId, null, actor.userId);
     await recordAudit(tx, {
       workspaceId,
       actor: { kind: "user", id: actor.userId },
