@@ -47,12 +47,21 @@ export function fourEyesApplies(categories: readonly string[], category: string,
 }
 
 /**
+ * Whether a request's chain came through the door. The token's maker is the person behind it, and an outside agent
+ * holds the token: the maker never approves it, whatever its category (four eyes always applies).
+ */
+export const cameThroughDoor = (via: readonly string[]) => via.some((hop) => hop.startsWith("door:"));
+
+/**
  * Refuses an approval by the person behind the request. When nobody is
  * recorded as that person (a run started by no one, or whose person was
  * deleted), nobody can be ruled out, so only a manager or an owner may approve.
  */
-function assertFourEyes(approval: Pick<Approval, "onBehalfOfUserId" | "requestedByUserId">, decider: Decider): void {
+function assertFourEyes(approval: Pick<Approval, "onBehalfOfUserId" | "requestedByUserId" | "via">, decider: Decider): void {
   const behalf = approval.onBehalfOfUserId ?? approval.requestedByUserId;
+  if (behalf === decider.userId && cameThroughDoor(approval.via)) {
+    throw new AppError("forbidden:four_eyes", "This request came through a door token you made, so someone else must approve it, whatever it does.");
+  }
   if (behalf === decider.userId) {
     throw new AppError("forbidden:four_eyes", "This workspace requires someone else to approve actions taken on your behalf, whichever agents they came through.");
   }
@@ -110,7 +119,7 @@ export async function decideApproval(
       if (denied.length > 0) return { kind: "withdrawn" as const, withdrawn: denied[0]! };
     }
     // Four eyes as it was when the request was made, or as the policy says now: a later policy tightens, never loosens.
-    const fourEyes = approval.fourEyes || fourEyesApplies(policy.fourEyesCategories, approval.category, tools.get(approval.tool)?.effects);
+    const fourEyes = approval.fourEyes || cameThroughDoor(approval.via) || fourEyesApplies(policy.fourEyesCategories, approval.category, tools.get(approval.tool)?.effects);
     if (input.decision === "approve" && fourEyes) assertFourEyes(approval, input.decider);
 
     let fingerprint = approval.fingerprint;
@@ -407,7 +416,7 @@ async function listApprovalsWhere(db: Db, where: SQL, limit: number, order: SQL[
     ...row,
     /** The JSON Schema of the tool's input (the one the model and the door see), for the reviewer's edit form. */
     inputSchema: inputSchemaOf(tools, row.tool),
-    fourEyes: fourEyesWhenAsked || fourEyesApplies(fourEyesCategories ?? defaultFourEyesCategories, row.category, tools.get(row.tool)?.effects),
+    fourEyes: fourEyesWhenAsked || cameThroughDoor(row.via) || fourEyesApplies(fourEyesCategories ?? defaultFourEyesCategories, row.category, tools.get(row.tool)?.effects),
   }));
 }
 

@@ -13,6 +13,7 @@ import { getRunRow, makeAgent, useScriptedModel, waitForRun } from "../support/r
 import { jsonRequest, params, sessionCookie, useTestServer } from "../support/server";
 import { useLocalWebPage } from "../support/web-page";
 import { approvalSteps } from "../support/approvals";
+import { connectDoor, doorTokenFor } from "../support/door";
 
 describe("four eyes: the person behind every chain, through agents, rooms and policy changes", () => {
   const server = useTestServer();
@@ -223,5 +224,28 @@ describe("four eyes: the person behind every chain, through agents, rooms and po
       expect(await grantsOf(approval.id)).toBe(1);
       await waitForRun(s.db, approval.runId);
     });
+  });
+
+  it("a door token's maker never approves what the token asked, even outside four-eyes categories: a message to another agent through the door is refused for the maker (403) and approved by a reviewer", async () => {
+    const s = server();
+    const owner = await demoOwner(s.db);
+    const manager = await makeUser(s.db, owner.workspaceId, "manager");
+    const target = await makeAgent(s.db, owner.workspaceId, { model: "offline", tools: [] });
+    const agent = await makeAgent(s.db, owner.workspaceId, { tools: ["chat.send"] });
+    const client = await connectDoor(await doorTokenFor(s.db, agent, manager.id));
+    const call = client.callTool({ name: "chat.send", arguments: { to: target.handle, message: "from outside" } });
+    const approval = await pendingApprovalOf(agent.id);
+    // Passing on what came through the door: not a four-eyes category in this workspace.
+    expect(approval).toMatchObject({ category: "tainted_egress", onBehalfOfUserId: manager.id, fourEyes: true });
+    const listed = await (await listRoute(jsonRequest("/api/approvals?status=pending", { cookie: await sessionCookie(s, manager) }))).json();
+    expect(listed.approvals.find((a: { id: string }) => a.id === approval.id)).toMatchObject({ fourEyes: true });
+    const own = await decide(manager, approval.id);
+    expect(own.status).toBe(403);
+    expect(await own.json()).toMatchObject({ code: "forbidden:four_eyes", message: expect.stringContaining("door token you made") });
+    expect(await grantsOf(approval.id)).toBe(0);
+    expect((await decide(await makeUser(s.db, owner.workspaceId, "reviewer"), approval.id)).status).toBe(200);
+    const result = await call;
+    expect(result.isError).toBeFalsy();
+    await client.close();
   });
 });

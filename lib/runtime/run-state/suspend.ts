@@ -4,7 +4,7 @@ import { and, asc, eq, inArray, isNull, lt, ne, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { agentRuns, agents, approvals, steps, workspaces, type AgentRun, type Approval } from "../../db/schema";
 import { AppError } from "../../errors";
-import { fourEyesApplies } from "../../safety/approvals";
+import { cameThroughDoor, fourEyesApplies } from "../../safety/approvals";
 import type { ApprovalCategory } from "../../safety/policy";
 import { workspacePolicy } from "../../safety/policy";
 import { createToolRegistry, type ToolRegistry } from "../../tools/registry";
@@ -63,7 +63,7 @@ export async function suspendWithCheckpoint(
           preview: pending.preview,
           fingerprint: pending.fingerprint,
           taintSources: state.taint,
-          fourEyes: fourEyesApplies(policy.fourEyesCategories, pending.category, effects),
+          fourEyes: fourEyesApplies(policy.fourEyesCategories, pending.category, effects) || cameThroughDoor(run.via),
           expiresAt: sql`now() + make_interval(secs => ${ttl})`,
         })
         .returning({ id: approvals.id, expiresAt: approvals.expiresAt });
