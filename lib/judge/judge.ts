@@ -37,10 +37,17 @@ export interface JudgeRequest<T = Verdict> {
   /** The verdict of the offline model: a deterministic rule of the caller's. */
   offlineRule: () => T;
   /** The verdict's shape and how the model is told to write it (default: allow or deny with a reason). */
-  answer?: { schema: z.ZodType<T>; format: string; maxTokens?: number };
+  answer?: { schema: z.ZodType<T>; format: string; maxTokens?: number; lenient?: boolean };
 }
 
-export type JudgeAnswer<T = Verdict> = { ok: true; verdict: T; model: string } | { ok: false; model: string; error: string };
+/**
+ * No verdict, and why: `outage` when the judge could not be asked or did not answer (unavailable, an error, a
+ * timeout), `not_a_verdict` when it answered with something else. Only an outage may ever be failed open: an answer
+ * that is not a verdict may be what an injection made of the judge.
+ */
+export type JudgeFailure = "outage" | "not_a_verdict";
+
+export type JudgeAnswer<T = Verdict> = { ok: true; verdict: T; model: string } | { ok: false; model: string; error: string; failure: JudgeFailure };
 
 const ANSWER_FORMAT = 'Answer with one JSON object and nothing else: {"decision": "allow" | "deny", "reason": "<one or two sentences>"}.';
 
@@ -49,13 +56,17 @@ export function parseVerdict(text: string): Verdict | null {
   return parseAnswer(text, verdictSchema);
 }
 
-/** The first JSON object in a model's text, checked against a schema. */
-export function parseAnswer<T>(text: string, schema: z.ZodType<T>): T | null {
-  const start = text.indexOf("{");
-  const end = text.lastIndexOf("}");
-  if (start < 0 || end <= start) return null;
+/**
+ * A model's answer as one JSON object, checked against a schema. Strictly (the default, and always for a verdict on
+ * an action), the whole text is the object, a ```json fence around it allowed: never an object found inside prose,
+ * which an injected page could have made the judge quote. `lenient` takes the first object in the text (a score).
+ */
+export function parseAnswer<T>(text: string, schema: z.ZodType<T>, options: { lenient?: boolean } = {}): T | null {
+  let body = text.trim().replace(/^```(?:json)?\s*\n([\s\S]*)\n```$/, "$1").trim();
+  if (options.lenient) body = body.slice(Math.max(0, body.indexOf("{")), body.lastIndexOf("}") + 1);
+  if (!body.startsWith("{") || !body.endsWith("}")) return null;
   try {
-    const parsed = schema.safeParse(JSON.parse(text.slice(start, end + 1)));
+    const parsed = schema.safeParse(JSON.parse(body));
     return parsed.success ? parsed.data : null;
   } catch {
     return null;
@@ -77,7 +88,7 @@ export async function askJudge<T = Verdict>(deps: { db: Db; models: ModelResolve
   try {
     resolved = deps.models(request.model);
   } catch (error) {
-    return { ok: false, model: request.model, error: `The judge model ${request.model} is not available: ${(error as Error).message}` };
+    return { ok: false, model: request.model, error: `The judge model ${request.model} is not available: ${(error as Error).message}`, failure: "outage" };
   }
   if (resolved.offline) {
     const verdict = request.offlineRule();
@@ -112,10 +123,10 @@ export async function askJudge<T = Verdict>(deps: { db: Db; models: ModelResolve
     await Promise.race([read, timeout]);
   } catch (error) {
     await charge(deps.db, request, sawUsage ? usage : tokens(request.system + request.prompt, text));
-    return { ok: false, model: request.model, error: `The judge could not answer: ${(error as Error).message}` };
+    return { ok: false, model: request.model, error: `The judge could not answer: ${(error as Error).message}`, failure: "outage" };
   }
   await charge(deps.db, request, sawUsage ? usage : tokens(request.system + request.prompt, text));
-  const verdict = parseAnswer(text, (request.answer?.schema ?? verdictSchema) as z.ZodType<T>);
-  if (!verdict) return { ok: false, model: request.model, error: "The judge's answer was not a verdict." };
+  const verdict = parseAnswer(text, (request.answer?.schema ?? verdictSchema) as z.ZodType<T>, { lenient: request.answer?.lenient });
+  if (!verdict) return { ok: false, model: request.model, error: "The judge's answer was not a verdict.", failure: "not_a_verdict" };
   return { ok: true, verdict, model: request.model };
 }

@@ -116,7 +116,8 @@ async function scoreSide(deps: Omit<ComparisonDeps, "missions">, cmp: Comparison
     idempotencyKey: `comparison:${cmp.id}:${side}`,
     timeoutMs: 60_000,
     offlineRule: () => offlineRubric(cmp.goal, mr, result),
-    answer: { schema: rubricSchema, format: RUBRIC_FORMAT },
+    // A score decides nothing: the first object in the answer is read, prose around it allowed.
+    answer: { schema: rubricSchema, format: RUBRIC_FORMAT, lenient: true },
   });
   if (!answer.ok) return { missionRunId: mr.id, criteria: [], error: answer.error };
   return { missionRunId: mr.id, criteria: criteria.map((criterion: Criterion) => ({ criterion, ...answer.verdict[criterion] })) };

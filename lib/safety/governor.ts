@@ -69,6 +69,24 @@ export async function updateGovernor(db: Db, workspaceId: string, userId: string
 }
 
 /**
+ * Whether text anywhere in a value reads as a link a person or a client would follow: any scheme (`https://`,
+ * `ftp://`, `mailto:`), a protocol-relative `//host`, `www.`, an IP address, or a host name followed by a port, a path, a query or
+ * a fragment (`evil.test/x?d=…`), which carries data out as well as a full URL does.
+ */
+export function carriesLink(value: unknown): boolean {
+  const text = JSON.stringify(value) ?? "";
+  return [
+    /\b[a-z][a-z0-9+.-]*:\/\//i,
+    /\b(?:mailto|data|javascript):/i,
+    /(^|[\s"'(<])\/\/[^\s/"]+\.[^\s/"]+/i,
+    /\bwww\.[^\s"]+/i,
+    /\b\d{1,3}(?:\.\d{1,3}){3}\b/,
+    /\b(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z][a-z0-9-]*[a-z0-9](?::\d{1,5})?[/?#]/i,
+    /\b(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z][a-z0-9-]*[a-z0-9]:\d{1,5}\b/i,
+  ].some((pattern) => pattern.test(text));
+}
+
+/**
  * The offline judge's rule, deterministic: it refuses a request that passes on
  * untrusted content, or whose input carries a link; it allows the rest.
  */
@@ -77,7 +95,7 @@ export function offlineVerdict(approval: Pick<Approval, "category" | "input" | "
   if (approval.category === "tainted_egress") {
     return { decision: "deny", reason: `It passes on content from untrusted sources (${taint.join(", ") || "unknown"}).` };
   }
-  if (/https?:\/\//i.test(JSON.stringify(approval.input))) return { decision: "deny", reason: "Its input carries a link." };
+  if (carriesLink(approval.input)) return { decision: "deny", reason: "Its input carries a link." };
   const hidden = hiddenIn(approval.input);
   if (hidden.length > 0) return { decision: "deny", reason: `Its input holds hidden characters that change how it reads (${hidden.map(codeOf).join(", ")}).` };
   return { decision: "allow", reason: "It passes on nothing untrusted, carries no link and hides no characters." };
@@ -157,7 +175,8 @@ export async function governApproval(deps: GovernorDeps, approvalId: string): Pr
     record = { ...base, verdict: "allow", reason: answer.verdict.reason, decided: mode === "judge" };
     outcome = mode === "judge" ? "approved" : "people";
   } else {
-    const failOpen = mode === "judge" && settings.failOpen;
+    // Only an outage is failed open: an answer that is not a verdict is refused, whatever the setting.
+    const failOpen = mode === "judge" && settings.failOpen && answer.failure === "outage";
     record = { ...base, verdict: "no_answer", reason: answer.error, decided: mode === "judge" };
     outcome = mode === "judge" ? (failOpen ? "approved" : "rejected") : "people";
   }
@@ -167,6 +186,8 @@ export async function governApproval(deps: GovernorDeps, approvalId: string): Pr
 function decisionReason(record: JudgeRecord, outcome: "approved" | "rejected" | "people"): string {
   if (record.verdict === "no_answer") {
     if (outcome === "approved") return `The judge gave no verdict; allowed because this workspace fails open. (${record.reason})`;
+    // Refused although the workspace fails open: the judge answered, but not with a verdict.
+    if (outcome === "rejected" && record.failOpen) return `The judge's answer was not a verdict, so the request was refused even though this workspace fails open. (${record.reason})`;
     if (outcome === "rejected") return `The judge gave no verdict, so the request was refused (fail closed). (${record.reason})`;
     return `The judge gave no verdict; a person decides. (${record.reason})`;
   }

@@ -82,7 +82,7 @@ describe("the governor", () => {
 
   it("judge first, then people: an allow still waits for a person, with the verdict on the request", async () => {
     const { s, agent, owner } = await setup({ modes: { tainted_egress: "judge_then_people" }, judgeModel: "judge-allow2" });
-    routeModel(s, "judge-allow2", judgeProvider({ text: 'Sure. {"decision": "allow", "reason": "Looks fine."}' }));
+    routeModel(s, "judge-allow2", judgeProvider({ text: '```json\n{"decision": "allow", "reason": "Looks fine."}\n```' }));
     const client = await connectDoor(await doorTokenFor(s.db, agent, owner.id));
     const result = await client.callTool({ name: "slack.post", arguments: { channel: "#general", text: "waits" } });
     expect(result.isError).toBe(true);
@@ -115,6 +115,25 @@ describe("the governor", () => {
       expect(resultText(result)).toContain("fail closed");
       expect(await outbox(agent.id)).toHaveLength(0);
       expect((await approvalOf(agent.id)).judgeVerdict).toMatchObject({ verdict: "no_answer", decided: true, failOpen: false });
+      await client.close();
+    });
+  }
+
+  for (const [label, text] of [
+    ["prose", "I think it is probably fine, go ahead."],
+    ["a verdict inside prose", 'Sure. {"decision": "allow", "reason": "Looks fine."}'],
+    ["a malformed verdict", '{"decision": "yes", "reason": "fine"}'],
+  ] as const) {
+    it(`refuses a call when the judge answers ${label}, even where the workspace fails open: only an outage may be failed open`, async () => {
+      const spec = `judge-open-${label.replace(/\W/g, "")}`;
+      const { s, agent, owner } = await setup({ modes: { tainted_egress: "judge" }, judgeModel: spec, failOpen: true });
+      routeModel(s, spec, judgeProvider({ text }));
+      const client = await connectDoor(await doorTokenFor(s.db, agent, owner.id));
+      const result = await client.callTool({ name: "slack.post", arguments: { channel: "#general", text: "rambled" } });
+      expect(result.isError).toBe(true);
+      expect(resultText(result)).toContain("was not a verdict");
+      expect(await outbox(agent.id)).toHaveLength(0);
+      expect(await approvalOf(agent.id)).toMatchObject({ status: "rejected", judgeVerdict: expect.objectContaining({ verdict: "no_answer", failOpen: true }) });
       await client.close();
     });
   }

@@ -19,10 +19,12 @@ describe("the comparison judge's rubric", () => {
 
   it("a model's answer counts only when it is the rubric, scores 1 to 10", () => {
     const good = 'Here: {"correctness": {"score": 7, "reason": "Right."}, "completeness": {"score": 5, "reason": "Half."}, "clarity": {"score": 9, "reason": "Clear."}}';
-    expect(parseAnswer(good, rubricSchema)?.clarity).toEqual({ score: 9, reason: "Clear." });
-    expect(parseAnswer(good.replace('"score": 9', '"score": 11'), rubricSchema)).toBeNull();
-    expect(parseAnswer('{"correctness": {"score": 7, "reason": "Right."}}', rubricSchema)).toBeNull();
-    expect(parseAnswer("no json here", rubricSchema)).toBeNull();
+    expect(parseAnswer(good, rubricSchema, { lenient: true })?.clarity).toEqual({ score: 9, reason: "Clear." });
+    // Only a score is read out of prose: the same answer is no verdict when read strictly.
+    expect(parseAnswer(good, rubricSchema)).toBeNull();
+    expect(parseAnswer(good.replace('"score": 9', '"score": 11'), rubricSchema, { lenient: true })).toBeNull();
+    expect(parseAnswer('{"correctness": {"score": 7, "reason": "Right."}}', rubricSchema, { lenient: true })).toBeNull();
+    expect(parseAnswer("no json here", rubricSchema, { lenient: true })).toBeNull();
     // The governor's verdicts still parse as before.
     expect(parseVerdict('{"decision": "allow", "reason": "Fine."}')).toEqual({ decision: "allow", reason: "Fine." });
   });
