@@ -27,10 +27,9 @@ export type SseItem = { kind: "event"; id?: number | string; event: string; data
 
 export interface EventStreamOptions {
   /**
-   * Asked again at most every `recheckMs` while the stream is open (streams
-   * heartbeat every 15 s, so at least that often): when the session was ended
-   * or the access taken away, the stream says so and ends, and the browser's
-   * reconnect is refused like any request.
+   * Asked again every `recheckMs` while the stream is open (8 s by default: on a timer, whether or not anything is
+   * sent, and before an item when the last check is that old): when the session was ended or the access taken away,
+   * the stream says so and ends within 10 s, and the browser's reconnect is refused like any request.
    */
   stillAllowed?: () => Promise<boolean>;
   recheckMs?: number;
@@ -51,7 +50,7 @@ export const SESSION_ENDED = () => new AppError("unauthorized:session", "Your se
  * server writes once per batch instead of once per event, and an idle one sends each event at once.
  */
 export function eventStreamResponse(items: AsyncGenerator<SseItem>, options: EventStreamOptions = {}): EventStreamReply {
-  const recheckMs = options.recheckMs ?? 10_000;
+  const recheckMs = options.recheckMs ?? 8_000;
   let closed = false;
   // Set when the client goes away: writes after that fail, and that is no failure of the stream.
   let cancelled = false;
@@ -81,11 +80,37 @@ export function eventStreamResponse(items: AsyncGenerator<SseItem>, options: Eve
       };
       send(encoder.encode(`retry: ${options.retryMs ?? 2000}\n\n`));
       let checkedAt = Date.now();
+      // A quiet stream is checked on a timer too: waiting for its next item (a heartbeat every 15 s) would let it
+      // outlive a sign-out by that long. A refusal ends the wait for the item.
+      let refused: () => void = () => undefined;
+      const ended = new Promise<"refused">((resolve) => (refused = () => resolve("refused")));
+      const allowed = options.stillAllowed;
+      const timer =
+        allowed && recheckMs > 0
+          ? setInterval(() => {
+              checkedAt = Date.now();
+              allowed().then(
+                (ok) => (ok ? undefined : refused()),
+                () => undefined,
+              );
+            }, recheckMs)
+          : null;
+      timer?.unref();
+      let waiting: Promise<IteratorResult<SseItem>> | null = null;
       try {
-        for await (const item of items) {
-          if (options.stillAllowed && Date.now() - checkedAt >= recheckMs) {
+        for (;;) {
+          waiting = items.next();
+          const next = await Promise.race([waiting, ended]);
+          if (next === "refused") {
+            send(streamErrorFrame(SESSION_ENDED()));
+            break;
+          }
+          waiting = null;
+          if (next.done) break;
+          const item = next.value;
+          if (allowed && Date.now() - checkedAt >= recheckMs) {
             checkedAt = Date.now();
-            if (!(await options.stillAllowed())) {
+            if (!(await allowed())) {
               send(streamErrorFrame(SESSION_ENDED()));
               break;
             }
@@ -99,6 +124,10 @@ export function eventStreamResponse(items: AsyncGenerator<SseItem>, options: Eve
           logError("Event stream failed", error);
         }
       } finally {
+        if (timer) clearInterval(timer);
+        // Left while an item was awaited (a refusal): the items end once that wait is over.
+        if (waiting) void waiting.then(() => items.return(undefined)).catch(() => undefined);
+        else if (!cancelled) await items.return(undefined).catch(() => undefined);
         if (scheduled) clearImmediate(scheduled);
         flush();
         close();

@@ -70,4 +70,31 @@ describe("eventStreamResponse", () => {
     expect(text).not.toContain("id: 2\n");
     expect(text).toContain('"code":"unauthorized:session"');
   });
+
+  it("ends a quiet stream at the next timed check after access is withdrawn, not at its next item, and lets its items go once their wait is over", async () => {
+    let allowed = true;
+    let release: () => void = () => undefined;
+    let finished = false;
+    async function* items(): AsyncGenerator<SseItem> {
+      try {
+        yield event(1);
+        // Nothing more for a long while: as a run's stream between heartbeats.
+        await new Promise<void>((resolve) => (release = resolve));
+        yield event(2);
+      } finally {
+        finished = true;
+      }
+    }
+    const response = eventStreamResponse(items(), { recheckMs: 40, stillAllowed: async () => allowed });
+    setTimeout(() => (allowed = false), 60);
+    // Without the timed check this would wait for an item that never comes (and the test would time out).
+    const text = (await chunksOf(response)).join("");
+    expect(text).toContain("id: 1\n");
+    expect(text).not.toContain("id: 2\n");
+    expect(text).toContain('"code":"unauthorized:session"');
+    expect(finished).toBe(false);
+    release();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(finished).toBe(true);
+  });
 });
