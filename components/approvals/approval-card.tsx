@@ -3,6 +3,7 @@
 import Link from "next/link";
 import { useState } from "react";
 import { isAppError } from "@/lib/errors";
+import { can } from "@/lib/access/capabilities";
 import { useApi, useWorkspace } from "../providers";
 import { toast } from "../ui/toaster";
 import type { ApprovalItem } from "@/lib/safety/approval-schemas";
@@ -230,7 +231,7 @@ export function ApprovalCard({ item, now, viewerId, canDecide, onDecided, select
           {ownRequest ? (
             <p className="text-xs text-slate-600" data-testid="four-eyes-note">
               This was asked on your behalf: this workspace needs someone else to approve it. You can still reject it.{" "}
-              {role === "owner" || role === "manager" ? (
+              {can(role, "members.manage") ? (
                 <>
                   Another reviewer can approve it (
                   <Link className="text-indigo-700 underline" href={`/w/${slug}/settings/members`}>

@@ -1,5 +1,6 @@
 "use client";
 
+import { can } from "@/lib/access/capabilities";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import type { Role } from "@/lib/db/schema";
@@ -29,7 +30,7 @@ export function MembersPanel({ currentUserId }: { currentUserId: string }) {
     mutationFn: (userId: string) => api(`/api/members/${userId}`, { method: "DELETE" }),
     onSettled: invalidate,
   });
-  const assignable = roles.filter((r) => r !== "owner" || workspace.role === "owner");
+  const assignable = roles.filter((r) => r !== "owner" || can(workspace.role, "owners.manage"));
   const rowError = changeRole.error ?? remove.error;
 
   return (
@@ -58,7 +59,7 @@ export function MembersPanel({ currentUserId }: { currentUserId: string }) {
               {members.data.members.map((m, _, all) => {
                 // The only owner can neither leave nor be made something else: a workspace keeps at least one owner.
                 const onlyOwner = m.role === "owner" && all.filter((x) => x.role === "owner").length === 1;
-                const locked = (m.role === "owner" && workspace.role !== "owner") || onlyOwner;
+                const locked = (m.role === "owner" && !can(workspace.role, "owners.manage")) || onlyOwner;
                 return (
                   <tr key={m.userId} data-testid={`member-${m.email}`}>
                     <td className="px-2 py-2 font-medium wrap-anywhere sm:px-4">

@@ -1,4 +1,4 @@
-import { hasRole } from "@/lib/workspaces/roles";
+import { can } from "@/lib/access/capabilities";
 import type { WorkspacePage } from "@/lib/http/page";
 import { Providers } from "../providers";
 import { LiveApprovalsProvider } from "../approvals/live-approvals";
@@ -13,7 +13,7 @@ import { SidebarContent } from "./sidebar-content";
  */
 export function AppShell({ page, children }: { page: WorkspacePage; children: React.ReactNode }) {
   const { user, workspace, workspaces } = page;
-  const items = navItems(workspace.slug).filter((item) => !item.role || hasRole(workspace.role, item.role));
+  const items = navItems(workspace.slug).filter((item) => !item.can || can(workspace.role, item.can));
   const sidebar = { user: { name: user.name, email: user.email }, workspace, workspaces, items };
   return (
     <Providers workspace={workspace}>

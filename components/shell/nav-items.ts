@@ -1,10 +1,10 @@
-import type { Role } from "@/lib/db/schema";
+import type { Capability } from "@/lib/access/capabilities";
 
 export interface NavItem {
   href: string;
   label: string;
-  /** Least role that sees the item. */
-  role?: Role;
+  /** The action the item's page is for: only people who may take it see the item. */
+  can?: Capability;
   section: "work" | "settings";
   /** A live count shown beside the label. */
   badge?: "pendingApprovals";
@@ -16,17 +16,17 @@ export function navItems(slug: string): NavItem[] {
     { href: `/w/${slug}`, label: "Overview", section: "work" },
     { href: `/w/${slug}/chat`, label: "Chat", section: "work" },
     { href: `/w/${slug}/approvals`, label: "Approvals", section: "work", badge: "pendingApprovals" },
-    { href: `/w/${slug}/usage`, label: "Usage", role: "reviewer", section: "work" },
+    { href: `/w/${slug}/usage`, label: "Usage", can: "spend.read", section: "work" },
     { href: `/w/${slug}/outbox`, label: "Outbox", section: "work" },
     { href: `/w/${slug}/agents`, label: "Agents", section: "work" },
     { href: `/w/${slug}/rooms`, label: "Rooms", section: "work" },
     { href: `/w/${slug}/missions`, label: "Missions", section: "work" },
     { href: `/w/${slug}/feed`, label: "Feed", section: "work" },
     { href: `/w/${slug}/settings/workspace`, label: "Workspace", section: "settings" },
-    { href: `/w/${slug}/settings/members`, label: "Members", role: "manager", section: "settings" },
+    { href: `/w/${slug}/settings/members`, label: "Members", can: "members.manage", section: "settings" },
     { href: `/w/${slug}/settings/policy`, label: "Policy", section: "settings" },
-    { href: `/w/${slug}/settings/billing`, label: "Billing", role: "reviewer", section: "settings" },
-    { href: `/w/${slug}/settings/connections`, label: "Connections", role: "manager", section: "settings" },
+    { href: `/w/${slug}/settings/billing`, label: "Billing", can: "spend.read", section: "settings" },
+    { href: `/w/${slug}/settings/connections`, label: "Connections", can: "connections.manage", section: "settings" },
     { href: `/w/${slug}/settings/account`, label: "Your account", section: "settings" },
   ];
 }

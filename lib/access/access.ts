@@ -1,6 +1,6 @@
 import type { Role } from "../db/schema";
 import { AppError } from "../errors";
-import { hasRole } from "../workspaces/roles";
+import { can } from "./capabilities";
 
 /**
  * Who may read or act on what, in one place. Every door (API routes, event
@@ -43,16 +43,13 @@ export interface MemoryFacts {
   ownerUserId: string | null;
 }
 
-/** Reviewers and up read every chat: they judge the approvals those chats lead to. */
-const AUDITOR: Role = "reviewer";
-
 /** A run belongs to a person's private chat when a chat started it. Agent and room turns are the world's. */
 export function isPrivateRun(run: RunFacts): boolean {
   return run.trigger === "chat" || run.sessionId !== null;
 }
 
 export function canReadSession(viewer: Viewer, session: SessionFacts): boolean {
-  return session.userId === viewer.userId || hasRole(viewer.role, AUDITOR);
+  return session.userId === viewer.userId || can(viewer.role, "chats.readAll");
 }
 
 /** Only the person who opened a chat writes in it; reviewers read, they do not speak for them. */
@@ -62,13 +59,13 @@ export function canWriteSession(viewer: Viewer, session: SessionFacts): boolean 
 
 export function canReadRun(viewer: Viewer, run: RunFacts): boolean {
   if (!isPrivateRun(run)) return true;
-  return run.userId === viewer.userId || hasRole(viewer.role, AUDITOR);
+  return run.userId === viewer.userId || can(viewer.role, "chats.readAll");
 }
 
 /** The person behind a run stops it, or a manager; nobody stops what they may not read. */
 export function canCancelRun(viewer: Viewer, run: RunFacts): boolean {
   const person = run.onBehalfOfUserId ?? run.userId;
-  return canReadRun(viewer, run) && (person === viewer.userId || hasRole(viewer.role, "manager"));
+  return canReadRun(viewer, run) && (person === viewer.userId || can(viewer.role, "runs.stopAny"));
 }
 
 /**
@@ -87,12 +84,12 @@ export function canOpenApprovalRun(viewer: Viewer, run: RunFacts): boolean {
 
 /** Four eyes (someone else must approve what you started) is checked at decision time, with the policy. */
 export function canDecideApproval(viewer: Pick<Viewer, "role">): boolean {
-  return hasRole(viewer.role, AUDITOR);
+  return can(viewer.role, "approvals.decide");
 }
 
 /** Credits, costs and budgets: reviewers and up. Members see activity, never spend. */
 export function canSeeSpend(viewer: Pick<Viewer, "role">): boolean {
-  return hasRole(viewer.role, AUDITOR);
+  return can(viewer.role, "spend.read");
 }
 
 /**

@@ -2,17 +2,17 @@ import { z } from "zod";
 import type { $ZodType, input } from "zod/v4/core";
 import { issueWords } from "../issue-words";
 import type { Database } from "../db/client";
-import type { Role } from "../db/schema";
 import { AppError } from "../errors";
 import { findNul } from "../text";
 import { getServer, type Server } from "../server";
-import { hasRole } from "../workspaces/roles";
+import { roleLabels } from "../workspaces/role-names";
 import type { PublicUser } from "../workspaces/users";
 import { defaultWorkspaceForUser, getWorkspaceMembership, markWorkspaceOpened, type WorkspaceMembership } from "../workspaces/workspaces";
 import { getEnv, parseEnv } from "../env";
 import { sessionWithWorkspace, type SessionWithWorkspace } from "../auth/sessions";
 import { sessionClaimOfRequest, userFromRequest } from "./auth";
 import { errorResponse } from "./errors";
+import { can, capabilities, type Capability } from "../access/capabilities";
 import { readBodyText } from "./body";
 import { jsonResponse } from "./json";
 import { originPolicyFromEnv, refusedOrigin } from "./origin";
@@ -35,8 +35,8 @@ declare const replyBody: unique symbol;
 export type JsonReply<T> = Response & { readonly [replyBody]: T };
 
 interface RouteOptions<P extends Schema, Q extends Schema, B extends Schema, R extends $ZodType | undefined = undefined> {
-  /** Least role needed in the current workspace; omit for any member. */
-  role?: Role;
+  /** The action of the capability table this route takes; omit for any member. Checked before the body is read. */
+  can?: Capability;
   /** `false` for routes that act on the user rather than on a workspace. */
   workspace?: boolean;
   params?: P;
@@ -168,38 +168,52 @@ async function workspaceOfSession(db: Database, req: Request, found: SessionWith
   return found.workspace;
 }
 
-async function prepareRequest<P extends Schema, Q extends Schema, B extends Schema>(
+/** Who is asking, before anything they sent is read: the origin rule, then the signed-in person (or null). */
+async function identify(req: Request, findUser: (db: Database) => Promise<PublicUser | null> = () => userFromRequest(req)) {
+  assertSameOrigin(req);
+  const server = await getServer();
+  return { server, user: await findUser(server.db) };
+}
+
+/** What the request says, read once the asker may make it: params, query and the body, each checked by its schema. */
+async function readInputs<P extends Schema, Q extends Schema, B extends Schema>(
   options: RouteOptions<P, Q, B, $ZodType | undefined>,
   req: Request,
   nextContext: NextContext | undefined,
-  findUser: (db: Database) => Promise<PublicUser | null> = () => userFromRequest(req),
+  server: Server,
 ) {
-  assertSameOrigin(req);
-  const server = await getServer();
-  const user = await findUser(server.db);
   const rawParams = (await nextContext?.params) ?? {};
   const params = (options.params ? parseOrThrow(options.params, rawParams, "params") : undefined) as Out<P>;
   const query = (
     options.query ? parseOrThrow(options.query, Object.fromEntries(new URL(req.url).searchParams), "query") : undefined
   ) as Out<Q>;
   const body = (options.body ? parseOrThrow(options.body, await readBody(req, server.env.CLAWDECK_MAX_BODY_BYTES), "body") : undefined) as Out<B>;
-  return { req, server, db: server.db, user, params, query, body };
+  return { params, query, body };
+}
+
+async function prepareRequest<P extends Schema, Q extends Schema, B extends Schema>(
+  options: RouteOptions<P, Q, B, $ZodType | undefined>,
+  req: Request,
+  nextContext: NextContext | undefined,
+) {
+  const { server, user } = await identify(req);
+  return { req, server, db: server.db, user, ...(await readInputs(options, req, nextContext, server)) };
 }
 
 async function prepare<P extends Schema, Q extends Schema, B extends Schema>(
   options: RouteOptions<P, Q, B, $ZodType | undefined>,
   req: Request,
   nextContext: NextContext | undefined,
-  findUser?: (db: Database) => Promise<PublicUser | null>,
 ) {
-  const ctx = await prepareRequest(options, req, nextContext, findUser);
+  const ctx = await prepareRequest(options, req, nextContext);
   if (!ctx.user) throw new AppError("unauthorized:session", "Sign in to continue.");
   return { ...ctx, user: ctx.user };
 }
 
 /**
  * Wraps a route handler that acts in the current workspace: session,
- * membership, role, then zod validation of params, query and body. The
+ * membership and the capability first, then zod validation of params, query
+ * and body (nobody's body is read for a request they may not make). The
  * handler returns data (sent as JSON 200) or a Response; anything thrown
  * becomes the JSON error shape with its status.
  */
@@ -209,24 +223,26 @@ export function route<P extends Schema = undefined, Q extends Schema = undefined
 ) {
   return async (req: Request, nextContext?: NextContext): Promise<Response> => {
     try {
-      // The session and the membership are read together; the refusals keep their order
-      // (no session, then bad params/query/body, then the workspace, then the role).
+      // The session and the membership are read together; the refusals keep their order (no session, then the
+      // workspace, then the capability, then bad params, query or body).
       const named = namedWorkspace(req);
       let found: SessionWithWorkspace | null = null;
-      const ctx = await prepare(options, req, nextContext, async (db) => {
+      const { server, user } = await identify(req, async (db) => {
         found = await sessionAndWorkspace(db, req, named ? { slug: named } : null);
         return found?.user ?? null;
       });
-      const workspace = await workspaceOfSession(ctx.db, req, found!, named);
-      if (options.role && !hasRole(workspace.role, options.role)) {
-        throw new AppError(`forbidden:role`, `This needs the ${options.role} role or higher in ${workspace.name}.`);
+      if (!user) throw new AppError("unauthorized:session", "Sign in to continue.");
+      const workspace = await workspaceOfSession(server.db, req, found!, named);
+      if (options.can && !can(workspace.role, options.can)) {
+        throw new AppError(`forbidden:role`, `This needs the ${roleLabels[capabilities[options.can]].toLowerCase()} role or higher in ${workspace.name}.`);
       }
       const stillAllowed = async () => {
-        const again = await sessionAndWorkspace(ctx.db, req, { id: workspace.id });
-        if (again?.user.id !== ctx.user.id || !again.workspace) return false;
-        return !options.role || hasRole(again.workspace.role, options.role);
+        const again = await sessionAndWorkspace(server.db, req, { id: workspace.id });
+        if (again?.user.id !== user.id || !again.workspace) return false;
+        return !options.can || can(again.workspace.role, options.can);
       };
-      return toResponse(await handler({ ...ctx, workspace, stillAllowed }));
+      const inputs = await readInputs(options, req, nextContext, server);
+      return toResponse(await handler({ req, server, db: server.db, user, ...inputs, workspace, stillAllowed }));
     } catch (error) {
       return errorResponse(error);
     }
@@ -235,7 +251,7 @@ export function route<P extends Schema = undefined, Q extends Schema = undefined
 
 /** Like `route`, for handlers about the signed-in user that need no current workspace. */
 export function userRoute<P extends Schema = undefined, Q extends Schema = undefined, B extends Schema = undefined, R extends $ZodType | undefined = undefined>(
-  options: Omit<RouteOptions<P, Q, B, R>, "role" | "workspace">,
+  options: Omit<RouteOptions<P, Q, B, R>, "can" | "workspace">,
   handler: (ctx: UserRouteContext<P, Q, B>) => Promise<Reply<R>>,
 ) {
   return async (req: Request, nextContext?: NextContext): Promise<Response> => {
@@ -253,7 +269,7 @@ export function userRoute<P extends Schema = undefined, Q extends Schema = undef
  * with `user` null when nobody is signed in.
  */
 export function publicRoute<P extends Schema = undefined, Q extends Schema = undefined, B extends Schema = undefined>(
-  options: Omit<RouteOptions<P, Q, B>, "role" | "workspace">,
+  options: Omit<RouteOptions<P, Q, B>, "can" | "workspace">,
   handler: (ctx: Omit<UserRouteContext<P, Q, B>, "user"> & { user: PublicUser | null }) => Promise<unknown>,
 ) {
   return async (req: Request, nextContext?: NextContext): Promise<Response> => {

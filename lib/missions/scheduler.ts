@@ -7,7 +7,7 @@ import { insertFeedItems, notifyFeed } from "../feed/feed";
 import { logError } from "../log";
 import { endRunFromOutside, insertTurnRuns, lockTurnAgents } from "../runtime/run-state";
 import type { Runtime } from "../runtime/runtime";
-import { hasRole } from "../workspaces/roles";
+import { can } from "../access/capabilities";
 import { getCrewRow, resolveCrew } from "./crews";
 import { insertMissionEvents, notifyMission } from "./journal";
 import { MissionPlan } from "./plan";
@@ -385,7 +385,7 @@ export function createMissionScheduler(runtime: Runtime): MissionScheduler {
         .from(missionRuns)
         .where(and(eq(missionRuns.id, missionRunId), eq(missionRuns.workspaceId, workspaceId)));
       if (!mr) throw new AppError("not_found:mission");
-      if (mr.startedByUserId !== by.userId && !hasRole(by.role, "manager")) {
+      if (mr.startedByUserId !== by.userId && !can(by.role, "missions.stopAny")) {
         throw new AppError("forbidden:mission", "Only the person who started this mission, or a manager, can stop it.");
       }
       let ended = false;

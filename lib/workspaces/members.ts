@@ -4,7 +4,8 @@ import type { Db } from "../db/client";
 import { invitations, memberships, users, type Role } from "../db/schema";
 import { AppError } from "../errors";
 import { recordAudit } from "../audit";
-import { hasRole, roleSchema } from "./roles";
+import { can } from "../access/capabilities";
+import { roleSchema } from "./roles";
 
 export interface Member {
   userId: string;
@@ -44,13 +45,13 @@ async function getMember(db: Db, workspaceId: string, userId: string): Promise<M
 
 /** Managers manage people; only an owner grants, changes or removes the owner role. */
 export function assertCanManage(actor: Actor, role: Role) {
-  if (!hasRole(actor.role, "manager")) throw new AppError("forbidden:members", "Only owners and managers manage members.");
-  if (role === "owner" && actor.role !== "owner") throw new AppError("forbidden:role", "Only an owner can grant, change or remove the owner role.");
+  if (!can(actor.role, "members.manage")) throw new AppError("forbidden:members", "Only owners and managers manage members.");
+  if (role === "owner" && !can(actor.role, "owners.manage")) throw new AppError("forbidden:role", "Only an owner can grant, change or remove the owner role.");
 }
 
 /** Whether a person of `role` (null: no longer a member) may grant `granted`: the rule of `assertCanManage`. */
 export function canGrant(role: Role | null, granted: Role): boolean {
-  return role !== null && hasRole(role, "manager") && (granted !== "owner" || role === "owner");
+  return role !== null && can(role, "members.manage") && (granted !== "owner" || can(role, "owners.manage"));
 }
 
 /**

@@ -6,7 +6,7 @@ import { toolNames } from "@/lib/tools/registry";
 
 export const GET = route({ response: agentListSchema }, async ({ db, workspace }) => ({ agents: await listAgents(db, workspace.id) }));
 
-export const POST = route({ role: "manager", body: agentInputSchema, response: agentReplySchema }, async ({ server, workspace, user, body }) =>
+export const POST = route({ can: "agents.manage", body: agentInputSchema, response: agentReplySchema }, async ({ server, workspace, user, body }) =>
   created({
     agent: await createAgent(server.db, workspace.id, user.id, body, {
       modelProblem: (spec) => checkModelSpec(spec, server.models),

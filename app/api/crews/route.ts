@@ -5,4 +5,4 @@ import { createdIdSchema } from "@/lib/wire";
 
 export const GET = route({ response: crewListSchema }, async ({ db, workspace }) => ({ crews: await listCrews(db, workspace.id) }));
 
-export const POST = route({ role: "manager", body: crewInputSchema, response: createdIdSchema }, async ({ db, workspace, user, body }) => created(await createCrew(db, workspace.id, user.id, body)));
+export const POST = route({ can: "crews.manage", body: crewInputSchema, response: createdIdSchema }, async ({ db, workspace, user, body }) => created(await createCrew(db, workspace.id, user.id, body)));

@@ -9,6 +9,6 @@ export const GET = route({ response: governorViewSchema }, async ({ db, server, 
   defaults: { doorWaitSeconds: server.env.CLAWDECK_DOOR_WAIT_SECONDS },
 }));
 
-export const PUT = route({ role: "manager", body: governorSettingsSchema, response: governorReplySchema }, async ({ server, workspace, user, body }) => ({
+export const PUT = route({ can: "policy.manage", body: governorSettingsSchema, response: governorReplySchema }, async ({ server, workspace, user, body }) => ({
   governor: await updateGovernor(server.db, workspace.id, user.id, body, (spec) => checkModelSpec(spec, server.models)),
 }));

@@ -4,7 +4,7 @@ import { created, route } from "@/lib/http/route";
 import { invitationCreatedSchema, invitationListSchema } from "@/lib/workspaces/workspace-schemas";
 import { createInvitation, createInvitationSchema, limitInvitations, listPendingInvitations } from "@/lib/workspaces/invitations";
 
-export const GET = route({ role: "manager", response: invitationListSchema }, async ({ db, workspace }) => ({ invitations: await listPendingInvitations(db, workspace.id) }));
+export const GET = route({ can: "members.manage", response: invitationListSchema }, async ({ db, workspace }) => ({ invitations: await listPendingInvitations(db, workspace.id) }));
 
 /**
  * The site's address for the link: the configured origin when there is one;
@@ -24,7 +24,7 @@ function publicOrigin(req: Request, env: Env): string {
 }
 
 /** The token comes back once, here, for the inviter to pass on; only its hash is kept. */
-export const POST = route({ role: "manager", body: createInvitationSchema, response: invitationCreatedSchema }, async ({ req, server, db, workspace, user, body }) => {
+export const POST = route({ can: "members.manage", body: createInvitationSchema, response: invitationCreatedSchema }, async ({ req, server, db, workspace, user, body }) => {
   await limitInvitations(server.db, user.id, server.env.CLAWDECK_INVITATIONS_PER_HOUR);
   const { invitation, token } = await createInvitation(db, workspace.id, { userId: user.id, role: workspace.role }, body);
   const url = `${publicOrigin(req, server.env)}/invite/${token}`;

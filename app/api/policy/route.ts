@@ -5,7 +5,7 @@ import { getPolicyView, updatePolicy, updatePolicySchema } from "@/lib/safety/se
 
 export const GET = route({ response: policyReplySchema }, async ({ server, workspace }) => ({ policy: await getPolicyView(server.db, workspace.id, server.runtime.deps.tools) }));
 
-export const PUT = route({ role: "manager", body: updatePolicySchema, response: policyReplySchema }, async ({ server, workspace, user, body }) => {
+export const PUT = route({ can: "policy.manage", body: updatePolicySchema, response: policyReplySchema }, async ({ server, workspace, user, body }) => {
   const { policy, withdrawn } = await updatePolicy(server.db, server.bus, workspace.id, user.id, server.runtime.deps.tools, body);
   // The runs whose requests were withdrawn go on, told why; if this process dies first, the sweeper resumes them.
   for (const w of withdrawn) await server.runtime.resumeRun(w.runId).catch((error: unknown) => logError(`Could not resume run ${w.runId}`, error));

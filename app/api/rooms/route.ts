@@ -4,6 +4,6 @@ import { roomCreatedSchema, roomListSchema } from "@/lib/rooms/room-schemas";
 
 export const GET = route({ response: roomListSchema }, async ({ db, workspace }) => ({ rooms: await listRooms(db, workspace.id) }));
 
-export const POST = route({ role: "manager", body: roomInputSchema, response: roomCreatedSchema }, async ({ db, workspace, user, body }) =>
+export const POST = route({ can: "rooms.create", body: roomInputSchema, response: roomCreatedSchema }, async ({ db, workspace, user, body }) =>
   created({ room: await createRoom(db, workspace.id, user.id, body) }),
 );

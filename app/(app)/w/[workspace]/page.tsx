@@ -12,7 +12,7 @@ import { prefetch, prefetchState } from "@/lib/http/prefetch";
 import { requireWorkspacePage } from "@/lib/http/page";
 import { getServer } from "@/lib/server";
 import { countMembers } from "@/lib/workspaces/members";
-import { hasRole } from "@/lib/workspaces/roles";
+import { can } from "@/lib/access/capabilities";
 import { AgentCard } from "@/components/agents/agent-card";
 import { BudgetBanner } from "@/components/usage/budget-banner";
 import { OverviewCards } from "@/components/usage/overview-cards";
@@ -25,14 +25,14 @@ export default async function OverviewPage({ params }: { params: Promise<{ works
   const [agents, members] = await Promise.all([listAgents(db, workspace.id), countMembers(db, workspace.id)]);
   // Members see activity and throughput; spend is for reviewers and up.
   const canSeeSpend = spendVisibleTo(workspace);
-  const canEditAgents = hasRole(workspace.role, "manager");
+  const canEditAgents = can(workspace.role, "agents.manage");
   // What the cards read first, read here as GET /api/usage/summary and GET /api/budgets (reviewers and up) would.
   const now = new Date();
   const prefetched = await prefetchState([
     prefetch(usageKeys.summary(workspace.slug, workspace.timeZone), usageSummarySchema, () =>
       getUsageSummary(db, workspace.id, { from: startOfZonedDay(now, workspace.timeZone), to: now, includeSpend: canSeeSpend }),
     ),
-    canSeeSpend && hasRole(workspace.role, "reviewer") && prefetch(billingKeys.budgets(workspace.slug), budgetOverviewSchema, () => getBudgets(db, workspace.id)),
+    canSeeSpend && can(workspace.role, "spend.read") && prefetch(billingKeys.budgets(workspace.slug), budgetOverviewSchema, () => getBudgets(db, workspace.id)),
   ]);
   return (
     <HydrationBoundary state={prefetched}>

@@ -11,7 +11,7 @@ export const GET = route({ params, response: agentDetailSchema }, async ({ db, w
   getAgentDetail(db, workspace.id, params.id, { userId: user.id, role: workspace.role }),
 );
 
-export const PATCH = route({ role: "manager", params, body: agentUpdateSchema, response: agentReplySchema }, async ({ server, workspace, user, params, body }) => ({
+export const PATCH = route({ can: "agents.manage", params, body: agentUpdateSchema, response: agentReplySchema }, async ({ server, workspace, user, params, body }) => ({
   agent: await updateAgent(server.db, workspace.id, user.id, params.id, body, {
     modelProblem: (spec) => checkModelSpec(spec, server.models),
     knownTools: toolNames,

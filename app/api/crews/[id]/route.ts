@@ -7,6 +7,6 @@ const params = z.object({ id: z.uuid() });
 
 export const GET = route({ params, response: crewOneSchema }, async ({ db, workspace, params }) => ({ crew: await getCrew(db, workspace.id, params.id) }));
 
-export const PATCH = route({ role: "manager", params, body: crewPatchSchema, response: crewOneSchema }, async ({ db, workspace, user, params, body }) => ({
+export const PATCH = route({ can: "crews.manage", params, body: crewPatchSchema, response: crewOneSchema }, async ({ db, workspace, user, params, body }) => ({
   crew: await updateCrew(db, workspace.id, user.id, params.id, body),
 }));

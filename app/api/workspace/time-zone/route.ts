@@ -4,6 +4,6 @@ import { getWorkspaceTimeZone, setWorkspaceTimeZone, timeZoneBodySchema } from "
 
 export const GET = route({ response: timeZoneSchema }, async ({ db, workspace }) => ({ timeZone: await getWorkspaceTimeZone(db, workspace.id) }));
 
-export const PUT = route({ role: "manager", body: timeZoneBodySchema, response: timeZoneSchema }, async ({ db, workspace, user, body }) => ({
+export const PUT = route({ can: "workspace.manage", body: timeZoneBodySchema, response: timeZoneSchema }, async ({ db, workspace, user, body }) => ({
   timeZone: await setWorkspaceTimeZone(db, workspace.id, user.id, body.timeZone),
 }));

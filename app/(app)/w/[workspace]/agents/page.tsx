@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { requireWorkspacePage } from "@/lib/http/page";
 import { getServer } from "@/lib/server";
-import { hasRole } from "@/lib/workspaces/roles";
+import { can } from "@/lib/access/capabilities";
 import { AgentsList } from "@/components/agents/agents-list";
 import { agentChoices } from "@/components/agents/choices";
 
@@ -10,5 +10,5 @@ export const metadata: Metadata = { title: "Agents" };
 export default async function AgentsPage({ params }: { params: Promise<{ workspace: string }> }) {
   const { workspace } = await requireWorkspacePage((await params).workspace);
   const { models, tools, defaultModel } = agentChoices(await getServer());
-  return <AgentsList canEdit={hasRole(workspace.role, "manager")} models={models} tools={tools} defaultModel={defaultModel} />;
+  return <AgentsList canEdit={can(workspace.role, "agents.manage")} models={models} tools={tools} defaultModel={defaultModel} />;
 }

@@ -1,11 +1,11 @@
 import type { Metadata } from "next";
 import { requireWorkspacePage } from "@/lib/http/page";
-import { hasRole } from "@/lib/workspaces/roles";
+import { can } from "@/lib/access/capabilities";
 import { MissionsHome } from "@/components/missions/missions-home";
 
 export const metadata: Metadata = { title: "Missions" };
 
 export default async function MissionsPage({ params }: { params: Promise<{ workspace: string }> }) {
   const { workspace } = await requireWorkspacePage((await params).workspace);
-  return <MissionsHome canEdit={hasRole(workspace.role, "manager")} />;
+  return <MissionsHome canEdit={can(workspace.role, "crews.manage")} />;
 }

@@ -5,10 +5,10 @@ import { created, route } from "@/lib/http/route";
 
 const params = z.object({ id: z.uuid() });
 
-export const GET = route({ role: "manager", params, response: doorTokenListSchema }, async ({ db, workspace, params }) => ({
+export const GET = route({ can: "agents.manage", params, response: doorTokenListSchema }, async ({ db, workspace, params }) => ({
   tokens: await listDoorTokens(db, workspace.id, params.id),
 }));
 
-export const POST = route({ role: "manager", params, body: doorTokenInputSchema, response: doorTokenCreatedSchema }, async ({ db, workspace, user, params, body }) =>
+export const POST = route({ can: "agents.manage", params, body: doorTokenInputSchema, response: doorTokenCreatedSchema }, async ({ db, workspace, user, params, body }) =>
   created(await createDoorToken(db, { workspaceId: workspace.id, agentId: params.id, userId: user.id, ...body })),
 );

@@ -3,7 +3,7 @@ import { route } from "@/lib/http/route";
 import { decideApproval, decisionSchema, withdrawnRefusal } from "@/lib/safety/approvals";
 import { logError } from "@/lib/log";
 
-export const POST = route({ role: "reviewer", params: z.object({ id: z.uuid() }), body: decisionSchema }, async ({ server, workspace, user, params, body }) => {
+export const POST = route({ can: "approvals.decide", params: z.object({ id: z.uuid() }), body: decisionSchema }, async ({ server, workspace, user, params, body }) => {
   const approval = await decideApproval(server.db, server.bus, server.runtime.deps.tools, {
     workspaceId: workspace.id,
     approvalId: params.id,

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { agents } from "@/lib/db/schema";
 import { requireWorkspacePage } from "@/lib/http/page";
 import { getServer } from "@/lib/server";
-import { hasRole } from "@/lib/workspaces/roles";
+import { can } from "@/lib/access/capabilities";
 import { AgentDetailView } from "@/components/agents/agent-detail";
 import { agentChoices } from "@/components/agents/choices";
 
@@ -22,5 +22,5 @@ export default async function AgentPage({ params }: { params: Promise<{ workspac
     .where(and(eq(agents.id, agentId), eq(agents.workspaceId, workspace.id)));
   if (!agent) notFound();
   const { models, tools } = agentChoices(server);
-  return <AgentDetailView agentId={agentId} canEdit={hasRole(workspace.role, "manager")} models={models} tools={tools} />;
+  return <AgentDetailView agentId={agentId} canEdit={can(workspace.role, "agents.manage")} models={models} tools={tools} />;
 }

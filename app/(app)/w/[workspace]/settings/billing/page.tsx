@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { forbidden } from "next/navigation";
 import { requireWorkspacePage } from "@/lib/http/page";
 import { canSeeSpend } from "@/lib/access/access";
-import { hasRole } from "@/lib/workspaces/roles";
+import { can } from "@/lib/access/capabilities";
 import { BudgetsPanel } from "@/components/billing/budgets-panel";
 import { PricesPanel } from "@/components/billing/prices-panel";
 import { ReconciliationPanel } from "@/components/billing/reconciliation-panel";
@@ -14,7 +14,7 @@ export default async function BillingPage({ params }: { params: Promise<{ worksp
   if (!canSeeSpend(workspace)) {
     forbidden();
   }
-  const canEdit = hasRole(workspace.role, "manager");
+  const canEdit = can(workspace.role, "billing.manage");
   return (
     <div className="mx-auto max-w-5xl space-y-8">
       <header>

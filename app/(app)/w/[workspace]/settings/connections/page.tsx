@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { forbidden } from "next/navigation";
 import { requireWorkspacePage } from "@/lib/http/page";
-import { hasRole } from "@/lib/workspaces/roles";
+import { can } from "@/lib/access/capabilities";
 import { ConnectionsPanel } from "@/components/connections/connections-panel";
 import { DoorTokensPanel } from "@/components/door/door-tokens";
 
@@ -9,7 +9,7 @@ export const metadata: Metadata = { title: "Connections" };
 
 export default async function ConnectionsPage({ params }: { params: Promise<{ workspace: string }> }) {
   const { workspace } = await requireWorkspacePage((await params).workspace);
-  if (!hasRole(workspace.role, "manager")) {
+  if (!can(workspace.role, "connections.manage")) {
     forbidden();
   }
   return (

@@ -1,14 +1,14 @@
 import type { Metadata } from "next";
 import { forbidden } from "next/navigation";
 import { requireWorkspacePage } from "@/lib/http/page";
-import { hasRole } from "@/lib/workspaces/roles";
+import { can } from "@/lib/access/capabilities";
 import { MembersPanel } from "@/components/members/members-panel";
 
 export const metadata: Metadata = { title: "Members" };
 
 export default async function MembersPage({ params }: { params: Promise<{ workspace: string }> }) {
   const { workspace, user } = await requireWorkspacePage((await params).workspace);
-  if (!hasRole(workspace.role, "manager")) {
+  if (!can(workspace.role, "members.manage")) {
     forbidden();
   }
   return (

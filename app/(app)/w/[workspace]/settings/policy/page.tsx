@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { requireWorkspacePage } from "@/lib/http/page";
-import { hasRole } from "@/lib/workspaces/roles";
+import { can } from "@/lib/access/capabilities";
 import { PolicyPanel } from "@/components/policy/policy-panel";
 import { GovernorPanel } from "@/components/governor/governor-panel";
 
@@ -18,8 +18,8 @@ export default async function PolicyPage({ params }: { params: Promise<{ workspa
           stays asked for.
         </p>
       </header>
-      <PolicyPanel canEdit={hasRole(workspace.role, "manager")} />
-      <GovernorPanel canEdit={hasRole(workspace.role, "manager")} />
+      <PolicyPanel canEdit={can(workspace.role, "policy.manage")} />
+      <GovernorPanel canEdit={can(workspace.role, "policy.manage")} />
     </div>
   );
 }

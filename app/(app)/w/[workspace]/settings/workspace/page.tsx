@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { requireWorkspacePage } from "@/lib/http/page";
-import { hasRole } from "@/lib/workspaces/roles";
+import { can } from "@/lib/access/capabilities";
 import { TimeZoneForm } from "@/components/settings/time-zone-form";
 
 export const metadata: Metadata = { title: "Workspace" };
@@ -13,7 +13,7 @@ export default async function WorkspaceSettingsPage({ params }: { params: Promis
         <h1 className="text-2xl font-semibold tracking-tight">Workspace</h1>
         <p className="mt-1 text-sm text-slate-600">How {workspace.name} shows dates and counts its days.</p>
       </header>
-      <TimeZoneForm canEdit={hasRole(workspace.role, "manager")} />
+      <TimeZoneForm canEdit={can(workspace.role, "workspace.manage")} />
     </div>
   );
 }

@@ -5,7 +5,7 @@ import { isAppError } from "@/lib/errors";
 import { requireWorkspacePage } from "@/lib/http/page";
 import { getCrewRow } from "@/lib/missions/crews";
 import { getServer } from "@/lib/server";
-import { hasRole } from "@/lib/workspaces/roles";
+import { can } from "@/lib/access/capabilities";
 import { CrewEditor } from "@/components/missions/crew-editor";
 
 export const metadata: Metadata = { title: "Edit crew" };
@@ -13,7 +13,7 @@ export const metadata: Metadata = { title: "Edit crew" };
 export default async function EditCrewPage({ params }: { params: Promise<{ workspace: string; crewId: string }> }) {
   const { workspace: slug, crewId } = await params;
   const { workspace } = await requireWorkspacePage(slug);
-  if (!hasRole(workspace.role, "manager") || !z.uuid().safeParse(crewId).success) notFound();
+  if (!can(workspace.role, "crews.manage") || !z.uuid().safeParse(crewId).success) notFound();
   const { db } = await getServer();
   try {
     await getCrewRow(db, workspace.id, crewId);
