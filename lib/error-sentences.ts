@@ -90,6 +90,7 @@ const sentences = {
 
   "rate_limited:invitations": "Too many invitations in a short time. Wait a few minutes and try again.",
   "rate_limited:runs": "Too many runs at once for this workspace. Wait for some to finish and try again.",
+  "rate_limited:door_streams": "This door token has too many requests open at once. Wait for one to finish and try again.",
   "rate_limited:sign_in": "Too many wrong passwords. Wait a little, then try again.",
   "rate_limited:response": "Too many requests in a short time. Wait a moment and try again.",
 
