@@ -74,7 +74,7 @@ export function TaintList({ item, slug }: { item: ApprovalItem; slug: string }) 
 }
 
 /** What became of a card that left the pending list while it was shown: null while that is being looked up. */
-export type Outcome = Pick<ApprovalItem, "status" | "decidedBy" | "decidedAt" | "judgeVerdict"> | null;
+export type Outcome = Pick<ApprovalItem, "status" | "decidedBy" | "decidedAt" | "judgeVerdict" | "reason"> | null;
 
 function outcomeLine(outcome: Outcome): { text: string; at: string | null } {
   if (!outcome) return { text: "No longer waiting: it was decided elsewhere", at: null };
@@ -85,7 +85,7 @@ function outcomeLine(outcome: Outcome): { text: string; at: string | null } {
       : outcome.status === "expired"
         ? "Expired"
         : outcome.status === "withdrawn"
-          ? "Withdrawn: the run was stopped"
+          ? `Withdrawn. ${outcome.reason ?? "The run was stopped."}`
           : "No longer waiting";
   return { text, at: outcome.decidedAt };
 }

@@ -163,8 +163,21 @@ export async function resumeCall(ctx: CallContext, proposed: ProposedCall, appro
   }
   const result = await execute(ctx, tool, step, input);
   if (!approval.editedInput) return result;
-  // The model must know that what ran is not what it asked for.
-  return { ...result, content: JSON.stringify({ note: "A reviewer changed the input before approving.", inputUsed: input, result: JSON.parse(result.content) as unknown }) };
+  return { ...result, content: withEditNote(result.content, input) };
+}
+
+/**
+ * A result as the model reads it after a reviewer edited the call: the model must know that what ran is not what it
+ * asked for. A result cut at the size limit is no longer JSON: it goes along as the text it is.
+ */
+export function withEditNote(content: string, inputUsed: Record<string, unknown>): string {
+  let result: unknown = content;
+  try {
+    result = JSON.parse(content);
+  } catch {
+    // Cut short (or not JSON to begin with): kept as text.
+  }
+  return JSON.stringify({ note: "A reviewer changed the input before approving.", inputUsed, result });
 }
 
 function credentialFor(deps: RuntimeDeps, workspaceId: string, provider: string) {

@@ -204,7 +204,7 @@ export async function decideApproval(
 
 /** The answer to a decision on a withdrawn request: nothing is left to decide, and why. */
 export function withdrawnRefusal(reason: string | null): AppError {
-  return new AppError("conflict:approval", `This request was withdrawn, so there is nothing to decide${reason ? `: ${reason}` : "."}`, {
+  return new AppError("conflict:approval", `This request was withdrawn, so there is nothing to decide.${reason ? ` ${reason}` : ""}`, {
     details: { status: "withdrawn" },
   });
 }

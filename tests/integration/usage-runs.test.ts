@@ -5,6 +5,7 @@ import { runBillingJobs } from "../../lib/billing/jobs";
 import { approvals, auditLog, usageEvents, usageRollupsHourly } from "../../lib/db/schema";
 import { textTurn, toolTurn } from "../../lib/models/scripted";
 import { createRuntime } from "../../lib/runtime/runtime";
+import { addRunUsage } from "../../lib/runtime/run-state";
 import { readRunEvents } from "../../lib/runtime/journal";
 import { createSession } from "../../lib/runtime/sessions";
 import { recordQueries } from "../../lib/db/query-count";
@@ -47,6 +48,20 @@ describe("charging runs", () => {
     }
     throw new Error("run did not suspend");
   }
+
+  it("a model call's usage written twice (a retry, a crash between the ledger and the totals) is added to the run's totals once", async () => {
+    const { s, start } = await setup("Totals");
+    useScriptedModel(s, [textTurn(["Done."], calls)]);
+    const runId = await start("hello");
+    await waitForRun(s.db, runId);
+    const once = await getRunRow(s.db, runId);
+    expect(once).toMatchObject({ inputTokens: 1000, outputTokens: 500, modelCalls: 1 });
+    await addRunUsage(s.db, runId, { inputTokens: 1000, outputTokens: 500, credits: once.credits, callNumber: 0 });
+    expect(await getRunRow(s.db, runId)).toMatchObject({ inputTokens: 1000, outputTokens: 500, credits: once.credits, modelCalls: 1 });
+    // The next call is counted.
+    await addRunUsage(s.db, runId, { inputTokens: 10, outputTokens: 5, credits: 0, callNumber: 1 });
+    expect(await getRunRow(s.db, runId)).toMatchObject({ inputTokens: 1010, outputTokens: 505, modelCalls: 2 });
+  });
 
   it("a resumed run is not charged twice: 2 calls × (1000 in, 500 out) at $3/$15 per Mtok = 21,000 credits, with two racing resumers", async () => {
     const { s, workspace, start } = await setup("Resumed");

@@ -32,11 +32,13 @@ const addUsage = statement((db) =>
       credits: sql`${agentRuns.credits} + ${sql.placeholder("credits")}`,
       modelCalls: sql`${sql.placeholder("modelCalls")}`,
     })
-    .where(eq(agentRuns.id, sql.placeholder("runId")))
+    // Each call is added once: a call counted already (its usage written again after a crash or a retry, when the
+    // ledger's idempotency key refused the row) leaves the totals as they are.
+    .where(and(eq(agentRuns.id, sql.placeholder("runId")), sql`${agentRuns.modelCalls} < ${sql.placeholder("modelCalls")}`))
     .prepare("add_run_usage"),
 );
 
-/** Adds one model call's usage to the run's totals. */
+/** Adds one model call's usage to the run's totals, once per call number. */
 export async function addRunUsage(db: Db, runId: string, usage: { inputTokens: number; outputTokens: number; credits: number; callNumber: number }): Promise<void> {
   const { inputTokens, outputTokens, credits, callNumber } = usage;
   await withDbRetry(() => addUsage(db).execute({ runId, inputTokens, outputTokens, credits, modelCalls: callNumber + 1 }));
