@@ -20,7 +20,7 @@ import { createSession, getSession } from "../../lib/runtime/sessions";
 import type { Server } from "../../lib/server";
 import type { PublicUser } from "../../lib/workspaces/users";
 import { demoOwner, makeUser } from "../support/fixtures";
-import { makeAgent, useScriptedModel as scriptModel, waitForRun } from "../support/runtime";
+import { makeAgent, settle, useScriptedModel as scriptModel, waitForRun } from "../support/runtime";
 import { jsonRequest, params, sessionCookie, useTestServer } from "../support/server";
 import { readFrames } from "../support/sse";
 import { useLocalWebPage } from "../support/web-page";
@@ -82,14 +82,7 @@ describe("one access rule per object, through every door", () => {
     return { s, workspaceId, a, b, reviewer, cookies, agentId: agent.id, sessionId: session.id, runId };
   }
 
-  async function poll<T>(find: () => Promise<T | undefined>): Promise<T> {
-    for (let i = 0; i < 800; i++) {
-      const found = await find();
-      if (found !== undefined) return found;
-      await new Promise((r) => setTimeout(r, 25));
-    }
-    throw new Error("not found in time");
-  }
+  const poll = <T,>(find: () => Promise<T | undefined>): Promise<T> => settle(find);
 
   const viewer = (user: PublicUser, role: Role) => ({ userId: user.id, role });
 

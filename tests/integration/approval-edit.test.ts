@@ -2,13 +2,13 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { POST as decisionRoute } from "../../app/api/approvals/[id]/decision/route";
 import { GET as listRoute } from "../../app/api/approvals/route";
-import { approvals, outboxMessages, steps } from "../../lib/db/schema";
+import { outboxMessages, steps } from "../../lib/db/schema";
 import { textTurn, toolTurn } from "../../lib/models/scripted";
 import { readRunEvents } from "../../lib/runtime/journal";
 import { createSession } from "../../lib/runtime/sessions";
 import { applyRunEvent, emptyTimeline } from "../../components/chat/timeline";
 import { demoOwner, makeUser } from "../support/fixtures";
-import { getRunRow, makeAgent, useScriptedModel, waitForRun } from "../support/runtime";
+import { makeAgent, suspension, useScriptedModel, waitForRun } from "../support/runtime";
 import { jsonRequest, params, sessionCookie, useTestServer } from "../support/server";
 
 const script = [toolTurn([{ id: "c1", name: "slack.post", input: { channel: "#general", text: "draft text" } }], "Posting."), textTurn(["Done."])];
@@ -22,15 +22,9 @@ describe("edit, then approve", () => {
     const agent = await makeAgent(s.db, owner.workspaceId);
     const session = await createSession(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
     const { runId } = await s.runtime.startChatRun({ workspaceId: owner.workspaceId, sessionId: session.id, userId: owner.id, text: "post it" });
-    for (let i = 0; i < 400; i++) {
-      const run = await getRunRow(s.db, runId);
-      if (run.state === "suspended") break;
-      if (run.state !== "running") throw new Error(`run ended as ${run.state}`);
-      await new Promise((r) => setTimeout(r, 25));
-    }
-    const [approval] = await s.db.select().from(approvals).where(eq(approvals.runId, runId));
+    const approval = await suspension(s.db, runId);
     const reviewer = await makeUser(s.db, owner.workspaceId, "reviewer");
-    return { s, owner, runId, approval: approval!, reviewer };
+    return { s, owner, runId, approval, reviewer };
   }
 
   it("the inbox gets the tool's input schema, the same one the model sees, to build the edit form", async () => {

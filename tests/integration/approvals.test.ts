@@ -10,7 +10,7 @@ import { createRuntime } from "../../lib/runtime/runtime";
 import { readRunEvents } from "../../lib/runtime/journal";
 import { createSession } from "../../lib/runtime/sessions";
 import { demoOwner, makeUser, makeWorkspace } from "../support/fixtures";
-import { getRunRow, makeAgent, textOf, useScriptedModel, waitForRun } from "../support/runtime";
+import { getRunRow, makeAgent, suspension, textOf, useScriptedModel, waitForRun } from "../support/runtime";
 import { jsonRequest, params, sessionCookie, useTestServer } from "../support/server";
 import { useLocalWebPage } from "../support/web-page";
 
@@ -29,17 +29,7 @@ describe("gated actions", () => {
   }
 
   async function waitForSuspension(runId: string) {
-    const s = server();
-    for (let i = 0; i < 400; i++) {
-      const run = await getRunRow(s.db, runId);
-      if (run.state === "suspended") {
-        const [approval] = await s.db.select().from(approvals).where(eq(approvals.runId, runId));
-        return approval!;
-      }
-      if (run.state !== "running") throw new Error(`run ended as ${run.state}: ${run.error}`);
-      await new Promise((r) => setTimeout(r, 25));
-    }
-    throw new Error("run did not suspend");
+    return suspension(server().db, runId);
   }
 
   const outboxCount = async (runId: string) => (await server().db.select().from(outboxMessages).where(eq(outboxMessages.runId, runId))).length;

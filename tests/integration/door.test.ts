@@ -11,7 +11,7 @@ import { DOOR_STREAMS_PER_TOKEN } from "../../lib/door/mcp";
 import { hashDoorToken } from "../../lib/door/tokens";
 import { demoOwner, makeUser, makeWorkspace } from "../support/fixtures";
 import { connectDoor as connect, doorTokenFor, endSession, resultText } from "../support/door";
-import { makeAgent } from "../support/runtime";
+import { makeAgent, settle } from "../support/runtime";
 import { APP_ORIGIN, jsonRequest, params, sessionCookie, useTestServer } from "../support/server";
 
 process.env.CLAWDECK_DOOR_WAIT_SECONDS = "3";
@@ -35,14 +35,8 @@ describe("the door", () => {
   const outboxOf = async (agentId: string, body: string) =>
     server().db.select().from(outboxMessages).where(and(eq(outboxMessages.agentId, agentId), eq(outboxMessages.body, body)));
 
-  async function pendingApproval(agentId: string) {
-    for (let i = 0; i < 200; i++) {
-      const [row] = await server().db.select().from(approvals).where(and(eq(approvals.agentId, agentId), eq(approvals.status, "pending")));
-      if (row) return row;
-      await new Promise((r) => setTimeout(r, 25));
-    }
-    throw new Error("no pending approval");
-  }
+  const pendingApproval = (agentId: string) =>
+    settle(async () => (await server().db.select().from(approvals).where(and(eq(approvals.agentId, agentId), eq(approvals.status, "pending"))))[0]);
 
   async function decide(approvalId: string, cookie: string, decision: "approve" | "reject", reason?: string) {
     const res = await decisionRoute(jsonRequest(`/api/approvals/${approvalId}/decision`, { method: "POST", cookie, body: { decision, ...(reason ? { reason } : {}) } }), params({ id: approvalId }));

@@ -2,7 +2,7 @@ import { and, eq, like } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { getBudgets, updateBudgets } from "../../lib/billing/budgets";
 import { runBillingJobs } from "../../lib/billing/jobs";
-import { approvals, auditLog, usageEvents, usageRollupsHourly } from "../../lib/db/schema";
+import { auditLog, usageEvents, usageRollupsHourly } from "../../lib/db/schema";
 import { textTurn, toolTurn } from "../../lib/models/scripted";
 import { createRuntime } from "../../lib/runtime/runtime";
 import { addRunUsage } from "../../lib/runtime/run-state";
@@ -12,7 +12,7 @@ import { recordQueries } from "../../lib/db/query-count";
 import { decideApproval } from "../../lib/safety/approvals";
 import { estimateTokens } from "../../lib/models/offline";
 import { makeUser, makeWorkspace } from "../support/fixtures";
-import { getRunRow, makeAgent, textOf, useScriptedModel, waitForRun } from "../support/runtime";
+import { getRunRow, makeAgent, suspension, textOf, useScriptedModel, waitForRun } from "../support/runtime";
 import { useTestServer } from "../support/server";
 
 const calls = { inputTokens: 1000, outputTokens: 500 };
@@ -38,16 +38,7 @@ describe("charging runs", () => {
 
   const ledgerOf = async (runId: string) => server().db.select().from(usageEvents).where(eq(usageEvents.runId, runId));
 
-  async function waitForSuspension(runId: string) {
-    const s = server();
-    for (let i = 0; i < 400; i++) {
-      const run = await getRunRow(s.db, runId);
-      if (run.state === "suspended") return (await s.db.select().from(approvals).where(eq(approvals.runId, runId)))[0]!;
-      if (run.state !== "running") throw new Error(`run ended as ${run.state}: ${run.error}`);
-      await new Promise((r) => setTimeout(r, 25));
-    }
-    throw new Error("run did not suspend");
-  }
+  const waitForSuspension = (runId: string) => suspension(server().db, runId);
 
   it("a model call's usage written twice (a retry, a crash between the ledger and the totals) is added to the run's totals once", async () => {
     const { s, start } = await setup("Totals");
