@@ -26,10 +26,6 @@ import { anchoredStepClasses, useStepAnchor } from "../runs/use-step-anchor";
 import { runOfAnswer, useFinishedTimelines, useRunStream } from "./use-run";
 import { StreamNotice } from "../runs/stream-notice";
 
-function errorText(error: unknown): string {
-  return errorMessage(error, "Something went wrong.");
-}
-
 /** Pixels from the bottom within which the list keeps following new text. */
 const STICKY_PX = 120;
 
@@ -254,7 +250,7 @@ export function Conversation({ sessionId, currentUserId }: { sessionId: string; 
 
       {send.isError || stop.isError ? (
         <p role="alert" className="border-t border-rose-100 bg-rose-50 px-5 py-2 text-sm text-rose-700">
-          {errorText(send.error ?? stop.error)}
+          {errorMessage(send.error ?? stop.error, "Something went wrong.")}
         </p>
       ) : null}
       <Composer

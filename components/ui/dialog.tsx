@@ -6,7 +6,6 @@ import { cn } from "./cn";
 
 export const Dialog = Primitive.Root;
 export const DialogTrigger = Primitive.Trigger;
-export const DialogClose = Primitive.Close;
 
 export const overlayClass = "fixed inset-0 z-50 bg-slate-950/50";
 

@@ -2,7 +2,6 @@
 
 import Link from "next/link";
 import { errorWords } from "@/lib/error-sentences";
-import { toast } from "./toaster";
 
 /**
  * An error said in words: what happened (from the one table in
@@ -31,12 +30,6 @@ export function ErrorCode({ code, className }: { code: string; className?: strin
       {code}
     </code>
   );
-}
-
-/** The same words as a toast: the sentence, with the specifics and the code as its description. */
-export function toastError(error: unknown, fallback: string) {
-  const words = errorWords(error, fallback);
-  toast.error(words.sentence, { description: [words.detail, words.code].filter(Boolean).join(" · ") || undefined });
 }
 
 /** A page whose subject cannot be shown (gone, not yours, the server down): what, why in words, and a way back. */

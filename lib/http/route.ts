@@ -7,7 +7,7 @@ import { findNul } from "../text";
 import { getServer, type Server } from "../server";
 import { roleLabels } from "../workspaces/role-names";
 import type { PublicUser } from "../workspaces/users";
-import { defaultWorkspaceForUser, getWorkspaceMembership, markWorkspaceOpened, type WorkspaceMembership } from "../workspaces/workspaces";
+import { markWorkspaceOpened, type WorkspaceMembership } from "../workspaces/workspaces";
 import { getEnv, parseEnv } from "../env";
 import { sessionWithWorkspace, type SessionWithWorkspace } from "../auth/sessions";
 import { sessionClaimOfRequest, userFromRequest } from "./auth";
@@ -118,26 +118,6 @@ function assertSameOrigin(req: Request) {
   if (refused) throw new AppError("forbidden:origin", `Cross-site requests are not allowed (${refused}).`);
 }
 
-/**
- * The current workspace of a request: the header a browser tab sends (or the
- * `workspace` query parameter, for EventSource, which cannot send headers),
- * else the cookie of the last workspace opened, else the one the user opened
- * last. Naming a workspace the user does not belong to is refused, never
- * silently replaced; a named one becomes the user's last opened.
- */
-export async function resolveWorkspace(db: Database, req: Request, userId: string): Promise<WorkspaceMembership> {
-  const named = namedWorkspace(req);
-  if (named) {
-    const membership = await getWorkspaceMembership(db, userId, { slug: named });
-    if (!membership) throw new AppError("forbidden:workspace", "You are not a member of that workspace.");
-    await markWorkspaceOpened(db, userId, membership.id);
-    return membership;
-  }
-  const last = await defaultWorkspaceForUser(db, userId);
-  if (!last) throw new AppError("forbidden:workspace", "You are not a member of any workspace.");
-  return last;
-}
-
 /** The workspace a request names (header, `workspace` query parameter, cookie), if any. */
 function namedWorkspace(req: Request): string | null {
   return req.headers.get(WORKSPACE_HEADER) ?? new URL(req.url).searchParams.get("workspace") ?? readCookie(req, WORKSPACE_COOKIE) ?? null;
@@ -154,9 +134,11 @@ async function sessionAndWorkspace(
 }
 
 /**
- * `resolveWorkspace` for a membership already read with the session: the
- * same refusals, and the same record of the workspace opened, written only
- * when it is not already the person's last opened.
+ * The current workspace of a request, from a membership already read with the session: the one the request names (the
+ * header a browser tab sends, the `workspace` query parameter for EventSource, which cannot send headers, or the
+ * cookie of the last workspace opened), else the one the person opened last. Naming a workspace the person does not
+ * belong to is refused, never silently replaced; a named one becomes their last opened (written only when it is not
+ * already).
  */
 async function workspaceOfSession(db: Database, req: Request, found: SessionWithWorkspace, named: string | null): Promise<WorkspaceMembership> {
   if (named) {
