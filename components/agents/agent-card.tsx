@@ -1,5 +1,6 @@
 import type { AgentSummary } from "@/lib/agents/agents";
 import { Avatar } from "../ui/avatar";
+import { ToolChips } from "./tool-chips";
 
 export function AgentCard({ agent }: { agent: AgentSummary }) {
   return (
@@ -23,11 +24,7 @@ export function AgentCard({ agent }: { agent: AgentSummary }) {
         <div className="flex gap-2">
           <dt className="w-12 shrink-0">Tools</dt>
           <dd className="flex flex-wrap gap-1">
-            {agent.tools.map((tool) => (
-              <span key={tool} className="rounded bg-slate-100 px-1.5 py-0.5 font-mono text-[11px] text-slate-700">
-                {tool}
-              </span>
-            ))}
+            <ToolChips tools={agent.tools} />
           </dd>
         </div>
       </dl>

@@ -21,6 +21,7 @@ import { isStaleEdit, STALE_AGENT_NOTICE, statusChange } from "./agent-edits";
 import type { ModelChoice, ToolChoice } from "./form-choices";
 import { CannotOpen, ErrorNotice } from "../ui/error-notice";
 import { useStartChat } from "../chat/use-start-chat";
+import { ToolChips } from "./tool-chips";
 
 // Loaded when they are wanted, after the page: the form when someone edits, the door tokens below the fold.
 const AgentForm = dynamic(() => import("./agent-form").then((m) => m.AgentForm), { ssr: false, loading: () => <LazyBox label="Loading the form" className="h-96 w-full" /> });
@@ -179,12 +180,7 @@ export function AgentDetailView({ agentId, canEdit, models, tools }: { agentId: 
               <div className="flex gap-3">
                 <dt className="w-16 shrink-0 pt-0.5 text-xs text-slate-500">Tools</dt>
                 <dd className="flex flex-wrap gap-1" data-testid="agent-tools">
-                  {agent.tools.length === 0 ? <span className="text-xs text-slate-500">none</span> : null}
-                  {agent.tools.map((tool) => (
-                    <span key={tool} className="rounded bg-slate-100 px-1.5 py-0.5 font-mono text-[11px] text-slate-700">
-                      {tool}
-                    </span>
-                  ))}
+                  <ToolChips tools={agent.tools} sayNone />
                 </dd>
               </div>
             </dl>

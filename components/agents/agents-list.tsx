@@ -12,6 +12,7 @@ import { agentKeys } from "@/lib/client/query-keys";
 import { agentListSchema, type AgentSummary } from "@/lib/agents/agent-schemas";
 import type { ModelChoice, ToolChoice } from "./form-choices";
 import { ErrorNotice } from "../ui/error-notice";
+import { ToolChips } from "./tool-chips";
 
 export function AgentStatusBadge({ status }: { status: AgentSummary["status"] }) {
   return status === "paused" ? (
@@ -113,12 +114,7 @@ export function AgentsList({ canEdit, models, tools, defaultModel }: { canEdit: 
                   <div className="flex gap-2">
                     <dt className="w-12 shrink-0 pt-0.5">Tools</dt>
                     <dd className="flex flex-wrap gap-1">
-                      {agent.tools.length === 0 ? <span className="text-slate-500">none</span> : null}
-                      {agent.tools.map((tool) => (
-                        <span key={tool} className="rounded bg-slate-100 px-1.5 py-0.5 font-mono text-[11px] text-slate-700">
-                          {tool}
-                        </span>
-                      ))}
+                      <ToolChips tools={agent.tools} sayNone />
                     </dd>
                   </div>
                 </dl>

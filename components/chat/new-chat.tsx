@@ -8,6 +8,7 @@ import { Avatar } from "../ui/avatar";
 import { agentKeys } from "@/lib/client/query-keys";
 import { agentListSchema } from "@/lib/agents/agent-schemas";
 import { useStartChat } from "./use-start-chat";
+import { ToolChips } from "../agents/tool-chips";
 
 export function NewChat() {
   const api = useApi();
@@ -54,11 +55,7 @@ export function NewChat() {
                   <p className="mt-2 flex-1 text-sm text-slate-600">{agent.description}</p>
                   <div className="mt-3 flex items-center gap-2">
                     <div className="flex min-w-0 flex-1 flex-wrap gap-1">
-                      {agent.tools.map((tool) => (
-                        <span key={tool} className="rounded bg-slate-100 px-1.5 py-0.5 font-mono text-[11px] text-slate-600">
-                          {tool}
-                        </span>
-                      ))}
+                      <ToolChips tools={agent.tools} />
                     </div>
                     <button
                       type="button"
