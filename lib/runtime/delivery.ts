@@ -53,27 +53,19 @@ export async function deliverAgentMessage(
   const { run } = sender;
   const limit = await maxHops(db, run.workspaceId);
   const feed: FeedItemInput[] = [
-    {
-      workspaceId: run.workspaceId,
-      kind: sent.room ? "room_post" : "agent_message",
-      agentId: run.agentId,
-      targetAgentId: sent.toAgentId ?? null,
+    messageFeedItem(run, {
+      stepId: sender.stepId,
+      messageId: sent.messageId,
+      from: sender.handle,
+      to: sent.to ?? null,
+      toAgentId: sent.toAgentId ?? null,
+      room: sent.room ?? null,
       roomId: sent.roomId ?? null,
       threadId: sent.threadId ?? null,
-      runId: run.id,
-      stepId: sender.stepId,
-      payload: {
-        messageId: sent.messageId,
-        from: sender.handle,
-        to: sent.to ?? null,
-        room: sent.room ?? null,
-        recipients: sent.recipients,
-        text: sent.text,
-        hop: sent.hop,
-        sessionId: run.sessionId,
-        trigger: run.trigger,
-      },
-    },
+      recipients: sent.recipients,
+      text: sent.text,
+      hop: sent.hop,
+    }),
   ];
   const wake = sent.hop <= limit ? sent.recipientIds : [];
   if (sent.recipientIds.length > 0 && wake.length === 0) {
@@ -141,26 +133,62 @@ export async function postReply(deps: { db: Db; bus: EventBus }, run: AgentRun, 
       hop: run.hop,
     })
     .returning({ id: agentMessages.id });
+  const room = source.roomId ? ((await deps.db.select({ name: rooms.name }).from(rooms).where(eq(rooms.id, source.roomId)))[0]?.name ?? null) : null;
   await recordFeed(deps.db, deps.bus, [
-    {
-      workspaceId: run.workspaceId,
-      kind: source.roomId ? "room_post" : "agent_message",
-      agentId: run.agentId,
-      targetAgentId: source.roomId ? null : (to?.id ?? null),
+    messageFeedItem(run, {
+      stepId: null,
+      messageId: reply!.id,
+      from: me?.handle ?? null,
+      to: to?.handle ?? null,
+      toAgentId: source.roomId ? null : (to?.id ?? null),
+      room,
       roomId: source.roomId,
       threadId: source.threadId,
-      runId: run.id,
-      payload: {
-        messageId: reply!.id,
-        from: me?.handle ?? null,
-        to: to?.handle ?? null,
-        room: source.roomId ? ((await deps.db.select({ name: rooms.name }).from(rooms).where(eq(rooms.id, source.roomId)))[0]?.name ?? null) : null,
-        text: truncate(text, 2000),
-        reply: true,
-        hop: run.hop,
-        recipients: [],
-        trigger: run.trigger,
-      },
-    },
+      recipients: [],
+      text: truncate(text, 2000),
+      hop: run.hop,
+      reply: true,
+    }),
   ]);
+}
+
+/** The feed item of a message an agent's run sent to another agent or a room: a message of its own, or a reply. */
+function messageFeedItem(
+  run: AgentRun,
+  m: {
+    stepId: string | null;
+    messageId: string;
+    from: string | null;
+    to: string | null;
+    toAgentId: string | null;
+    room: string | null;
+    roomId: string | null;
+    threadId: string | null;
+    recipients: string[];
+    text: string;
+    hop: number;
+    reply?: boolean;
+  },
+): FeedItemInput {
+  return {
+    workspaceId: run.workspaceId,
+    kind: m.roomId ? "room_post" : "agent_message",
+    agentId: run.agentId,
+    targetAgentId: m.toAgentId,
+    roomId: m.roomId,
+    threadId: m.threadId,
+    runId: run.id,
+    stepId: m.stepId,
+    payload: {
+      messageId: m.messageId,
+      from: m.from,
+      to: m.to,
+      room: m.room,
+      recipients: m.recipients,
+      text: m.text,
+      hop: m.hop,
+      ...(m.reply ? { reply: true } : { sessionId: run.sessionId }),
+      trigger: run.trigger,
+    },
+  };
 }

@@ -47,18 +47,14 @@ function rollupColumns<T extends Record<"workspaceId" | "agentId" | "model" | "s
 }
 
 /**
- * Hourly sums of the ledger, written in the same transaction as each usage row.
- * `agentId` has no foreign key on purpose: deleting an agent must neither
- * fail on the unique key (two rows becoming "no agent") nor drop its spend.
+ * The keys (besides the time bucket) and the sums a rollup row holds, the same in the hourly and the daily table. A
+ * function, so that each table gets columns of its own.
  */
-export const usageRollupsHourly = pgTable(
-  "usage_rollups_hourly",
-  {
+function rollupSums() {
+  return {
     workspaceId: uuid()
       .notNull()
       .references(() => workspaces.id, { onDelete: "cascade" }),
-    /** The UTC hour the calls were made in. */
-    bucket: timestamp({ withTimezone: true, mode: "date" }).notNull(),
     agentId: uuid(),
     model: text().notNull(),
     sourceKind: usageSourceEnum().notNull(),
@@ -70,6 +66,20 @@ export const usageRollupsHourly = pgTable(
     credits: bigint({ mode: "number" }).notNull().default(0),
     /** Calls charged at the default price because their model had none. */
     unpricedCalls: bigint({ mode: "number" }).notNull().default(0),
+  };
+}
+
+/**
+ * Hourly sums of the ledger, written in the same transaction as each usage row.
+ * `agentId` has no foreign key on purpose: deleting an agent must neither
+ * fail on the unique key (two rows becoming "no agent") nor drop its spend.
+ */
+export const usageRollupsHourly = pgTable(
+  "usage_rollups_hourly",
+  {
+    /** The UTC hour the calls were made in. */
+    bucket: timestamp({ withTimezone: true, mode: "date" }).notNull(),
+    ...rollupSums(),
   },
   (t) => [
     unique("usage_rollups_hourly_key").on(t.workspaceId, t.bucket, t.agentId, t.model, t.sourceKind).nullsNotDistinct(),
@@ -86,20 +96,8 @@ export const usageRollupsHourly = pgTable(
 export const usageRollupsDaily = pgTable(
   "usage_rollups_daily",
   {
-    workspaceId: uuid()
-      .notNull()
-      .references(() => workspaces.id, { onDelete: "cascade" }),
     day: timestamp({ withTimezone: true, mode: "date" }).notNull(),
-    agentId: uuid(),
-    model: text().notNull(),
-    sourceKind: usageSourceEnum().notNull(),
-    calls: bigint({ mode: "number" }).notNull().default(0),
-    inputTokens: bigint({ mode: "number" }).notNull().default(0),
-    outputTokens: bigint({ mode: "number" }).notNull().default(0),
-    cacheReadTokens: bigint({ mode: "number" }).notNull().default(0),
-    cacheWriteTokens: bigint({ mode: "number" }).notNull().default(0),
-    credits: bigint({ mode: "number" }).notNull().default(0),
-    unpricedCalls: bigint({ mode: "number" }).notNull().default(0),
+    ...rollupSums(),
   },
   (t) => [
     unique("usage_rollups_daily_key").on(t.workspaceId, t.day, t.agentId, t.model, t.sourceKind).nullsNotDistinct(),
