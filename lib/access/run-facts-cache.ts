@@ -34,6 +34,8 @@ const CAPACITY = 20_000;
  */
 export class RunFactsCache {
   private readonly known = new Map<string, Promise<RunFacts | undefined>>();
+  /** Reads of the table this cache sent: one per batch of runs it did not know. */
+  readonly stats = { reads: 0 };
 
   constructor(private readonly db: Db) {}
 
@@ -57,6 +59,7 @@ export class RunFactsCache {
   prefetch(workspaceId: string, runIds: (string | null | undefined)[]): void {
     const missing = [...new Set(runIds.filter((id): id is string => !!id))].filter((id) => !this.known.has(keyOf(workspaceId, id)));
     if (missing.length === 0) return;
+    this.stats.reads += 1;
     const read = runFactsByIds(this.db, workspaceId, missing);
     for (const runId of missing) this.keep(workspaceId, runId, read.then((found) => found.get(runId)));
   }
@@ -65,6 +68,7 @@ export class RunFactsCache {
     const key = keyOf(workspaceId, runId);
     const kept = this.known.get(key);
     if (kept) return kept;
+    this.stats.reads += 1;
     return this.keep(workspaceId, runId, runFactsByIds(this.db, workspaceId, [runId]).then((found) => found.get(runId)));
   }
 
