@@ -9,7 +9,7 @@ import { toast } from "../ui/toaster";
 import type { ApprovalItem } from "@/lib/safety/approval-schemas";
 import { describeTaintSource } from "@/lib/safety/taint";
 import { categoryLabels, judgeLine, originHref, requestLine, timeLeft } from "./approval-text";
-import { absoluteWhen } from "@/lib/client/when";
+import { absoluteWhen } from "@/lib/client/format-time";
 import { EditInput } from "./edit-input";
 import { CopyDraft } from "./copy-draft";
 import { Time } from "../ui/time";

@@ -5,7 +5,7 @@ import { useRouter } from "next/navigation";
 import { chatKeys } from "@/lib/client/query-keys";
 import { invalidateInEveryTab } from "@/lib/client/tab-sync";
 import { sessionListSchema } from "@/lib/runtime/session-schemas";
-import { createdIdSchema } from "@/lib/wire";
+import { createdIdSchema } from "@/lib/shared-schemas";
 import { useApi, useWorkspace } from "../providers";
 
 /**

@@ -3,7 +3,7 @@
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useMemo, useState } from "react";
-import { absoluteWhen } from "@/lib/client/when";
+import { absoluteWhen } from "@/lib/client/format-time";
 import { ErrorNotice } from "../ui/error-notice";
 import { toast } from "../ui/toaster";
 import { useNow } from "../ui/time";

@@ -1,4 +1,4 @@
-import { inkOn } from "@/lib/client/ink";
+import { inkOn } from "@/lib/client/text-on-color";
 
 /** An agent's (or a person's) initial on their colour, in the ink that reads best on it. Decorative: the name is beside it. */
 export function Avatar({ name, color, size = "md" }: { name: string; color: string; size?: "sm" | "md" | "lg" }) {

@@ -1,7 +1,7 @@
 "use client";
 
 import { useEffect, useState } from "react";
-import { absoluteWhen, relativeWhen } from "@/lib/client/when";
+import { absoluteWhen, relativeWhen } from "@/lib/client/format-time";
 import { useTimeZone } from "../providers";
 
 /** Re-renders every `intervalMs`, so relative times stay true on a page left open. */

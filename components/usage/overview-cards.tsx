@@ -2,7 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { usageSummarySchema, type UsageSummary } from "@/lib/billing/usage-schemas";
-import { hourLabel, startOfZonedDay } from "@/lib/client/when";
+import { hourLabel, startOfZonedDay } from "@/lib/client/format-time";
 import { ErrorNotice } from "../ui/error-notice";
 import { usageKeys } from "@/lib/client/query-keys";
 import { useApi, useWorkspace } from "../providers";

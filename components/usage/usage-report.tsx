@@ -8,7 +8,7 @@ import { useMemo, type ComponentProps } from "react";
 import type { UsageGroup } from "@/lib/billing/report";
 import { usageReportSchema, type UsageReport as Report } from "@/lib/billing/billing-schemas";
 import { CREDITS_PER_USD } from "@/lib/billing/prices";
-import { addZonedDays, dayLabel, isoDay, mediumWhen, startOfZonedDay } from "@/lib/client/when";
+import { addZonedDays, dayLabel, isoDay, mediumWhen, startOfZonedDay } from "@/lib/client/format-time";
 import { rangeParams, readRangeChoice, resolveRangeChoice, type RangePreset } from "@/lib/client/usage-range";
 import { ErrorNotice } from "../ui/error-notice";
 import { usageKeys } from "@/lib/client/query-keys";

@@ -1,6 +1,6 @@
 /** What the agents API answers with: the browser parses with these, the routes are type-checked against them. */
 import { z } from "zod/mini";
-import { id, isoDate, nullableDate } from "../wire";
+import { id, isoDate, nullableDate } from "../shared-schemas";
 
 export const agentSummarySchema = z.object({
   id,

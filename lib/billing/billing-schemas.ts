@@ -1,6 +1,6 @@
 /** What the prices, reconciliation and usage report APIs answer with: the browser parses with these, the routes are type-checked against them. */
 import { z } from "zod/mini";
-import { id, isoDate, nullableDate } from "../wire";
+import { id, isoDate, nullableDate } from "../shared-schemas";
 
 /** Credits per million tokens. */
 const modelPrice = { input: z.number(), output: z.number(), cacheRead: z.number(), cacheWrite: z.number() };

@@ -1,6 +1,6 @@
 /** What the usage summary and budgets API answer with: the browser parses with these, the routes are type-checked against them. */
 import { z } from "zod/mini";
-import { id, isoDate } from "../wire";
+import { id, isoDate } from "../shared-schemas";
 
 const nullableNumber = z.nullable(z.number());
 

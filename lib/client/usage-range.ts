@@ -4,7 +4,7 @@
  * inclusive) in the workspace's time zone. A reload or a shared link shows
  * the same range; a bad one is explained, never replaced by another.
  */
-import { addZonedDays, isoDay, parseIsoDay, startOfDay, startOfZonedDay, zonedDay } from "./when";
+import { addZonedDays, isoDay, parseIsoDay, startOfDay, startOfZonedDay, zonedDay } from "./format-time";
 
 export const rangePresets = ["today", "7d", "30d", "month"] as const;
 export type RangePreset = (typeof rangePresets)[number];

@@ -1,6 +1,6 @@
 /** What the connections API answers with: the browser parses with these, the routes are type-checked against them. */
 import { z } from "zod/mini";
-import { id, isoDate } from "../wire";
+import { id, isoDate } from "../shared-schemas";
 
 /** A connection as listed: never its secret. */
 export const connectionRowSchema = z.object({ id, provider: z.string(), label: z.string(), baseUrl: z.string(), updatedAt: isoDate });

@@ -1,6 +1,6 @@
 /** What the feed API and its stream carry: the browser parses with these, the routes are type-checked against them. */
 import { z } from "zod/mini";
-import { isoDate } from "../wire";
+import { isoDate } from "../shared-schemas";
 
 /** Missing or null both read as null: an older item may not carry every link. */
 const nullableId = z.pipe(z.optional(z.nullable(z.string())), z.transform((v) => v ?? null));

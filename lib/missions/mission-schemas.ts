@@ -1,6 +1,6 @@
 /** What the crews, missions and comparisons API answers with: the browser parses with these, the routes are type-checked against them. */
 import { z } from "zod/mini";
-import { id, isoDate, nullableDate } from "../wire";
+import { id, isoDate, nullableDate } from "../shared-schemas";
 
 const position = z.object({ x: z.number(), y: z.number() });
 const edge = z.object({ from: z.string(), to: z.string() });

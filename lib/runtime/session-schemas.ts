@@ -1,6 +1,6 @@
 /** What the chat sessions API answers with: the browser parses with these, the routes are type-checked against them. */
 import { z } from "zod/mini";
-import { id, isoDate } from "../wire";
+import { id, isoDate } from "../shared-schemas";
 
 export const sessionSummarySchema = z.object({
   id,

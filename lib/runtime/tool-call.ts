@@ -5,7 +5,7 @@ import { authorizeCall, breakerKeyFor, errorResult, type BreakerOutcome, type Pr
 import { callFingerprint, resultHash } from "../safety/fingerprint";
 import { consumeGrant } from "../safety/grants";
 import { classifyCall } from "../safety/policy";
-import { workspaceCredential, workspacePolicyOf } from "./lookups";
+import { workspaceCredential, workspacePolicyOf } from "./workspace-reads";
 import { cleanDeep, truncate } from "../text";
 import type { AnyTool } from "../tools/registry";
 import { ToolError, type FollowUp, type ToolContext, type ToolPreview } from "../tools/types";

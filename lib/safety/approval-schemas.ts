@@ -1,6 +1,6 @@
 /** What the approvals API answers with: the browser parses with these, the routes are type-checked against them. */
 import { z } from "zod/mini";
-import { id, isoDate, jsonObject, nullableDate, storedJson } from "../wire";
+import { id, isoDate, jsonObject, nullableDate, storedJson } from "../shared-schemas";
 
 export const approvalStatusSchema = z.enum(["pending", "approved", "rejected", "expired", "withdrawn"]);
 

@@ -52,7 +52,7 @@ import { runSummarySchema } from "../../lib/runtime/run-schemas";
 import { chatRunStartedSchema, sessionHistorySchema, sessionListSchema } from "../../lib/runtime/session-schemas";
 import { createSession } from "../../lib/runtime/sessions";
 import { approvalListSchema, approvalOneSchema } from "../../lib/safety/approval-schemas";
-import { createdIdSchema } from "../../lib/wire";
+import { createdIdSchema } from "../../lib/shared-schemas";
 import { demoOwner, makeUser } from "../support/fixtures";
 import { getRunRow, makeAgent, useScriptedModel, waitForRun } from "../support/runtime";
 import { jsonRequest, params, sessionCookie, useTestServer } from "../support/server";

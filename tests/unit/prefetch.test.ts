@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { z } from "zod/mini";
 import { prefetch, prefetchState } from "../../lib/http/prefetch";
-import { isoDate } from "../../lib/wire";
+import { isoDate } from "../../lib/shared-schemas";
 
 const sessionsSchema = z.object({ sessions: z.array(z.object({ id: z.string(), createdAt: isoDate })) });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { absoluteWhen, addZonedDays, dayLabel, hourLabel, isoDay, mediumWhen, parseIsoDay, relativeWhen, startOfDay, startOfZonedDay } from "@/lib/client/when";
+import { absoluteWhen, addZonedDays, dayLabel, hourLabel, isoDay, mediumWhen, parseIsoDay, relativeWhen, startOfDay, startOfZonedDay } from "@/lib/client/format-time";
 import { rangeParams, readRangeChoice, resolveRangeChoice } from "@/lib/client/usage-range";
 import { toHourRange } from "@/lib/billing/range";
 

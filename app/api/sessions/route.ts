@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { created, route } from "@/lib/http/route";
 import { sessionListSchema } from "@/lib/runtime/session-schemas";
-import { createdIdSchema } from "@/lib/wire";
+import { createdIdSchema } from "@/lib/shared-schemas";
 import { createSession, listSessions } from "@/lib/runtime/sessions";
 import { searchSessions } from "@/lib/runtime/session-edits";
 

@@ -7,7 +7,7 @@ import { getBudgets } from "@/lib/billing/budgets";
 import { getUsageSummary } from "@/lib/billing/summary";
 import { budgetOverviewSchema, usageSummarySchema } from "@/lib/billing/usage-schemas";
 import { billingKeys, usageKeys } from "@/lib/client/query-keys";
-import { startOfZonedDay } from "@/lib/client/when";
+import { startOfZonedDay } from "@/lib/client/format-time";
 import { prefetch, prefetchState } from "@/lib/http/prefetch";
 import { requireWorkspacePage } from "@/lib/http/page";
 import { getServer } from "@/lib/server";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { contrast, DARK_INK, inkOn, LIGHT_INK, relativeLuminance } from "@/lib/client/ink";
+import { contrast, DARK_INK, inkOn, LIGHT_INK, relativeLuminance } from "@/lib/client/text-on-color";
 
 const hex = (c: string): [number, number, number] => [parseInt(c.slice(1, 3), 16), parseInt(c.slice(3, 5), 16), parseInt(c.slice(5, 7), 16)];
 const ratio = (a: string, b: string) => contrast(relativeLuminance(hex(a)), relativeLuminance(hex(b)));
