@@ -8,6 +8,8 @@
  * several `AppError` classes: never test with `instanceof`, ask `isAppError`,
  * which reads a brand shared by every copy of the class.
  */
+import type { KnownErrorCode } from "./error-sentences";
+
 export const errorKinds = {
   bad_request: 400,
   unauthorized: 401,
@@ -52,7 +54,7 @@ export class AppError extends Error {
   readonly kind: ErrorKind;
   readonly details?: unknown;
 
-  constructor(code: ErrorCode, message?: string, options?: { details?: unknown; cause?: unknown }) {
+  constructor(code: KnownErrorCode, message?: string, options?: { details?: unknown; cause?: unknown }) {
     const kind = code.slice(0, code.indexOf(":")) as ErrorKind;
     super(message ?? defaultErrorMessages[kind] ?? "Error", { cause: options?.cause });
     this.name = "AppError";
@@ -71,13 +73,23 @@ export class AppError extends Error {
     return body;
   }
 
+  /**
+   * An error whose code was read rather than written here (an answer of the server, another bundle's copy of the
+   * class, a provider's failure mapped to a code): it may be one this version has no sentence for, and its kind still
+   * gives its status. Code written in this codebase uses `new AppError`, whose codes are the closed list of
+   * `lib/error-sentences.ts`, so a typo fails the typecheck.
+   */
+  static fromCode(code: ErrorCode, message?: string, options?: { details?: unknown; cause?: unknown }): AppError {
+    return new AppError(code as KnownErrorCode, message, options);
+  }
+
   /** Rebuilds an error from a JSON body (the browser side of the contract). */
   static fromBody(body: unknown, fallbackStatus = 500): AppError {
     if (body && typeof body === "object" && "code" in body && typeof body.code === "string" && isErrorCode(body.code)) {
       const b = body as Partial<ErrorBody>;
-      return new AppError(b.code as ErrorCode, typeof b.message === "string" ? b.message : undefined, { details: b.details });
+      return AppError.fromCode(b.code as ErrorCode, typeof b.message === "string" ? b.message : undefined, { details: b.details });
     }
-    return new AppError(`${kindForStatus(fallbackStatus)}:response`);
+    return AppError.fromCode(`${kindForStatus(fallbackStatus)}:response`);
   }
 }
 

@@ -9,7 +9,7 @@ export function toAppError(error: unknown): AppError {
     if (Object.getPrototypeOf(error) === AppError.prototype) return error;
     // One made by another bundle's copy of the class: same brand, other prototype.
     const foreign = error as { code: AppError["code"]; message: unknown; details?: unknown };
-    return new AppError(foreign.code, typeof foreign.message === "string" ? foreign.message : undefined, { details: foreign.details, cause: error });
+    return AppError.fromCode(foreign.code, typeof foreign.message === "string" ? foreign.message : undefined, { details: foreign.details, cause: error });
   }
   if (error instanceof DataFolderInUseError) return new AppError("unavailable:database", "The database is in use by another process.");
   const pgCode = pgErrorCode(error);

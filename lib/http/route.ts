@@ -71,7 +71,7 @@ export interface UserRouteContext<P extends Schema, Q extends Schema, B extends 
 
 type NextContext = { params: Promise<Record<string, string | string[] | undefined>> };
 
-function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, surface: string): z.output<S> {
+function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, surface: "params" | "query" | "body"): z.output<S> {
   // PostgreSQL cannot store a NUL character in text: refuse it here, once, for every route.
   const nulAt = findNul(value);
   if (nulAt !== null) {

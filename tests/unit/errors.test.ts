@@ -28,7 +28,14 @@ describe("AppError", () => {
     ["rate_limited:model", 429],
     ["unavailable:database", 503],
   ] as const)("%s maps to HTTP %i", (code, status) => {
-    expect(new AppError(code).status).toBe(status);
+    expect(AppError.fromCode(code).status).toBe(status);
+  });
+
+  it("takes only codes of the closed list: a typo fails the typecheck, a code read from an answer goes through fromCode", () => {
+    // @ts-expect-error `aproval` is no surface: the typecheck refuses it (and fails on this line if it ever stopped).
+    const typo = new AppError("not_found:aproval");
+    expect(typo.status).toBe(404);
+    expect(AppError.fromCode("not_found:something_newer").code).toBe("not_found:something_newer");
   });
 
   it("round-trips through JSON the way the browser rebuilds it", () => {
@@ -122,7 +129,7 @@ describe("model failures", () => {
   ] as const)("a provider's %s is stored as %s, a code of a known kind", (reason, code, status) => {
     const mapped = modelErrorCode(new ModelError("failed", reason));
     expect(mapped).toBe(code);
-    expect(new AppError(mapped).status).toBe(status);
+    expect(AppError.fromCode(mapped).status).toBe(status);
   });
 });
 
