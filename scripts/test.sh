@@ -5,7 +5,20 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-step() { printf '\n\033[1m== %s ==\033[0m\n' "$*"; }
+# Each stage's time, printed at the end: where a run's minutes go.
+stages=()
+stage_label=""
+stage_started=$SECONDS
+end_stage() {
+  if [ -n "$stage_label" ]; then stages+=("$(printf '%5ss  %s' "$((SECONDS - stage_started))" "$stage_label")"); fi
+  stage_label=""
+}
+step() {
+  end_stage
+  stage_label="$*"
+  stage_started=$SECONDS
+  printf '\n\033[1m== %s ==\033[0m\n' "$*"
+}
 started=$SECONDS
 
 if [ ! -x node_modules/.bin/next ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
@@ -28,6 +41,8 @@ fi
 
 step "Typecheck"
 npx tsc --noEmit
+# Checked once: the production build below need not type-check the same code again (next.config.ts reads this).
+export CLAWDECK_TYPECHECKED=1
 
 step "Lint"
 npx eslint --max-warnings 0 .
@@ -57,5 +72,7 @@ npx next build
 step "Browser tests (Chromium)"
 PLAYWRIGHT_JSON_OUTPUT_NAME=.test-data/report-e2e.json npx playwright test --reporter=list,json
 
-printf '\nAll tests passed in %ss.\n' "$((SECONDS - started))"
+end_stage
+printf '\nAll tests passed in %ss.\nStages:\n' "$((SECONDS - started))"
+printf '  %s\n' "${stages[@]}"
 node scripts/test-summary.mjs
