@@ -1,5 +1,5 @@
 import { DrizzleQueryError } from "drizzle-orm/errors";
-import { knownSecrets, Redactor } from "./safety/redact";
+import { knownSecrets, Redactor } from "./secret-redactor";
 
 /** Longest message kept from an error that is not a query failure (a parse error may quote the text it read). */
 const MAX_MESSAGE = 300;

@@ -7,7 +7,7 @@ import crypto from "node:crypto";
 import { createLocalBus, createPostgresBus, type EventBus } from "./runtime/bus";
 import { createRuntime, type Runtime } from "./runtime/runtime";
 import { createModelResolver, modelConfigFromEnv, providerKeys, type ModelConfig } from "./models/registry";
-import { rememberSecret } from "./safety/redact";
+import { rememberSecret } from "./secret-redactor";
 import { createToolRegistry } from "./tools/registry";
 import { checkBudget } from "./billing/budgets";
 import { createMissionScheduler, type MissionScheduler } from "./missions/scheduler";

@@ -31,10 +31,10 @@ import { createModelResolver, modelConfigFromEnv, type ResolvedModel } from "../
 import { createScriptedModel, textTurn } from "../lib/models/scripted";
 import type { ModelEvent, ModelProvider, ModelRequest } from "../lib/models/types";
 import type { EventBus } from "../lib/runtime/bus";
-import { isTerminal } from "../lib/runtime/events";
+import { isTerminal } from "../lib/journal/run-events";
 import { createRuntime, type Runtime } from "../lib/runtime/runtime";
 import { createSession } from "../lib/runtime/sessions";
-import { runTopic } from "../lib/runtime/journal";
+import { runTopic } from "../lib/journal/run-journal-store";
 import { journalWriterFor } from "../lib/runtime/journal-writer";
 import { streamRunEvents } from "../lib/runtime/stream";
 import { createToolRegistry } from "../lib/tools/registry";

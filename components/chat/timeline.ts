@@ -1,7 +1,7 @@
 import { z } from "zod/mini";
 import { followEventStream } from "@/lib/client/event-stream";
 import { AppError } from "@/lib/errors";
-import { isTerminal, parseRunEvent, type RunEvent, type RunEventPayload } from "@/lib/runtime/events";
+import { isTerminal, parseRunEvent, type RunEvent, type RunEventPayload } from "@/lib/journal/run-events";
 
 /**
  * A reply rebuilt from its run's events: text and tool steps in the order they

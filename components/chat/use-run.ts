@@ -5,7 +5,7 @@ import { handOverStream } from "@/lib/client/event-stream";
 import { useEventStream } from "@/lib/client/use-event-stream";
 import { AppError } from "@/lib/errors";
 import { chatRunStartedSchema, RUN_ID_HEADER } from "@/lib/runtime/session-schemas";
-import { isTerminal } from "@/lib/runtime/events";
+import { isTerminal } from "@/lib/journal/run-events";
 import { useWorkspace } from "../providers";
 import { applyRunEvent, decodeRunEvent, emptyTimeline, isDone, replayRun, type Timeline } from "./timeline";
 import { chatKeys } from "@/lib/client/query-keys";

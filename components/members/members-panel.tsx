@@ -4,7 +4,7 @@ import { can } from "@/lib/access/capabilities";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import type { Role } from "@/lib/db/schema";
-import { roleDescriptions, roleLabels, roles } from "@/lib/workspaces/role-names";
+import { roleDescriptions, roleLabels, roles } from "@/lib/access/role-names";
 import { ConfirmDialog } from "../ui/alert-dialog";
 import { settingsKeys } from "@/lib/client/query-keys";
 import { invitationCreatedSchema, invitationListSchema, memberListSchema } from "@/lib/workspaces/workspace-schemas";

@@ -1,6 +1,6 @@
 "use client";
 
-import { roleLabels } from "@/lib/workspaces/role-names";
+import { roleLabels } from "@/lib/access/role-names";
 import type { WorkspaceInfo } from "../providers";
 import { ThemeToggle } from "../ui/theme-toggle";
 import type { NavItem } from "./nav-items";

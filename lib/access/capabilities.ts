@@ -1,7 +1,7 @@
 // Who may do what, as one table: routes, pages, streams, domain rules and the browser (to hide what a person cannot
 // do) all read it. No zod and no database here: the browser imports it.
 import type { Role } from "../db/schema";
-import { hasRole, roles } from "../workspaces/role-names";
+import { hasRole, roles } from "./role-names";
 
 /** Each action with the least role that may take it (roles are ordered: owner, manager, reviewer, member). */
 export const capabilities = {

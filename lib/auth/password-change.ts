@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Db } from "../db/client";
 import { recordAudit } from "../audit";
 import { AppError } from "../errors";
-import { generatePassword } from "./passwords";
+import { generatePassword } from "../workspaces/passwords";
 import { revokeUserSessions } from "./sessions";
 import { signInThrottle } from "./throttle";
 import { getUserByEmail, passwordSchema, setPassword, verifyCredentials, type PublicUser } from "../workspaces/users";

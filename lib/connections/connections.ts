@@ -9,7 +9,7 @@ import { decryptSecret, encryptSecret } from "../crypto";
 import { envSchema } from "../env";
 import { AppError } from "../errors";
 import { recordAudit } from "../audit";
-import { Redactor } from "../safety/redact";
+import { Redactor } from "../secret-redactor";
 
 export const SLACK_DEFAULT_BASE_URL = "https://slack.com";
 

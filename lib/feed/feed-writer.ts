@@ -2,8 +2,8 @@ import { randomUUID } from "node:crypto";
 import type { Database } from "../db/client";
 import { AppError } from "../errors";
 import type { EventBus } from "../runtime/bus";
-import { withDbRetry } from "../runtime/db-retry";
-import { FlushLoop, KeyedListeners, readAnnounced, type AnnouncedRange } from "../runtime/group-commit";
+import { withDbRetry } from "../db/retry";
+import { FlushLoop, KeyedListeners, readAnnounced, type AnnouncedRange } from "../db/group-commit";
 import { logError } from "../log";
 import { feedTopic, notifyFeed, readFeed, writeFeedItems, type FeedItemInput, type FeedItemView, type WrittenFeed } from "./feed";
 

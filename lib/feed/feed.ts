@@ -8,7 +8,7 @@ import { rowsOf, type Db, type Transaction } from "../db/client";
 import { feedWriterFor } from "./feed-writer";
 import { feedItems, workspaces, type AgentRun } from "../db/schema";
 import type { EventBus } from "../runtime/bus";
-import { tailJournal, type TailItem } from "../runtime/tail";
+import { tailJournal, type TailItem } from "../db/journal-tail";
 import { logError } from "../log";
 import { AppError } from "../errors";
 import { DAY_MS, rangeFields, resolveRange } from "../billing/range";

@@ -5,7 +5,7 @@ import type { Database } from "../db/client";
 import { AppError } from "../errors";
 import { findNul } from "../text";
 import { getServer, type Server } from "../server";
-import { roleLabels } from "../workspaces/role-names";
+import { roleLabels } from "../access/role-names";
 import type { PublicUser } from "../workspaces/users";
 import { markWorkspaceOpened, type WorkspaceMembership } from "../workspaces/workspaces";
 import { getEnv, parseEnv } from "../env";

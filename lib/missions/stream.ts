@@ -1,7 +1,7 @@
 import type { Db } from "../db/client";
 import type { SseItem } from "../http/sse";
 import type { EventBus } from "../runtime/bus";
-import { tailJournal } from "../runtime/tail";
+import { tailJournal } from "../db/journal-tail";
 import { isMissionTerminal, missionTopic, readMissionEvents, type MissionEventView } from "./journal";
 
 /**

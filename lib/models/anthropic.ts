@@ -8,7 +8,7 @@ import type {
   Tool,
 } from "@anthropic-ai/sdk/resources/messages";
 import { z } from "zod";
-import { Redactor } from "../safety/redact";
+import { Redactor } from "../secret-redactor";
 import { isModelError, ModelError, type ModelEvent, type ModelMessage, type ModelProvider, type ModelRequest, type StopReason, type Usage } from "./types";
 
 export interface AnthropicProviderOptions {

@@ -3,10 +3,10 @@ import { rowsOf, type Database } from "../db/client";
 import { agentRuns, runEvents } from "../db/schema";
 import { cleanDeep } from "../text";
 import type { EventBus } from "./bus";
-import { withDbRetry } from "./db-retry";
-import { FlushLoop, KeyedListeners, readAnnounced, type AnnouncedRange } from "./group-commit";
-import { isTerminal, parseRunEvent, type RunEvent, type RunEventInput } from "./events";
-import { LEASE_SECONDS, readRunEvents, RunLostError } from "./journal";
+import { withDbRetry } from "../db/retry";
+import { FlushLoop, KeyedListeners, readAnnounced, type AnnouncedRange } from "../db/group-commit";
+import { isTerminal, parseRunEvent, type RunEvent, type RunEventInput } from "../journal/run-events";
+import { LEASE_SECONDS, readRunEvents, RunLostError } from "../journal/run-journal-store";
 
 /**
  * The process's journal writer: every run driven here appends through it,

@@ -1,8 +1,8 @@
 import type { Db } from "../db/client";
 import type { EventBus } from "./bus";
-import type { RunEventInput } from "./events";
-import { withDbRetry } from "./db-retry";
-import { appendRunEvents } from "./journal";
+import type { RunEventInput } from "../journal/run-events";
+import { withDbRetry } from "../db/retry";
+import { appendRunEvents } from "../journal/run-journal-store";
 import type { JournalWriter } from "./journal-writer";
 import { endsInsidePair } from "../text";
 

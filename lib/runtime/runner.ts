@@ -11,7 +11,7 @@ import { rememberMemory } from "../tools/memory";
 import { toolSpec, type AnyTool } from "../tools/registry";
 import { parseCheckpoint } from "./checkpoint";
 import { buildSystemPrompt, loadHistory } from "./context";
-import { RunLostError } from "./journal";
+import { RunLostError } from "../journal/run-journal-store";
 import { RunJournal } from "./run-journal";
 import { journalWriterFor } from "./journal-writer";
 import { postReply } from "./delivery";

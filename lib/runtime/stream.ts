@@ -2,10 +2,10 @@ import type { Viewer } from "../access/access";
 import { runEventForViewer } from "../access/redact";
 import type { Database, Db } from "../db/client";
 import type { EventBus } from "./bus";
-import { isTerminal, type RunEvent } from "./events";
-import { readRunEvents, runTopic } from "./journal";
+import { isTerminal, type RunEvent } from "../journal/run-events";
+import { readRunEvents, runTopic } from "../journal/run-journal-store";
 import { journalWriterFor } from "./journal-writer";
-import { tailJournal } from "./tail";
+import { tailJournal } from "../db/journal-tail";
 
 export type StreamItem = { kind: "event"; event: RunEvent } | { kind: "heartbeat" };
 

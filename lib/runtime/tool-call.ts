@@ -16,7 +16,7 @@ import type { CallContext, RuntimeDeps, ToolResultBlock } from "./types";
 import { workspaceRedactor } from "../connections/connections";
 import { logError } from "../log";
 import { issueWords } from "../issue-words";
-import { trackCredentials } from "../safety/redact";
+import { trackCredentials } from "../secret-redactor";
 import { taintSourcesOf } from "../safety/taint";
 
 type ToolResult = ToolResultBlock;

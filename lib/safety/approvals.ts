@@ -6,7 +6,7 @@ import { agentRuns, agents, approvals, rooms, users, workspaces, type Approval, 
 import { AppError } from "../errors";
 import { recordAudit } from "../audit";
 import type { EventBus } from "../runtime/bus";
-import { insertRunEvents, notifyRun } from "../runtime/journal";
+import { insertRunEvents, notifyRun } from "../journal/run-journal-store";
 import { recordFeed } from "../feed/feed";
 import type { ToolRegistry } from "../tools/registry";
 import { callFingerprint } from "./fingerprint";

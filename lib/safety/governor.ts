@@ -9,7 +9,7 @@ import { askJudge, type Verdict } from "../judge/judge";
 import { codeOf, exactJson, hiddenIn, nameOf } from "../hidden-characters";
 import type { ModelResolver } from "../models/registry";
 import type { EventBus } from "../runtime/bus";
-import { insertRunEvents, notifyRun } from "../runtime/journal";
+import { insertRunEvents, notifyRun } from "../journal/run-journal-store";
 import { approvalsTopic } from "./approvals";
 import { mintGrant } from "./grants";
 import { approvalCategories, categoryLabels, type ApprovalCategory } from "./policy";

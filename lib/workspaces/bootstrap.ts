@@ -4,7 +4,7 @@ import { SETUP_LOCK_KEY } from "../db/client";
 import { agents, missions } from "../db/schema";
 import { crewTemplate } from "../missions/topology";
 import { recordAudit } from "../audit";
-import { generatePassword } from "../auth/passwords";
+import { generatePassword } from "./passwords";
 import { countUsers, createUser } from "./users";
 import { createWorkspace } from "./workspaces";
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { roles } from "./role-names";
+import { roles } from "../access/role-names";
 
-export { hasRole, roleDescriptions, roleLabels, roles } from "./role-names";
+export { hasRole, roleDescriptions, roleLabels, roles } from "../access/role-names";
 
 export const roleSchema = z.enum(roles);

@@ -2,7 +2,7 @@ import { eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "../db/client";
 import { users, type User } from "../db/schema";
-import { hashPassword, verifyPassword } from "../auth/passwords";
+import { hashPassword, verifyPassword } from "./passwords";
 
 export const emailSchema = z.string().trim().toLowerCase().max(254).pipe(z.email("Enter a valid email address"));
 // bcrypt reads at most 72 bytes; a longer password would be silently truncated.

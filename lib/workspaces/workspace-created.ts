@@ -1,6 +1,6 @@
 import type { z } from "zod/mini";
 import type { ReplySchema } from "../client/api";
-import { roles } from "./role-names";
+import { roles } from "../access/role-names";
 import type { workspaceCreatedSchema } from "./workspace-schemas";
 
 type WorkspaceCreated = z.infer<typeof workspaceCreatedSchema>;

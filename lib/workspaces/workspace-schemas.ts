@@ -1,7 +1,7 @@
 /** What the workspace, member and invitation APIs answer with: the browser parses with these, the routes are type-checked against them. */
 import { z } from "zod/mini";
 import { id, isoDate } from "../shared-schemas";
-import { roles } from "./role-names";
+import { roles } from "../access/role-names";
 
 export const roleSchema = z.enum(roles);
 

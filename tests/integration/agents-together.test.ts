@@ -9,7 +9,7 @@ import { agentMessages, agentRuns, approvals, outboxMessages, steps, workspaces 
 import { readFeed, streamFeed, type FeedItemView } from "../../lib/feed/feed";
 import { textTurn, toolTurn } from "../../lib/models/scripted";
 import type { ModelEvent, ModelProvider, ModelRequest } from "../../lib/models/types";
-import { readRunEvents } from "../../lib/runtime/journal";
+import { readRunEvents } from "../../lib/journal/run-journal-store";
 import { createSession } from "../../lib/runtime/sessions";
 import { decideApproval } from "../../lib/safety/approvals";
 import { demoOwner, makeUser, makeWorkspace } from "../support/fixtures";

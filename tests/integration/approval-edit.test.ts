@@ -4,7 +4,7 @@ import { POST as decisionRoute } from "../../app/api/approvals/[id]/decision/rou
 import { GET as listRoute } from "../../app/api/approvals/route";
 import { outboxMessages, steps } from "../../lib/db/schema";
 import { textTurn, toolTurn } from "../../lib/models/scripted";
-import { readRunEvents } from "../../lib/runtime/journal";
+import { readRunEvents } from "../../lib/journal/run-journal-store";
 import { createSession } from "../../lib/runtime/sessions";
 import { applyRunEvent, emptyTimeline } from "../../components/chat/timeline";
 import { demoOwner, makeUser } from "../support/fixtures";

@@ -7,7 +7,7 @@ import { textTurn, toolTurn } from "../../lib/models/scripted";
 import { decideApproval } from "../../lib/safety/approvals";
 import { consumeGrant } from "../../lib/safety/grants";
 import { createRuntime } from "../../lib/runtime/runtime";
-import { readRunEvents } from "../../lib/runtime/journal";
+import { readRunEvents } from "../../lib/journal/run-journal-store";
 import { createSession } from "../../lib/runtime/sessions";
 import { demoOwner, makeUser, makeWorkspace } from "../support/fixtures";
 import { getRunRow, makeAgent, suspension, textOf, useScriptedModel, waitForRun } from "../support/runtime";

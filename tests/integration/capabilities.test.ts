@@ -7,7 +7,7 @@ import { can, capabilities, rolesFor, type Capability } from "../../lib/access/c
 import { readableRunsWhere } from "../../lib/access/reads";
 import { agentRuns, type Role } from "../../lib/db/schema";
 import { createSession } from "../../lib/runtime/sessions";
-import { roles } from "../../lib/workspaces/role-names";
+import { roles } from "../../lib/access/role-names";
 import { demoOwner, makeUser } from "../support/fixtures";
 import { makeAgent } from "../support/runtime";
 import { APP_ORIGIN, params, sessionCookie, useTestServer } from "../support/server";

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { POST as createTokenRoute } from "../../app/api/agents/[id]/door-tokens/route";
 import { GET as getPolicyRoute, PUT as putPolicyRoute } from "../../app/api/policy/route";
 import { approvals, auditLog, executionGrants, outboxMessages, steps, workspaces, type WorkspaceSettings } from "../../lib/db/schema";
-import { readRunEvents } from "../../lib/runtime/journal";
+import { readRunEvents } from "../../lib/journal/run-journal-store";
 import { decideApproval } from "../../lib/safety/approvals";
 import { approvalSteps } from "../support/approvals";
 import { connectDoor, resultText } from "../support/door";

@@ -6,7 +6,7 @@ import { GET as getPolicyRoute, PUT as putPolicyRoute } from "../../app/api/poli
 import { POST as createRoomRoute } from "../../app/api/rooms/route";
 import { agentRuns, agents, approvals, outboxMessages } from "../../lib/db/schema";
 import { textTurn, toolTurn } from "../../lib/models/scripted";
-import { readRunEvents } from "../../lib/runtime/journal";
+import { readRunEvents } from "../../lib/journal/run-journal-store";
 import { claimResume, listResumableRuns } from "../../lib/runtime/run-state";
 import { demoOwner, makeUser } from "../support/fixtures";
 import { getRunRow, makeAgent, useScriptedModel, waitForRun } from "../support/runtime";

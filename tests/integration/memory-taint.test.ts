@@ -2,7 +2,7 @@ import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { agentMemories, agentRuns, outboxMessages, steps, workspaces } from "../../lib/db/schema";
 import { textTurn, toolTurn } from "../../lib/models/scripted";
-import { readRunEvents } from "../../lib/runtime/journal";
+import { readRunEvents } from "../../lib/journal/run-journal-store";
 import { createSession } from "../../lib/runtime/sessions";
 import { rememberMemory } from "../../lib/tools/memory";
 import { demoOwner } from "../support/fixtures";

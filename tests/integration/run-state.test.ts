@@ -9,7 +9,7 @@ import { agentRuns, agents, approvals, messages, outboxMessages, runEvents, step
 import { rowsOf } from "../../lib/db/client";
 import { readFeed } from "../../lib/feed/feed";
 import { textTurn, toolTurn } from "../../lib/models/scripted";
-import { appendRunEvents, readRunEvents, RunLostError } from "../../lib/runtime/journal";
+import { appendRunEvents, readRunEvents, RunLostError } from "../../lib/journal/run-journal-store";
 import { claimResume } from "../../lib/runtime/run-state";
 import { decideApproval } from "../../lib/safety/approvals";
 import { createSession } from "../../lib/runtime/sessions";

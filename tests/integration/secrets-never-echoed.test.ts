@@ -10,7 +10,7 @@ import { createAnthropicProvider } from "../../lib/models/anthropic";
 import type { ModelEvent, ModelProvider, ModelRequest } from "../../lib/models/types";
 import { createSession } from "../../lib/runtime/sessions";
 import { decideApproval } from "../../lib/safety/approvals";
-import { REDACTED } from "../../lib/safety/redact";
+import { REDACTED } from "../../lib/secret-redactor";
 import { builtinTools, createToolRegistry, type AnyTool } from "../../lib/tools/registry";
 import { demoOwner, makeUser } from "../support/fixtures";
 import { getRunRow, makeAgent, routeModel, waitForRun } from "../support/runtime";

@@ -2,7 +2,7 @@ import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { agentRuns, outboxMessages, steps, workspaces } from "../../lib/db/schema";
 import type { ModelEvent, ModelProvider, ModelRequest } from "../../lib/models/types";
-import { readRunEvents } from "../../lib/runtime/journal";
+import { readRunEvents } from "../../lib/journal/run-journal-store";
 import { createSession } from "../../lib/runtime/sessions";
 import { approvalSteps } from "../support/approvals";
 import { demoOwner, makeUser } from "../support/fixtures";

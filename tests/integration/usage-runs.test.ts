@@ -6,7 +6,7 @@ import { auditLog, usageEvents, usageRollupsHourly } from "../../lib/db/schema";
 import { textTurn, toolTurn } from "../../lib/models/scripted";
 import { createRuntime } from "../../lib/runtime/runtime";
 import { addRunUsage } from "../../lib/runtime/run-state";
-import { readRunEvents } from "../../lib/runtime/journal";
+import { readRunEvents } from "../../lib/journal/run-journal-store";
 import { createSession } from "../../lib/runtime/sessions";
 import { recordQueries } from "../../lib/db/query-count";
 import { decideApproval } from "../../lib/safety/approvals";

@@ -4,8 +4,8 @@ import { agentRuns, agents, approvals } from "../../lib/db/schema";
 import { createScriptedModel, type ScriptedTurn } from "../../lib/models/scripted";
 import type { ResolvedModel } from "../../lib/models/registry";
 import type { ModelProvider } from "../../lib/models/types";
-import { isTerminal, type RunEvent } from "../../lib/runtime/events";
-import { readRunEvents } from "../../lib/runtime/journal";
+import { isTerminal, type RunEvent } from "../../lib/journal/run-events";
+import { readRunEvents } from "../../lib/journal/run-journal-store";
 import type { Server } from "../../lib/server";
 
 /** Routes agents whose model is `spec` to the given provider; every other spec resolves as configured. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { FlushLoop, KeyedListeners } from "@/lib/runtime/group-commit";
+import { FlushLoop, KeyedListeners } from "@/lib/db/group-commit";
 
 describe("the group-commit flush loop", () => {
   it("flushes work queued in one turn together, and work queued during a flush right after it", async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { DrizzleQueryError } from "drizzle-orm/errors";
 import { describeError } from "../../lib/log";
-import { REDACTED, Redactor, redactText, redactValue, rememberSecret, trackCredentials } from "../../lib/safety/redact";
+import { REDACTED, Redactor, redactText, redactValue, rememberSecret, trackCredentials } from "../../lib/secret-redactor";
 
 const token = "xoxb-1234567890-0987654321-AbCdEfGhIjKlMnOp";
 const key = "k3y/with+odd=chars&more?";

@@ -4,7 +4,7 @@ import path from "node:path";
 import { DrizzleQueryError } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { parseCheckpoint } from "../../lib/runtime/checkpoint";
-import { isTransientDbError, withDbRetry } from "../../lib/runtime/db-retry";
+import { isTransientDbError, withDbRetry } from "../../lib/db/retry";
 import { fourEyesApplies } from "../../lib/safety/approvals";
 import { originHref, requestLine } from "../../components/approvals/approval-text";
 

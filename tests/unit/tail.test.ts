@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { tailJournal } from "../../lib/runtime/tail";
+import { tailJournal } from "../../lib/db/journal-tail";
 
 type Row = { seq: number; text: string };
 

@@ -7,9 +7,9 @@ import { cleanDeep } from "../../text";
 import { recordFeed, recordRunFinished } from "../../feed/feed";
 import { approvalsTopic } from "../../safety/approvals";
 import type { EventBus } from "../bus";
-import { withDbRetry } from "../db-retry";
-import { parseRunEvent, type TerminalEventInput } from "../events";
-import { insertRunEvents, notifyRun } from "../journal";
+import { withDbRetry } from "../../db/retry";
+import { parseRunEvent, type TerminalEventInput } from "../../journal/run-events";
+import { insertRunEvents, notifyRun } from "../../journal/run-journal-store";
 import { CARRIED_BYTES, journalTopic, journalWriterFor } from "../journal-writer";
 import { journalText } from "../runs";
 

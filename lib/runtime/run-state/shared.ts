@@ -1,6 +1,6 @@
 // What the run-state modules share: which states are in flight, and a lease from now.
 import { sql } from "drizzle-orm";
-import { LEASE_SECONDS } from "../journal";
+import { LEASE_SECONDS } from "../../journal/run-journal-store";
 
 export const activeStates = ["queued", "running"] as const;
 

@@ -3,7 +3,7 @@ import { and, asc, eq, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { statement } from "../../db/statements";
 import { agentRuns, executionGrants, steps, type AgentRun, type TaintSource } from "../../db/schema";
-import { withDbRetry } from "../db-retry";
+import { withDbRetry } from "../../db/retry";
 import { lease } from "./shared";
 
 /** Renews our lease; tells whether the run was cancelled or taken from us meanwhile. */

@@ -10,8 +10,8 @@ import { workspacePolicy } from "../../safety/policy";
 import { createToolRegistry, type ToolRegistry } from "../../tools/registry";
 import type { ToolPreview } from "../../tools/types";
 import type { EventBus } from "../bus";
-import { withDbRetry } from "../db-retry";
-import { insertRunEvents, notifyRun } from "../journal";
+import { withDbRetry } from "../../db/retry";
+import { insertRunEvents, notifyRun } from "../../journal/run-journal-store";
 import type { LoopState } from "../types";
 import { lease } from "./shared";
 

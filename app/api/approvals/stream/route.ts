@@ -1,6 +1,6 @@
 import { route } from "@/lib/http/route";
 import { eventStreamResponse, type SseItem } from "@/lib/http/sse";
-import { followChanges } from "@/lib/runtime/tail";
+import { followChanges } from "@/lib/db/journal-tail";
 import { approvalsTopic, countPendingApprovals } from "@/lib/safety/approvals";
 
 export const dynamic = "force-dynamic";

@@ -3,8 +3,8 @@ import type { Db } from "../db/client";
 import { statement } from "../db/statements";
 import { agentRuns, runEvents } from "../db/schema";
 import { cleanDeep } from "../text";
-import type { EventBus } from "./bus";
-import { isTerminal, parseRunEvent, type RunEvent, type RunEventInput } from "./events";
+import type { EventBus } from "../runtime/bus";
+import { isTerminal, parseRunEvent, type RunEvent, type RunEventInput } from "./run-events";
 
 export const LEASE_SECONDS = 30;
 
