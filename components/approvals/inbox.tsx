@@ -300,7 +300,7 @@ function History() {
               <span className="text-slate-600">{requestLine(item)}</span>
               <span className="text-slate-500">{categoryLabels[item.category] ?? item.category}</span>
               <span className="ml-auto min-w-0 text-slate-500 wrap-anywhere">
-                {item.status === "expired" ? "expired" : item.status === "withdrawn" ? (item.reason ?? "the run was stopped") : `by ${item.decidedBy ?? (item.judgeVerdict?.decided ? "the judge" : "?")}`} ·{" "}
+                {item.status === "expired" ? "expired" : item.status === "withdrawn" ? "withdrawn" : `by ${item.decidedBy ?? (item.judgeVerdict?.decided ? "the judge" : "?")}`} ·{" "}
                 {item.decidedAt ? <Time at={item.decidedAt} /> : ""}
               </span>
             </div>

@@ -27,7 +27,7 @@ function ApprovalNotice({ approval }: { approval: StepApproval }) {
       : approval.status === "rejected"
         ? `Rejected by a reviewer${approval.decisionReason ? `: ${approval.decisionReason}` : "."}`
         : approval.status === "withdrawn"
-          ? `Withdrawn before anyone approved it${approval.decisionReason ? `: ${approval.decisionReason}` : "."}`
+          ? `Withdrawn before anyone approved it.${approval.decisionReason ? ` ${approval.decisionReason}` : ""}`
           : "The approval expired before anyone decided.";
   const tone = approval.status === "approved" ? "border-emerald-200 bg-emerald-50 text-emerald-900" : "border-rose-200 bg-rose-50 text-rose-900";
   return (

@@ -181,7 +181,7 @@ async function awaitDoorApproval(deps: RuntimeDeps, approval: Pick<Approval, "id
   if (result) return { kind: "result", result, runId: approval.runId };
   if (decided.status !== "approved") {
     // Someone else ended it (the runtime records refusals at once): the caller still learns why.
-    const error = `${refusalOf(decided.status)}${decided.reason ? `: ${decided.reason}` : "."} Nothing was done.`;
+    const error = refusalOf(decided.status, decided.reason);
     return { kind: "result", runId: approval.runId, result: { type: "tool_result", toolUseId: decided.callId, content: JSON.stringify({ refused: true, decision: decided.status, reason: decided.reason, error }), isError: true } };
   }
   return { kind: "busy", approvalId: approval.id };

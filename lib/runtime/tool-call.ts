@@ -126,11 +126,12 @@ export async function dispatchCall(ctx: CallContext, proposed: ProposedCall): Pr
   return { kind: "result", result: await execute(ctx, tool, step, parsed.data) };
 }
 
-/** Why a call that was asked for was not run, as the step and the model are told. */
-export function refusalOf(status: Approval["status"]): string {
-  if (status === "expired") return "No reviewer decided in time, so the approval expired";
-  if (status === "withdrawn") return "The request was withdrawn before anyone approved it";
-  return "A reviewer rejected this action";
+/** Why a call that was asked for was not run, as the step and the model are told: the decision, its reason, and that nothing was done. */
+export function refusalOf(status: Approval["status"], reason: string | null): string {
+  // A withdrawal's reason is a sentence of the policy's; a reviewer's reason is their own words.
+  if (status === "withdrawn") return `The request was withdrawn before anyone approved it.${reason ? ` ${reason}` : ""} Nothing was done.`;
+  const why = status === "expired" ? "No reviewer decided in time, so the approval expired" : "A reviewer rejected this action";
+  return `${why}${reason ? `: ${reason}` : "."} Nothing was done.`;
 }
 
 /** Applies a decision to the suspended call at the head of the batch. */
@@ -139,7 +140,7 @@ export async function resumeCall(ctx: CallContext, proposed: ProposedCall, appro
   const stepId = approval.stepId!;
   const started = Date.now();
   if (approval.status !== "approved" || !tool) {
-    const error = `${refusalOf(approval.status)}${approval.reason ? `: ${approval.reason}` : "."} Nothing was done.`;
+    const error = refusalOf(approval.status, approval.reason);
     await finishStep(ctx, { id: stepId, call: proposed, started }, { status: "refused", error });
     return toResult(proposed.id, { refused: true, decision: approval.status, reason: approval.reason, error }, true);
   }
