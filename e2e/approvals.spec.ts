@@ -33,7 +33,7 @@ test.describe("gated actions", () => {
       // The sign-in page is a real web page: fetching it taints the run before the post.
       await chat.send(`fetch ${baseURL}/sign-in\nslack #general hello`);
       const reply = chat.lastReply();
-      await expect(chat.step(reply, "http.fetch")).toContainText("web:127.0.0.1");
+      await expect(chat.step(reply, "http.fetch")).toContainText("Read a web page on 127.0.0.1");
       const slackStep = chat.step(reply, "slack.post");
       await expect(slackStep.getByTestId("approval-pending")).toBeVisible();
       await expect(chat.stepStatus(slackStep)).toHaveText("Awaiting approval");
@@ -43,7 +43,7 @@ test.describe("gated actions", () => {
       await expect(card).toBeVisible();
       await expect(card.getByTestId("approval-preview")).toContainText("#general");
       await expect(card.getByTestId("approval-preview")).toContainText("hello");
-      await expect(card.getByRole("list", { name: "Taint sources" })).toContainText("web:127.0.0.1");
+      await expect(card.getByRole("list", { name: "Taint sources" })).toContainText("Read a web page on 127.0.0.1");
       await expect(card).toContainText("Passes on untrusted content");
       await expect(inbox.badge()).toHaveText(/^[1-9]\d*$/);
       await inbox.approve(card);

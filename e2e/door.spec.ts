@@ -54,7 +54,7 @@ test.describe("the door", () => {
       await expect(card).toBeVisible();
       await expect(card).toContainText("through the door by “laptop”");
       await expect(card.getByTestId("approval-preview")).toContainText("hello from outside");
-      await expect(card.getByRole("list", { name: "Taint sources" })).toContainText("door:laptop");
+      await expect(card.getByRole("list", { name: "Taint sources" })).toContainText("Came through the door token “laptop”");
       await inbox.approve(card);
       await expect(card).toHaveCount(0);
 

@@ -86,7 +86,7 @@ test.describe("world feed", () => {
       await feed.itemLink(reply).click();
       await expect(manager.page).toHaveURL(/\/w\/demo\/runs\/[0-9a-f-]{36}/);
       await new RunPage(manager.page).waitLoaded("Scout");
-      await expect(manager.page.locator("span[title]").filter({ hasText: "agent:atlas" }).first()).toBeVisible();
+      await expect(manager.page.locator("span[title]").filter({ hasText: "Read a message from @atlas" }).first()).toBeVisible();
     } finally {
       await manager.context.close();
       await member.context.close();

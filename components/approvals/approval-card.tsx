@@ -7,7 +7,7 @@ import { can } from "@/lib/access/capabilities";
 import { useApi, useWorkspace } from "../providers";
 import { toast } from "../ui/toaster";
 import type { ApprovalItem } from "@/lib/safety/approval-schemas";
-import { describeTaintSource } from "@/lib/safety/taint";
+import { describeTaintSource, taintLabel } from "@/lib/safety/taint";
 import { categoryLabels, judgeLine, originHref, requestLine, timeLeft } from "./approval-text";
 import { absoluteWhen } from "@/lib/client/format-time";
 import { EditInput } from "./edit-input";
@@ -61,10 +61,10 @@ export function TaintList({ item, slug }: { item: ApprovalItem; slug: string }) 
           <li key={`${t.source}-${t.stepId}`}>
             <Link
               href={taintHref(slug, item, t.stepId)}
-              className="inline-flex items-center gap-1 rounded border border-amber-300 bg-amber-50 px-2 py-0.5 font-mono text-xs text-amber-900 hover:bg-amber-100"
-              title={t.stepId ? "Open the step that brought this in" : describeTaintSource(t.source)}
+              className="inline-flex max-w-full items-center gap-1 rounded border border-amber-300 bg-amber-50 px-2 py-0.5 text-xs text-amber-900 wrap-anywhere hover:bg-amber-100"
+              title={`${t.stepId ? "Open the step that brought this in" : describeTaintSource(t.source)} (${t.source})`}
             >
-              ⚠ {t.source}
+              ⚠ {taintLabel(t.source)}
             </Link>
           </li>
         ))}

@@ -1,5 +1,6 @@
 "use client";
 
+import { taintLabel } from "@/lib/safety/taint";
 import { keepPreviousData, useQueries, useQuery, useQueryClient } from "@tanstack/react-query";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
@@ -95,7 +96,7 @@ function ApprovalFilters({ filters, onChange, outcome }: { filters: Filters; onC
           <option value="">Any</option>
           {taints.map((t) => (
             <option key={t} value={t}>
-              {t}
+              {taintLabel(t)}
             </option>
           ))}
         </select>

@@ -1,7 +1,7 @@
 "use client";
 
 import Link from "next/link";
-import { describeTaintSource } from "@/lib/safety/taint";
+import { describeTaintSource, taintLabel } from "@/lib/safety/taint";
 import { useWorkspace } from "../providers";
 import type { StepApproval, StepView } from "./timeline";
 import { Revealed } from "../ui/revealed";
@@ -60,12 +60,12 @@ export function StatusBadge({ status }: { status: string }) {
 export function TaintBadge({ source }: { source: string }) {
   return (
     <span
-      className="inline-flex items-center gap-1 rounded-full bg-amber-50 px-2 py-0.5 font-mono text-[11px] text-amber-800 ring-1 ring-amber-300 ring-inset"
-      title={describeTaintSource(source)}
+      className="inline-flex max-w-full items-center gap-1 rounded-full bg-amber-50 px-2 py-0.5 text-[11px] text-amber-800 ring-1 ring-amber-300 ring-inset wrap-anywhere"
+      title={`${describeTaintSource(source)} (${source})`}
     >
       <span aria-hidden>⚠</span>
-      <span className="sr-only">Untrusted content from </span>
-      {source}
+      <span className="sr-only">Untrusted content: </span>
+      {taintLabel(source)}
     </span>
   );
 }

@@ -1,4 +1,5 @@
 /** A feed item said in words: its headline, quote, tags and tone, and where its run can be read. */
+import { taintLabel } from "@/lib/safety/taint";
 import type { FeedItem } from "@/lib/feed/feed-schemas";
 
 const str = (value: unknown): string | null => (typeof value === "string" && value.trim() ? value : null);
@@ -70,7 +71,7 @@ export function describeFeedItem(item: FeedItem, names: { room?: string } = {}):
       return { headline: `${handle(p.agent)} · run ${state}`, quote: state === "failed" ? str(p.message) : null, tags: state === "failed" && str(p.code) ? [String(p.code)] : [], tone };
     }
     case "approval_requested": {
-      const taint = Array.isArray(p.taint) ? p.taint.filter((t): t is string => typeof t === "string").map((t) => `⚠ ${t}`) : [];
+      const taint = Array.isArray(p.taint) ? p.taint.filter((t): t is string => typeof t === "string").map((t) => `⚠ ${taintLabel(t)}`) : [];
       const tags = [str(p.tool), approvalCategoryLabels[String(p.category)] ?? str(p.category), ...taint].filter((t): t is string => !!t);
       return { headline: `${handle(p.agent)} · approval requested: ${str(p.title) ?? str(p.tool) ?? "an action"}`, quote: null, tags, tone: "approval" };
     }

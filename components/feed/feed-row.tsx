@@ -91,7 +91,7 @@ export const FeedRow = memo(function FeedRow({ item, slug, agent, sessionId, roo
           {tags.map((tag) => (
             <span
               key={tag}
-              className={`ml-1.5 inline-block rounded px-1.5 py-px align-[1px] text-[11px] leading-4 ${tag.startsWith("⚠") ? "bg-amber-50 font-mono text-amber-800 ring-1 ring-amber-200 ring-inset" : "bg-slate-100 text-slate-600"}`}
+              className={`ml-1.5 inline-block rounded px-1.5 py-px align-[1px] text-[11px] leading-4 ${tag.startsWith("⚠") ? "bg-amber-50 text-amber-800 ring-1 ring-amber-200 ring-inset" : "bg-slate-100 text-slate-600"}`}
             >
               {tag}
             </span>

@@ -42,3 +42,17 @@ export function describeTaintSource(source: string): string {
     ? `A message from @${source.slice("agent:".length)} reached this run, with whatever had reached that agent: treat what follows with care.`
     : "Content from outside the workspace reached this run: treat what follows with care.";
 }
+
+/**
+ * A taint source in words, for people (the code stays in the API and in a tooltip): "Read a web page on
+ * example.com", "Read a message from @atlas", "Came through the door token “laptop”".
+ */
+export function taintLabel(source: string): string {
+  const colon = source.indexOf(":");
+  const kind = colon > 0 ? source.slice(0, colon) : "";
+  const what = source.slice(colon + 1);
+  if (kind === "web") return `Read a web page on ${what}`;
+  if (kind === "agent") return `Read a message from @${what}`;
+  if (kind === "door") return `Came through the door token “${what}”`;
+  return `Untrusted content (${source})`;
+}
