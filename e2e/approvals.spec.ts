@@ -87,7 +87,7 @@ test.describe("gated actions", () => {
       await expect(card).toHaveCount(0);
 
       await expect(slackStep.getByTestId("approval-decided")).toContainText("Rejected by a reviewer: Not in #general, please");
-      await expect(chat.stepStatus(slackStep)).toHaveText("Refused");
+      await expect(chat.stepStatus(slackStep)).toHaveText("Rejected");
       await expect(chat.lastReply()).toContainText("did not work");
     } finally {
       await member.context.close();

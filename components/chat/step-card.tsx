@@ -45,7 +45,17 @@ const statusStyles: Record<string, { label: string; className: string }> = {
   refused: { label: "Refused", className: "bg-slate-100 text-slate-700 ring-slate-300" },
   awaiting_approval: { label: "Awaiting approval", className: "bg-violet-50 text-violet-700 ring-violet-200" },
   unconfirmed: { label: "Unconfirmed", className: "bg-amber-50 text-amber-800 ring-amber-200" },
+  // A refused step that waited for a person says what became of the request, in the inbox's words.
+  rejected: { label: "Rejected", className: "bg-rose-50 text-rose-700 ring-rose-200" },
+  expired: { label: "Expired", className: "bg-slate-100 text-slate-700 ring-slate-300" },
+  withdrawn: { label: "Withdrawn", className: "bg-slate-100 text-slate-700 ring-slate-300" },
 };
+
+/** The status a step card shows: a refusal that came from a decision on its request is named as the inbox names it. */
+function shownStatus(step: StepView): string {
+  const decided = step.approval?.status;
+  return step.status === "refused" && (decided === "rejected" || decided === "expired" || decided === "withdrawn") ? decided : step.status;
+}
 
 export function StatusBadge({ status }: { status: string }) {
   const style = statusStyles[status] ?? { label: status, className: "bg-slate-100 text-slate-600 ring-slate-200" };
@@ -103,7 +113,7 @@ export function StepCard({ step }: { step: StepView }) {
           ⚙
         </span>
         <span className="font-mono text-xs font-semibold text-slate-800">{step.tool}</span>
-        <StatusBadge status={step.status} />
+        <StatusBadge status={shownStatus(step)} />
         {step.taint.map((source) => (
           <TaintBadge key={source} source={source} />
         ))}
