@@ -9,14 +9,39 @@ import { policyReplySchema, type PolicyView } from "@/lib/safety/policy-schemas"
 import { useApi, useWorkspace } from "../providers";
 import { ErrorNotice } from "../ui/error-notice";
 import { stacked, stackedCell } from "../ui/stacked-table";
+import { categoryLabels } from "../approvals/approval-text";
 
 type Mode = "ask" | "allow" | "deny";
 
 const modeLabel: Record<string, string> = { "": "Default", ask: "Always ask", allow: "Allow", deny: "Deny" };
 
+/** What a tool's declared effects mean, said for a person (the code is in the tooltip). */
+const effectWords: Record<string, string> = {
+  reads_workspace: "Reads the workspace",
+  writes_memory: "Remembers notes",
+  writes_workspace: "Changes workspace data",
+  reads_external: "Reads from outside the workspace",
+  sends_internal: "Messages other agents",
+  sends_externally: "Sends something outside the workspace",
+  spends_money: "Spends money",
+  executes_code: "Runs code",
+};
+
+/** What happens to a call, in words: `allow`, `deny` or `ask: <category>` as the API says it. */
+function decisionWords(value: string): string {
+  if (value === "allow") return "Runs";
+  if (value === "deny") return "Refused";
+  const category = value.startsWith("ask: ") ? value.slice("ask: ".length) : "";
+  return category === "tainted_egress" ? "Asks a person (passes on untrusted content)" : `Asks a person${categoryLabels[category] ? ` (${categoryLabels[category]!.toLowerCase()})` : ""}`;
+}
+
 function Decision({ value }: { value: string }) {
   const style = value === "allow" ? "bg-emerald-50 text-emerald-700" : value === "deny" ? "bg-rose-50 text-rose-700" : "bg-amber-50 text-amber-800";
-  return <span className={`rounded px-1.5 py-0.5 font-mono text-xs ${style}`}>{value}</span>;
+  return (
+    <span className={`rounded px-1.5 py-0.5 text-xs ${style}`} title={value}>
+      {decisionWords(value)}
+    </span>
+  );
 }
 
 export function PolicyPanel({ canEdit }: { canEdit: boolean }) {
@@ -93,7 +118,7 @@ function PolicyEditor({ view, canEdit, onStale, onSaved }: { view: PolicyView; c
           <thead className={stacked.head}>
             <tr>
               <th className="px-4 py-2">Tool</th>
-              <th className="px-4 py-2">Declared effects</th>
+              <th className="px-4 py-2">What it does</th>
               <th className="px-4 py-2">By default</th>
               <th className="px-4 py-2">After untrusted content</th>
               <th className="px-4 py-2">Override</th>
@@ -106,8 +131,8 @@ function PolicyEditor({ view, canEdit, onStale, onSaved }: { view: PolicyView; c
                   <div className="font-mono font-medium">{t.name}</div>
                   <div className="max-w-xs text-xs text-slate-500">{t.description}</div>
                 </td>
-                <td data-label="Declared effects" className={stackedCell({ className: "text-xs text-slate-600" })}>
-                  {t.effects.join(", ")}
+                <td data-label="What it does" className={stackedCell({ className: "text-xs text-slate-600" })}>
+                  <span title={t.effects.join(", ")}>{t.effects.map((e) => effectWords[e] ?? e).join("; ")}</span>
                 </td>
                 <td data-label="By default" className={stackedCell()}>
                   <Decision value={t.defaultDecision} />
@@ -143,8 +168,9 @@ function PolicyEditor({ view, canEdit, onStale, onSaved }: { view: PolicyView; c
             {view.categories.map((c) => (
               <tr key={c.id} className={stacked.row}>
                 <td className={stacked.title}>
-                  <div className="font-medium">{c.label}</div>
-                  <div className="font-mono text-xs text-slate-500">{c.id}</div>
+                  <div className="font-medium" title={c.id}>
+                    {c.label}
+                  </div>
                 </td>
                 <td data-label="Override" className={stackedCell()}>
                   <select aria-label={`Override for ${c.id}`} className="input w-32 py-1" disabled={!canEdit} value={draft.overrides.categories[c.id] ?? ""} onChange={(e) => setCategory(c.id, e.target.value)}>
