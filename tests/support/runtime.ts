@@ -8,10 +8,23 @@ import { isTerminal, type RunEvent } from "../../lib/journal/run-events";
 import { readRunEvents } from "../../lib/journal/run-journal-store";
 import type { Server } from "../../lib/server";
 
-/** Routes agents whose model is `spec` to the given provider; every other spec resolves as configured. */
+/** The specs routed to test providers, per test server: one table, put in front of the server's resolver once. */
+const routed = new WeakMap<Server, Map<string, ResolvedModel>>();
+
+/**
+ * Routes agents whose model is `spec` to the given provider (a later call for the same spec replaces it); every other
+ * spec resolves as configured. The server belongs to its test file and ends with it.
+ */
 export function routeModel(server: Server, spec: string, provider: ModelProvider, model = spec): void {
-  const previous = server.runtime.deps.models;
-  server.runtime.deps.models = (s): ResolvedModel => (s === spec ? { provider, model, spec, offline: false } : previous(s));
+  let table = routed.get(server);
+  if (!table) {
+    const routes = new Map<string, ResolvedModel>();
+    const configured = server.runtime.deps.models;
+    server.runtime.deps.models = (s): ResolvedModel => routes.get(s) ?? configured(s);
+    routed.set(server, routes);
+    table = routes;
+  }
+  table.set(spec, { provider, model, spec, offline: false });
 }
 
 export function useScriptedModel(server: Server, turns: ScriptedTurn[], spec = "scripted") {
