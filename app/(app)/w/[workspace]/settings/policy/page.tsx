@@ -14,8 +14,8 @@ export default async function PolicyPage({ params }: { params: Promise<{ workspa
         <h1 className="text-2xl font-semibold tracking-tight">Policy</h1>
         <p className="mt-1 text-sm text-slate-600">
           Which agent actions need a person&apos;s approval. Tools are judged by what they declare they do, and by whether the run has
-          read untrusted content (web pages, mail, other agents). Changes apply to the next call; an approval already asked for
-          stays asked for.
+          read untrusted content (web pages, mail, other agents). Changes apply to the next call; a tool or category set to Deny
+          also withdraws the requests of it that are still waiting.
         </p>
       </header>
       <PolicyPanel canEdit={can(workspace.role, "policy.manage")} />
