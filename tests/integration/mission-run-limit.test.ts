@@ -1,5 +1,5 @@
 import { eq } from "drizzle-orm";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { POST as startComparisonRoute } from "../../app/api/comparisons/route";
 import { POST as startMissionRoute } from "../../app/api/crews/[id]/missions/route";
 import { POST as createCrewRoute } from "../../app/api/crews/route";
@@ -12,9 +12,17 @@ import { jsonRequest, params, sessionCookie, useTestServer } from "../support/se
 /** Missions and comparisons start many runs at once: each counts every run it may start against the person's limit. */
 describe("missions and comparisons count against the run-start limit", () => {
   const server = useTestServer();
+  // Each test sets a small limit of its own; the server's own is put back after it, whatever it was.
+  let restore: (() => void) | null = null;
+  afterEach(() => {
+    restore?.();
+    restore = null;
+  });
 
   async function setup(limit: number) {
     const s = server();
+    const { CLAWDECK_RUN_START_LIMIT, CLAWDECK_RUN_START_WINDOW_SECONDS } = s.env;
+    restore = () => Object.assign(s.env, { CLAWDECK_RUN_START_LIMIT, CLAWDECK_RUN_START_WINDOW_SECONDS });
     s.env.CLAWDECK_RUN_START_LIMIT = limit;
     s.env.CLAWDECK_RUN_START_WINDOW_SECONDS = 600;
     const owner = await demoOwner(s.db);
@@ -41,36 +49,26 @@ describe("missions and comparisons count against the run-start limit", () => {
   });
 
   it("with 10 runs per window, a member starts two missions of a 4-node crew; the third is refused with 429 and creates nothing", async () => {
-    const { s, member, memberCookie, crew } = await setup(10);
+    const { member, memberCookie, crew } = await setup(10);
     const wide = await crew("wide", 4);
-    try {
-      expect((await startMission(memberCookie, wide)).status).toBe(202);
-      expect((await startMission(memberCookie, wide)).status).toBe(202);
-      const refused = await startMission(memberCookie, wide);
-      expect(refused.status).toBe(429);
-      const body = await refused.json();
-      expect(body.code).toBe("rate_limited:runs");
-      expect(body.message).toContain("up to 4 runs");
-      expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
-      expect(await missionsBy(member.id)).toBe(2);
-    } finally {
-      s.env.CLAWDECK_RUN_START_LIMIT = 30;
-      s.env.CLAWDECK_RUN_START_WINDOW_SECONDS = 60;
-    }
+    expect((await startMission(memberCookie, wide)).status).toBe(202);
+    expect((await startMission(memberCookie, wide)).status).toBe(202);
+    const refused = await startMission(memberCookie, wide);
+    expect(refused.status).toBe(429);
+    const body = await refused.json();
+    expect(body.code).toBe("rate_limited:runs");
+    expect(body.message).toContain("up to 4 runs");
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(await missionsBy(member.id)).toBe(2);
   });
 
   it("a crew wider than the whole window is refused outright in words, and starts nothing", async () => {
-    const { s, member, memberCookie, crew } = await setup(10);
+    const { member, memberCookie, crew } = await setup(10);
     const wider = await crew("wider", 12);
-    try {
-      const refused = await startMission(memberCookie, wider);
-      expect(refused.status).toBe(429);
-      expect((await refused.json()).message).toBe("This starts up to 12 runs, more than the 10 one person may start in 600 s. Ask the operator to raise the limit.");
-      expect(await missionsBy(member.id)).toBe(0);
-    } finally {
-      s.env.CLAWDECK_RUN_START_LIMIT = 30;
-      s.env.CLAWDECK_RUN_START_WINDOW_SECONDS = 60;
-    }
+    const refused = await startMission(memberCookie, wider);
+    expect(refused.status).toBe(429);
+    expect((await refused.json()).message).toBe("This starts up to 12 runs, more than the 10 one person may start in 600 s. Ask the operator to raise the limit.");
+    expect(await missionsBy(member.id)).toBe(0);
   });
 
   it("a comparison counts both crews before either mission starts: over the limit, or with another workspace's crew, nothing starts", async () => {
@@ -89,22 +87,17 @@ describe("missions and comparisons count against the run-start limit", () => {
     expect(theirCrew.status).toBe(201);
     const theirs = ((await theirCrew.json()) as { id: string }).id;
     const compare = (crewIds: [string, string]) => startComparisonRoute(jsonRequest("/api/comparisons", { method: "POST", cookie: memberCookie, body: { goal: "Write the notes", crewIds } }));
-    try {
-      const foreign = await compare([a, theirs]);
-      expect(foreign.status).toBe(404);
-      expect(await missionsBy(member.id)).toBe(0);
+    const foreign = await compare([a, theirs]);
+    expect(foreign.status).toBe(404);
+    expect(await missionsBy(member.id)).toBe(0);
 
-      expect((await compare([a, b])).status).toBe(202);
-      expect(await missionsBy(member.id)).toBe(2);
-      const refused = await compare([a, b]);
-      expect(refused.status).toBe(429);
-      expect((await refused.json()).message).toContain("up to 8 runs");
-      expect(await missionsBy(member.id)).toBe(2);
-      const runs = await s.db.select().from(agentRuns).where(eq(agentRuns.onBehalfOfUserId, member.id));
-      expect(runs.length).toBeLessThanOrEqual(8);
-    } finally {
-      s.env.CLAWDECK_RUN_START_LIMIT = 30;
-      s.env.CLAWDECK_RUN_START_WINDOW_SECONDS = 60;
-    }
+    expect((await compare([a, b])).status).toBe(202);
+    expect(await missionsBy(member.id)).toBe(2);
+    const refused = await compare([a, b]);
+    expect(refused.status).toBe(429);
+    expect((await refused.json()).message).toContain("up to 8 runs");
+    expect(await missionsBy(member.id)).toBe(2);
+    const runs = await s.db.select().from(agentRuns).where(eq(agentRuns.onBehalfOfUserId, member.id));
+    expect(runs.length).toBeLessThanOrEqual(8);
   });
 });
