@@ -1,12 +1,49 @@
+import fs from "node:fs";
 import path from "node:path";
 import { defineConfig } from "vitest/config";
 
 const alias = { "@": path.resolve(import.meta.dirname) };
+
+/**
+ * The integration tests that run on PGlite when the PostgreSQL leg runs every test beside it
+ * (`CLAWDECK_PGLITE_TESTS=both-drivers`, as `npm test` does with `TEST_DATABASE_URL`): where the two drivers
+ * differ (the journal's and the feed's group commit and notifications, prepared statements, the data folder's lock
+ * and permissions, migrations from empty, concurrent claims and single-use grants, money and time-zone arithmetic,
+ * the queries a start makes), and a smoke set of every area (the agent loop, chats, the door, missions, policy, the
+ * usage cards, event streams). Without it, every test runs on PGlite.
+ */
+const onBothDrivers = [
+  "journal-writer",
+  "feed-writer",
+  "feed-stream",
+  "prepared-statements",
+  "folder-lock",
+  "file-permissions",
+  "bootstrap",
+  "run-state",
+  "approvals",
+  "usage-ledger",
+  "workspace-time-zone",
+  "start-path-queries",
+  "run-facts-cache",
+  "runtime",
+  "chat-routes",
+  "door-sessions",
+  "missions",
+  "deny-means-deny",
+  "taint-across-turns",
+  "usage-cards",
+  "streams",
+].map((name) => `tests/integration/${name}.test.ts`);
+for (const file of onBothDrivers) if (!fs.existsSync(file)) throw new Error(`${file} is listed to run on both drivers but does not exist`);
+
 const integration = (name: string, driver: "pglite" | "postgres") => ({
   resolve: { alias },
   test: {
     name,
-    include: ["tests/integration/**/*.test.ts"],
+    include: driver === "pglite" && process.env.CLAWDECK_PGLITE_TESTS === "both-drivers" ? onBothDrivers : ["tests/integration/**/*.test.ts"],
+    // What only PostgreSQL has (a second connection or process on one database, the driver's prepared statements).
+    exclude: driver === "pglite" ? ["tests/integration/postgres/**"] : [],
     globalSetup: ["tests/support/global-setup.ts"],
     env: { TEST_DRIVER: driver },
     testTimeout: 60_000,

@@ -12,4 +12,4 @@ export function newPerson(role: string) {
  * The app's origin, as a script calling the API must send it: writes without
  * an `Origin` (or a browser's `Sec-Fetch-Site: same-origin`) are refused.
  */
-export const APP_ORIGIN = `http://127.0.0.1:${process.env.E2E_PORT ?? 3100}`;
+export const APP_ORIGIN = `http://127.0.0.1:${Number(process.env.E2E_PORT ?? 3100) + Number(process.env.TEST_PARALLEL_INDEX ?? 0)}`;

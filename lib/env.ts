@@ -48,6 +48,10 @@ export const envSchema = z.object({
   CLAWDECK_MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(100 * 1024 * 1024).default(1024 * 1024),
   /** How long a gated call through the door (MCP) waits for a reviewer before answering that the approval is still open. */
   CLAWDECK_DOOR_WAIT_SECONDS: z.coerce.number().min(0).max(3_600).default(120),
+  /** How often an open event stream asks again whether its viewer's session, membership and role still hold. */
+  CLAWDECK_STREAM_RECHECK_SECONDS: z.coerce.number().min(0.1).max(60).default(8),
+  /** Hosts (and host:port) the fetch tool may reach besides the public internet, comma-separated; see lib/net/safe-fetch.ts. */
+  CLAWDECK_FETCH_ALLOW: z.string().default(""),
 });
 
 export type Env = z.infer<typeof envSchema>;

@@ -4,8 +4,10 @@ import { loadSecrets, type ServerSecrets } from "./secrets";
 import { bootstrapIfEmpty } from "./workspaces/bootstrap";
 import os from "node:os";
 import crypto from "node:crypto";
-import { createLocalBus, createPostgresBus, type EventBus } from "./runtime/bus";
+import { createLocalBus, createPostgresBus, type EventBus } from "./db/bus";
 import { createRuntime, type Runtime } from "./runtime/runtime";
+import { doorRuns } from "./door/door-runs";
+import { fetchAllowList } from "./net/safe-fetch";
 import { createModelResolver, modelConfigFromEnv, providerKeys, type ModelConfig } from "./models/registry";
 import { rememberSecret } from "./secret-redactor";
 import { createToolRegistry } from "./tools/registry";
@@ -83,8 +85,10 @@ async function startServer(): Promise<Server> {
     instanceId: `${os.hostname()}:${process.pid}:${crypto.randomBytes(3).toString("hex")}`,
     maxSteps: env.CLAWDECK_MAX_STEPS,
     maxTokens: 4096,
+    fetchAllow: fetchAllowList(env.CLAWDECK_FETCH_ALLOW),
     coalesceMs: 0,
     heartbeatMs: 10_000,
+    runKinds: [doorRuns],
     checkBudget: (input) => checkBudget(handle.db, input),
   });
   const missions = createMissionScheduler(runtime);

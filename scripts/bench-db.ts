@@ -5,7 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import postgres from "postgres";
 import { openDatabase, type DatabaseHandle } from "../lib/db/client";
-import { createLocalBus, createPostgresBus, type EventBus } from "../lib/runtime/bus";
+import { createLocalBus, createPostgresBus, type EventBus } from "../lib/db/bus";
 
 export interface Target {
   handle: DatabaseHandle;

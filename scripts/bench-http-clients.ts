@@ -3,7 +3,7 @@
 import crypto from "node:crypto";
 import { EventSource } from "eventsource";
 import { EventSourceParserStream } from "eventsource-parser/stream";
-import { RUN_ID_HEADER } from "../lib/runtime/session-schemas";
+import { RUN_ID_HEADER } from "../lib/chats/chat-schemas";
 
 export const OWNER = { email: "bench@clawdeck.local", password: crypto.randomBytes(12).toString("hex") };
 

@@ -92,6 +92,7 @@ async function runDriver(driver: "pglite" | "postgres", target: Target): Promise
     instanceId: `${os.hostname()}:${process.pid}:bench`,
     maxSteps: 4,
     maxTokens: 4096,
+    fetchAllow: [],
     coalesceMs: 40,
     heartbeatMs: 10_000,
   });

@@ -1,10 +1,11 @@
 // Benchmark of the run journal and live delivery: N concurrent chat runs, each streamed by a
 // scripted model (M small text deltas at a fixed pace) and read by one live subscriber. Compares,
-// interleaved in the same run, the product's path (mode=default: the process's group-committing
-// journal writer, subscribers fed from memory after the commit) with the former path as the
-// baseline (mode=baseline: one transaction per run's batch, text coalesced for 40 ms, every
-// subscriber reading the rows back), on PostgreSQL when BENCH_DATABASE_URL or TEST_DATABASE_URL is
-// set and on PGlite.
+// interleaved in the same run, the product's path (mode=default: the runtime drives each run
+// through the process's group-committing journal writer, subscribers fed from memory after the
+// commit) with a naive journal written by this script as the baseline (mode=baseline: no runtime,
+// the same deltas at the same pace, text coalesced for 40 ms, one transaction per batch and a
+// notification after it, every subscriber reading the rows back), on PostgreSQL when
+// BENCH_DATABASE_URL or TEST_DATABASE_URL is set and on PGlite.
 //
 //   npm run bench:runtime -- --runs 10,30,100 --pglite-runs 30 --deltas 200 --pace-ms 15
 //
@@ -30,12 +31,12 @@ import { agentRuns, agents, runEvents, users, workspaces } from "../lib/db/schem
 import { createModelResolver, modelConfigFromEnv, type ResolvedModel } from "../lib/models/registry";
 import { createScriptedModel, textTurn } from "../lib/models/scripted";
 import type { ModelEvent, ModelProvider, ModelRequest } from "../lib/models/types";
-import type { EventBus } from "../lib/runtime/bus";
-import { isTerminal } from "../lib/journal/run-events";
+import type { EventBus } from "../lib/db/bus";
+import { isTerminal, type RunEventInput } from "../lib/journal/run-events";
 import { createRuntime, type Runtime } from "../lib/runtime/runtime";
-import { createSession } from "../lib/runtime/sessions";
-import { runTopic } from "../lib/journal/run-journal-store";
-import { journalWriterFor } from "../lib/runtime/journal-writer";
+import { createSession } from "../lib/chats/chats";
+import { insertRunEvents, notifyRun, runTopic } from "../lib/journal/run-journal-store";
+import { journalWriterFor } from "../lib/journal/run-journal-writer";
 import { streamRunEvents } from "../lib/runtime/stream";
 import { createToolRegistry } from "../lib/tools/registry";
 import { bootstrapIfEmpty } from "../lib/workspaces/bootstrap";
@@ -191,7 +192,7 @@ function timedBus(inner: EventBus, published: Map<string, [seq: number, at: numb
 }
 
 
-function buildRuntime(db: Database, bus: EventBus, mode: Mode, coalesceMs: number, provider: ModelProvider): Runtime {
+function buildRuntime(db: Database, bus: EventBus, provider: ModelProvider): Runtime {
   // As lib/server.ts builds it; only the bench agents' model spec is routed to the scripted provider.
   const runtime = createRuntime({
     db,
@@ -202,8 +203,8 @@ function buildRuntime(db: Database, bus: EventBus, mode: Mode, coalesceMs: numbe
     instanceId: `${os.hostname()}:${process.pid}:${crypto.randomBytes(3).toString("hex")}`,
     maxSteps: 8,
     maxTokens: 4096,
-    coalesceMs: mode === "default" ? 0 : coalesceMs,
-    groupCommit: mode === "default",
+    fetchAllow: [],
+    coalesceMs: 0,
     heartbeatMs: 10_000,
   });
   const configured = runtime.deps.models;
@@ -227,12 +228,12 @@ interface SubscriberResult {
   unknownMarkers: number;
 }
 
-async function subscribe(target: Target, runId: string, plan: Plan, mode: Mode, signal: AbortSignal): Promise<SubscriberResult> {
+async function subscribe(target: Target, runId: string, plan: Plan, signal: AbortSignal): Promise<SubscriberResult> {
   const result: SubscriberResult = { text: "", delivered: 0, terminal: null, seqProblem: null, received: [], duplicates: 0, unknownMarkers: 0 };
   const seen = new Set<number>();
   let scanned = 0;
   let lastSeq = 0;
-  for await (const item of streamRunEvents({ db: target.handle.db, bus: target.bus, runId, afterSeq: 0, signal, fromMemory: mode === "default" })) {
+  for await (const item of streamRunEvents({ db: target.handle.db, bus: target.bus, runId, afterSeq: 0, signal })) {
     if (item.kind !== "event") continue;
     const at = performance.now();
     const event = item.event;
@@ -273,7 +274,8 @@ async function runPass(
   const mode = options.mode;
   const plans = new Map<string, Plan>();
   const published = new Map<string, [number, number][]>();
-  const runtime = buildRuntime(fixture.db, timedBus(target.bus, published), mode, options.coalesceMs, createBenchProvider(plans, options.paceMs));
+  const bus = timedBus(target.bus, published);
+  const runtime = mode === "default" ? buildRuntime(fixture.db, bus, createBenchProvider(plans, options.paceMs)) : naiveJournal(fixture, bus, plans, options);
   // The group writer hands committed events to this process's subscribers: that moment is the commit time.
   const writer = journalWriterFor(fixture.db, target.bus);
   const unlisten: (() => void)[] = [];
@@ -302,20 +304,20 @@ async function runPass(
   const cpu = process.cpuUsage();
   const machine = machineCpu()?.busyMs;
   const started = performance.now();
-  const flushesBefore = writer.stats.flushes;
+  const flushesBefore = mode === "default" ? writer.stats.flushes : 0;
   const subscribers = await Promise.all(
     sessions.map(async ({ text, session }) => {
       const plan = plans.get(text)!;
       const { runId } = await runtime.startChatRun({ workspaceId: fixture.workspaceId, sessionId: session.id, userId: fixture.userId, text });
       if (mode === "default") unlisten.push(commitLog(runId));
-      return { runId, plan, done: subscribe(target, runId, plan, mode, signal) };
+      return { runId, plan, done: subscribe(target, runId, plan, signal) };
     }),
   );
   const results = await Promise.all(subscribers.map((s) => s.done));
   if (signal.aborted) runtime.abandonAll();
   await runtime.drain();
   const wallMs = performance.now() - started;
-  const flushes = writer.stats.flushes - flushesBefore;
+  const flushes = "stats" in runtime ? runtime.stats.flushes : writer.stats.flushes - flushesBefore;
   const load = os.loadavg().map((l) => l.toFixed(2)).join(",");
   for (const off of unlisten) off();
   const cpuUsed = process.cpuUsage(cpu);
@@ -385,6 +387,56 @@ async function runPass(
     cpuPercent: ((cpuUsed.user + cpuUsed.system) / 1000 / wallMs) * 100,
     machinePercent: machine === undefined || machineUsed === undefined ? Number.NaN : ((machineUsed - machine) / wallMs) * 100,
     failures,
+  };
+}
+
+/**
+ * The baseline: runs written by this script, with no runtime and no model loop. Each run's deltas come at the
+ * model's pace, gather for the coalescing window, and are written one batch per transaction through the journal
+ * store, with a notification after each commit that names no writer, so every subscriber reads the rows back.
+ */
+function naiveJournal(fixture: Fixture, bus: EventBus, plans: Map<string, Plan>, options: { paceMs: number; coalesceMs: number }) {
+  const { db } = fixture;
+  const writers: Promise<void>[] = [];
+  const write = async (runId: string, events: RunEventInput[]) => {
+    const seq = await db.transaction((tx) => insertRunEvents(tx, runId, null, events));
+    await notifyRun(bus, runId, seq);
+    stats.flushes += 1;
+  };
+  const stats = { flushes: 0 };
+  const drive = async (runId: string, plan: Plan) => {
+    let buffer = "";
+    let writing = Promise.resolve();
+    let timer: NodeJS.Timeout | null = null;
+    const flush = () => {
+      timer = null;
+      const delta = buffer;
+      buffer = "";
+      if (delta) writing = writing.then(() => write(runId, [{ type: "text", payload: { delta } }]));
+    };
+    for (const piece of plan.pieces) {
+      if (options.paceMs) await new Promise((resolve) => setTimeout(resolve, options.paceMs));
+      plan.yieldedAt.push(performance.now());
+      buffer += piece;
+      timer ??= setTimeout(flush, options.coalesceMs);
+    }
+    if (timer) clearTimeout(timer);
+    flush();
+    await writing;
+    await write(runId, [{ type: "run_completed", payload: { replyMessageId: "" } }]);
+  };
+  return {
+    stats,
+    async startChatRun(input: { sessionId: string; text: string }) {
+      const [run] = await db
+        .insert(agentRuns)
+        .values({ workspaceId: fixture.workspaceId, agentId: fixture.agentId, sessionId: input.sessionId, userId: fixture.userId, trigger: "chat", model: MODEL_SPEC, state: "running" })
+        .returning({ id: agentRuns.id });
+      writers.push(drive(run!.id, plans.get(input.text)!));
+      return { runId: run!.id };
+    },
+    abandonAll: () => undefined,
+    drain: () => Promise.all(writers).then(() => undefined),
   };
 }
 

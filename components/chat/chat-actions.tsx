@@ -9,7 +9,7 @@ import { useApi, useWorkspace } from "../providers";
 import { ConfirmDialog } from "../ui/alert-dialog";
 import { Dialog, DialogContent, DialogTrigger } from "../ui/dialog";
 import { toast } from "../ui/toaster";
-import { sessionRenamedSchema } from "@/lib/runtime/session-schemas";
+import { sessionRenamedSchema } from "@/lib/chats/chat-schemas";
 import { chatKeys } from "@/lib/client/query-keys";
 import { invalidateInEveryTab, tellOtherTabs } from "@/lib/client/tab-sync";
 

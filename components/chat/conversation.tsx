@@ -19,7 +19,7 @@ import { OfflineNotice } from "./offline-notice";
 import { emptyTimeline, isDone, type Timeline } from "./timeline";
 import { agentKeys, chatKeys } from "@/lib/client/query-keys";
 import { agentListSchema } from "@/lib/agents/agent-schemas";
-import { sessionHistorySchema, type ChatMessage } from "@/lib/runtime/session-schemas";
+import { sessionHistorySchema, type ChatMessage } from "@/lib/chats/chat-schemas";
 import { activeRunStates } from "./run-states";
 import { LazyBox } from "../ui/lazy-box";
 import { anchoredStepClasses, useStepAnchor } from "../runs/use-step-anchor";

@@ -8,7 +8,7 @@ import { ErrorCode } from "../ui/error-notice";
 import { Markdown } from "../markdown/lazy-markdown";
 import { StepCard, TaintBadge } from "./step-card";
 import type { Outcome, StepView, Timeline, TimelineItem, Usage } from "./timeline";
-import type { ChatMessage } from "@/lib/runtime/session-schemas";
+import type { ChatMessage } from "@/lib/chats/chat-schemas";
 
 /** What one assistant reply shows, whether it comes from a live timeline or from stored history. */
 export interface ReplyView {

@@ -9,7 +9,7 @@ import { useApi, useWorkspace } from "../providers";
 import { Time } from "../ui/time";
 import { chatKeys } from "@/lib/client/query-keys";
 import { useHydrated } from "@/lib/client/use-hydrated";
-import { sessionListSchema } from "@/lib/runtime/session-schemas";
+import { sessionListSchema } from "@/lib/chats/chat-schemas";
 
 export function SessionList({ activeSessionId }: { activeSessionId: string | null }) {
   const api = useApi();

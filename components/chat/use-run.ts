@@ -4,7 +4,7 @@ import { useQueries, useQuery, useQueryClient } from "@tanstack/react-query";
 import { handOverStream } from "@/lib/client/event-stream";
 import { useEventStream } from "@/lib/client/use-event-stream";
 import { AppError } from "@/lib/errors";
-import { chatRunStartedSchema, RUN_ID_HEADER } from "@/lib/runtime/session-schemas";
+import { chatRunStartedSchema, RUN_ID_HEADER } from "@/lib/chats/chat-schemas";
 import { isTerminal } from "@/lib/journal/run-events";
 import { useWorkspace } from "../providers";
 import { applyRunEvent, decodeRunEvent, emptyTimeline, isDone, replayRun, type Timeline } from "./timeline";

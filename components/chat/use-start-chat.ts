@@ -4,7 +4,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { chatKeys } from "@/lib/client/query-keys";
 import { invalidateInEveryTab } from "@/lib/client/tab-sync";
-import { sessionListSchema } from "@/lib/runtime/session-schemas";
+import { sessionListSchema } from "@/lib/chats/chat-schemas";
 import { createdIdSchema } from "@/lib/shared-schemas";
 import { useApi, useWorkspace } from "../providers";
 

@@ -11,7 +11,7 @@ import { runTimelineQuery, useRunStream } from "../chat/use-run";
 import { triggerLabels } from "../feed/describe-item";
 import { roomKeys, runKeys } from "@/lib/client/query-keys";
 import { roomListSchema } from "@/lib/rooms/room-schemas";
-import { runSummarySchema } from "@/lib/runtime/run-schemas";
+import { runSummarySchema } from "@/lib/runs/run-schemas";
 import { useApi, useWorkspace } from "../providers";
 import { anchoredStepClasses, useStepAnchor } from "./use-step-anchor";
 import { Time } from "../ui/time";

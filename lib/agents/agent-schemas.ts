@@ -1,6 +1,7 @@
 /** What the agents API answers with: the browser parses with these, the routes are type-checked against them. */
 import { z } from "zod/mini";
 import { id, isoDate, nullableDate } from "../shared-schemas";
+import { runStateSchema } from "../runs/run-schemas";
 
 export const agentSummarySchema = z.object({
   id,
@@ -33,7 +34,7 @@ export const agentDetailSchema = z.object({
     z.object({
       id,
       trigger: z.string(),
-      state: z.string(),
+      state: runStateSchema,
       sessionId: z.nullable(id),
       error: z.nullable(z.string()),
       /** Null for viewers who may not see spend. */

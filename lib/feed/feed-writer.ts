@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Database } from "../db/client";
 import { AppError } from "../errors";
-import type { EventBus } from "../runtime/bus";
+import type { EventBus } from "../db/bus";
 import { withDbRetry } from "../db/retry";
 import { FlushLoop, KeyedListeners, readAnnounced, type AnnouncedRange } from "../db/group-commit";
 import { logError } from "../log";

@@ -7,7 +7,7 @@ import { runFactsCache } from "../access/run-facts-cache";
 import { rowsOf, type Db, type Transaction } from "../db/client";
 import { feedWriterFor } from "./feed-writer";
 import { feedItems, workspaces, type AgentRun } from "../db/schema";
-import type { EventBus } from "../runtime/bus";
+import type { EventBus } from "../db/bus";
 import { tailJournal, type TailItem } from "../db/journal-tail";
 import { logError } from "../log";
 import { AppError } from "../errors";
@@ -285,8 +285,7 @@ export type FeedStreamItem = TailItem<FeedItemView>;
  * stream follows the workspace's whole sequence and keeps what `filter`
  * matches, so a gap in the sequence always means "read the table". Who may
  * open each item's run is known once per run and process (`runFactsCache`):
- * a run's person, trigger and chat never change. `fromMemory: false` reads
- * every batch back per stream (the former path, a baseline).
+ * a run's person, trigger and chat never change.
  */
 export async function* streamFeed(options: {
   db: Db;
@@ -297,12 +296,10 @@ export async function* streamFeed(options: {
   filter?: FeedFilter;
   signal?: AbortSignal;
   heartbeatMs?: number;
-  fromMemory?: boolean;
 }): AsyncGenerator<FeedStreamItem> {
   const { db, bus, workspaceId, viewer } = options;
   const filter = options.filter ?? {};
   const writer = feedWriterFor(db, bus);
-  const fromMemory = options.fromMemory !== false;
   const facts = runFactsCache(db);
   // The runs a batch names that this process does not know yet (started elsewhere) are asked for in one read as the
   // batch arrives, so the items, shaped one after another below, do not each wait for a read of their own.
@@ -311,11 +308,10 @@ export async function* streamFeed(options: {
     return items;
   };
   for await (const next of tailJournal<FeedItemView>({
-    // From memory, the process's feed writer follows the workspace's notifications for every stream of it: its own
-    // items at their commit, others' read once for all. The baseline reads each notification's items per stream.
-    subscribe: (wake) =>
-      fromMemory ? writer.listen(workspaceId, { items: () => undefined, wake }) : bus.subscribe(feedTopic(workspaceId), () => wake()),
-    push: fromMemory ? (deliver) => writer.listen(workspaceId, { items: (items) => deliver(withFacts(items)), wake: () => undefined }) : undefined,
+    // The process's feed writer follows the workspace's notifications for every stream of it: its own items at their
+    // commit, others' read once for all.
+    subscribe: (wake) => writer.listen(workspaceId, { items: () => undefined, wake }),
+    push: (deliver) => writer.listen(workspaceId, { items: (items) => deliver(withFacts(items)), wake: () => undefined }),
     read: async (after) => withFacts(await readFeed(db, workspaceId, after, {}, 500)),
     batchSize: 500,
     afterSeq: options.afterSeq,

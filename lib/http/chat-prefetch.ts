@@ -3,8 +3,8 @@ import { agentListSchema } from "../agents/agent-schemas";
 import { agentKeys, chatKeys } from "../client/query-keys";
 import type { Db } from "../db/client";
 import type { Role } from "../db/schema";
-import { getSessionHistory, listSessions } from "../runtime/sessions";
-import { sessionHistorySchema, sessionListSchema } from "../runtime/session-schemas";
+import { getSessionHistory, listSessions } from "../chats/chats";
+import { sessionHistorySchema, sessionListSchema } from "../chats/chat-schemas";
 import { prefetch, type Prefetch } from "./prefetch";
 
 /**

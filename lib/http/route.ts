@@ -34,7 +34,57 @@ declare const replyBody: unique symbol;
 /** A response (201, 202) whose JSON body is `T`. */
 export type JsonReply<T> = Response & { readonly [replyBody]: T };
 
+/** What the README's API table says of a route (`npm run docs:api` writes the table from these). */
+export interface RouteDoc {
+  /** What the route does and answers, in a few words. */
+  summary: string;
+  /**
+   * Who may call it, when the least role of `can` (else member, signed in or none) does not say it all: "the chat's
+   * owner", "member (spend: reviewer)".
+   */
+  role?: string;
+}
+
+/** Whom a handler serves: a member of the current workspace, any signed-in person, or anyone. */
+export type RouteAudience = "workspace" | "user" | "public";
+
+/** What a handler says of itself, read without calling it (the API table in the README is made from these). */
+export interface RouteDescription {
+  audience: RouteAudience;
+  doc?: RouteDoc;
+  can?: Capability;
+  params?: $ZodType;
+  query?: $ZodType;
+  body?: $ZodType;
+}
+
+const descriptions = new WeakMap<object, RouteDescription>();
+
+/** What a route handler says of itself, if it was made by `route`, `userRoute`, `publicRoute` or `documented`. */
+export function describeRoute(handler: unknown): RouteDescription | undefined {
+  return typeof handler === "function" ? descriptions.get(handler) : undefined;
+}
+
+/** Keeps a handler's description beside it, for `describeRoute`. */
+function described<H extends object>(handler: H, audience: RouteAudience, options: Omit<RouteDescription, "audience">): H {
+  const { doc, can, params, query, body } = options;
+  descriptions.set(handler, { audience, doc, can, params, query, body });
+  return handler;
+}
+
+/**
+ * Documents a handler that none of the route wrappers makes (the health check, sign-in, the door), as one anybody may
+ * call unless `doc.role` says otherwise. It returns a new function, so one handler exported for several methods can
+ * say something of each.
+ */
+export function documented<H extends (...args: never[]) => Promise<Response>>(doc: RouteDoc, handler: H): H {
+  const each = (...args: Parameters<H>) => handler(...args);
+  return described(each as unknown as H, "public", { doc });
+}
+
 interface RouteOptions<P extends Schema, Q extends Schema, B extends Schema, R extends $ZodType | undefined = undefined> {
+  /** What the README's API table says of the route. */
+  doc?: RouteDoc;
   /** The action of the capability table this route takes; omit for any member. Checked before the body is read. */
   can?: Capability;
   /** `false` for routes that act on the user rather than on a workspace. */
@@ -63,7 +113,13 @@ export interface RouteContext<P extends Schema, Q extends Schema, B extends Sche
    * Whether the request's session, membership and role still hold, asked again
    * now: a long-lived response (an event stream) ends when they stop holding.
    */
-  stillAllowed: () => Promise<boolean>;
+  stillAllowed: AccessCheck;
+}
+
+/** Asks again whether a request's access holds; a stream asks every `everyMs` (`CLAWDECK_STREAM_RECHECK_SECONDS`). */
+export interface AccessCheck {
+  (): Promise<boolean>;
+  everyMs: number;
 }
 
 export interface UserRouteContext<P extends Schema, Q extends Schema, B extends Schema>
@@ -203,7 +259,7 @@ export function route<P extends Schema = undefined, Q extends Schema = undefined
   options: RouteOptions<P, Q, B, R>,
   handler: (ctx: RouteContext<P, Q, B>) => Promise<Reply<R>>,
 ) {
-  return async (req: Request, nextContext?: NextContext): Promise<Response> => {
+  return described(async (req: Request, nextContext?: NextContext): Promise<Response> => {
     try {
       // The session and the membership are read together; the refusals keep their order (no session, then the
       // workspace, then the capability, then bad params, query or body).
@@ -218,17 +274,20 @@ export function route<P extends Schema = undefined, Q extends Schema = undefined
       if (options.can && !can(workspace.role, options.can)) {
         throw new AppError(`forbidden:role`, `This needs the ${roleLabels[capabilities[options.can]].toLowerCase()} role or higher in ${workspace.name}.`);
       }
-      const stillAllowed = async () => {
-        const again = await sessionAndWorkspace(server.db, req, { id: workspace.id });
-        if (again?.user.id !== user.id || !again.workspace) return false;
-        return !options.can || can(again.workspace.role, options.can);
-      };
+      const stillAllowed = Object.assign(
+        async () => {
+          const again = await sessionAndWorkspace(server.db, req, { id: workspace.id });
+          if (again?.user.id !== user.id || !again.workspace) return false;
+          return !options.can || can(again.workspace.role, options.can);
+        },
+        { everyMs: server.env.CLAWDECK_STREAM_RECHECK_SECONDS * 1000 },
+      );
       const inputs = await readInputs(options, req, nextContext, server);
       return toResponse(await handler({ req, server, db: server.db, user, ...inputs, workspace, stillAllowed }));
     } catch (error) {
       return errorResponse(error);
     }
-  };
+  }, "workspace", options);
 }
 
 /** Like `route`, for handlers about the signed-in user that need no current workspace. */
@@ -236,13 +295,13 @@ export function userRoute<P extends Schema = undefined, Q extends Schema = undef
   options: Omit<RouteOptions<P, Q, B, R>, "can" | "workspace">,
   handler: (ctx: UserRouteContext<P, Q, B>) => Promise<Reply<R>>,
 ) {
-  return async (req: Request, nextContext?: NextContext): Promise<Response> => {
+  return described(async (req: Request, nextContext?: NextContext): Promise<Response> => {
     try {
       return toResponse(await handler(await prepare(options, req, nextContext)));
     } catch (error) {
       return errorResponse(error);
     }
-  };
+  }, "user", options);
 }
 
 /**
@@ -254,13 +313,13 @@ export function publicRoute<P extends Schema = undefined, Q extends Schema = und
   options: Omit<RouteOptions<P, Q, B>, "can" | "workspace">,
   handler: (ctx: Omit<UserRouteContext<P, Q, B>, "user"> & { user: PublicUser | null }) => Promise<unknown>,
 ) {
-  return async (req: Request, nextContext?: NextContext): Promise<Response> => {
+  return described(async (req: Request, nextContext?: NextContext): Promise<Response> => {
     try {
       return toResponse(await handler(await prepareRequest(options, req, nextContext)));
     } catch (error) {
       return errorResponse(error);
     }
-  };
+  }, "public", options);
 }
 
 function toResponse(result: unknown): Response {

@@ -3,6 +3,7 @@ import { assertReadableRun } from "../access/reads";
 import { streamRunEvents } from "../runtime/stream";
 import type { Server } from "../server";
 import { handOverWhen, sseResponse, type EventStreamReply } from "./sse";
+import type { AccessCheck } from "./route";
 
 /** Whether a request asks for an event stream as its answer. */
 export function wantsEventStream(req: Request): boolean {
@@ -24,7 +25,7 @@ export async function runEventsResponse(input: {
   viewer: Viewer;
   runId: string;
   afterSeq: number;
-  stillAllowed: () => Promise<boolean>;
+  stillAllowed: AccessCheck;
   headers?: Record<string, string>;
   /** The run has journaled nothing yet: called before it is driven (see `startChatRun`), the stream reads nothing first. */
   fresh?: boolean;

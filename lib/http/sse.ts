@@ -1,6 +1,7 @@
 import { AppError, STREAM_ERROR_EVENT } from "../errors";
 import type { StreamItem } from "../runtime/stream";
 import { logError } from "../log";
+import type { AccessCheck } from "./route";
 
 const encoder = new TextEncoder();
 
@@ -27,12 +28,11 @@ export type SseItem = { kind: "event"; id?: number | string; event: string; data
 
 export interface EventStreamOptions {
   /**
-   * Asked again every `recheckMs` while the stream is open (8 s by default: on a timer, whether or not anything is
-   * sent, and before an item when the last check is that old): when the session was ended or the access taken away,
-   * the stream says so and ends within 10 s, and the browser's reconnect is refused like any request.
+   * Asked again every `everyMs` while the stream is open (on a timer, whether or not anything is sent, and before an
+   * item when the last check is that old): when the session was ended or the access taken away, the stream says so
+   * and ends within that interval, and the browser's reconnect is refused like any request.
    */
-  stillAllowed?: () => Promise<boolean>;
-  recheckMs?: number;
+  stillAllowed?: AccessCheck;
   /** How long EventSource waits before reconnecting after a drop. */
   retryMs?: number;
   onClose?: () => void;
@@ -50,7 +50,7 @@ export const SESSION_ENDED = () => new AppError("unauthorized:session", "Your se
  * server writes once per batch instead of once per event, and an idle one sends each event at once.
  */
 export function eventStreamResponse(items: AsyncGenerator<SseItem>, options: EventStreamOptions = {}): EventStreamReply {
-  const recheckMs = options.recheckMs ?? 8_000;
+  const recheckMs = options.stillAllowed?.everyMs ?? 0;
   let closed = false;
   // Set when the client goes away: writes after that fail, and that is no failure of the stream.
   let cancelled = false;

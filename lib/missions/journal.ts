@@ -1,7 +1,7 @@
 import { and, asc, eq, gt, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { missionEvents, missionRuns } from "../db/schema";
-import type { EventBus } from "../runtime/bus";
+import type { EventBus } from "../db/bus";
 
 /** The mission journal: numbered events, written in the transaction that changes the state they report. */
 

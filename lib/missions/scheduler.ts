@@ -5,7 +5,7 @@ import { agentRuns, approvals, missionEvents, missionNodes, missionRuns, mission
 import { AppError } from "../errors";
 import { insertFeedItems, notifyFeed } from "../feed/feed";
 import { logError } from "../log";
-import { endRunFromOutside, insertTurnRuns, lockTurnAgents } from "../runtime/run-state";
+import { endRunFromOutside, insertTurnRuns, lockTurnAgents } from "../runs";
 import type { Runtime } from "../runtime/runtime";
 import { can } from "../access/capabilities";
 import { getCrewRow, resolveCrew } from "./crews";
@@ -127,7 +127,7 @@ export function createMissionScheduler(runtime: Runtime): MissionScheduler {
         .select({ n: sql<number>`count(*)::int` })
         .from(missionNodes)
         .innerJoin(agentRuns, eq(agentRuns.id, missionNodes.runId))
-        .where(and(eq(missionNodes.missionRunId, mr.id), eq(missionNodes.state, "running"), inArray(agentRuns.state, ["queued", "running"]))),
+        .where(and(eq(missionNodes.missionRunId, mr.id), eq(missionNodes.state, "running"), eq(agentRuns.state, "running"))),
     ]);
     if (mission?.state !== "running") return;
     let room = (topology.concurrency ?? DEFAULT_CONCURRENCY) - Number(busy?.n ?? 0);
@@ -204,7 +204,7 @@ export function createMissionScheduler(runtime: Runtime): MissionScheduler {
       .leftJoin(agentRuns, eq(agentRuns.id, missionNodes.runId))
       .where(and(eq(missionNodes.missionRunId, mr.id), eq(missionNodes.state, "running")));
     for (const r of running) {
-      if (r.runId && (r.runState === "suspended" || r.runState === "queued")) {
+      if (r.runId && r.runState === "suspended") {
         await endRunFromOutside(db, bus, r.runId, { from: [r.runState], to: "cancelled", code: "cancelled", message: "The mission was stopped." });
       } else if (r.runId && r.runState === "running") {
         await runtime.stopRun(r.runId);

@@ -1,6 +1,6 @@
 import type { Db } from "../db/client";
 import type { SseItem } from "../http/sse";
-import type { EventBus } from "../runtime/bus";
+import type { EventBus } from "../db/bus";
 import { tailJournal } from "../db/journal-tail";
 import { isMissionTerminal, missionTopic, readMissionEvents, type MissionEventView } from "./journal";
 

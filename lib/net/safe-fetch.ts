@@ -16,10 +16,11 @@ import { cidr, describeAddress, embeddedIpv4, inCidr, isBlockedAddress, parseIp,
 
 /**
  * The operator's allow-list (`CLAWDECK_FETCH_ALLOW`: comma-separated hosts,
- * `host:port` or CIDR ranges), read at call time. Every tool passes it.
+ * `host:port` or CIDR ranges), read once with the validated environment; the
+ * runtime hands it to every tool that fetches.
  */
-export function fetchAllowList(source: Record<string, string | undefined> = process.env): string[] {
-  return (source.CLAWDECK_FETCH_ALLOW ?? "")
+export function fetchAllowList(setting: string): string[] {
+  return setting
     .split(",")
     .map((entry) => entry.trim())
     .filter(Boolean);

@@ -8,8 +8,8 @@ import { agentMessages, agents, roomMembers, rooms, users } from "../db/schema";
 import { AppError, PG_UNIQUE_VIOLATION, pgErrorCode } from "../errors";
 import { recordAudit } from "../audit";
 import { recordFeed } from "../feed/feed";
-import type { EventBus } from "../runtime/bus";
-import { pausedFeedItems } from "../runtime/delivery";
+import type { EventBus } from "../db/bus";
+import { pausedFeedItems } from "../messaging/delivery";
 import type { Runtime } from "../runtime/runtime";
 
 export const roomInputSchema = z.object({

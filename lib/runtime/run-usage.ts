@@ -3,8 +3,8 @@ import type { AgentRun } from "../db/schema";
 import { chargeUsage } from "../billing/ledger";
 import { estimateTokens } from "../models/offline";
 import type { ModelMessage, Usage } from "../models/types";
-import type { RunJournal } from "./run-journal";
-import { addRunUsage } from "./run-state";
+import type { RunJournal } from "../journal/run-journal";
+import { addRunUsage } from "../runs";
 import { logError } from "../log";
 
 /**

@@ -5,10 +5,8 @@ import { runFactsCache } from "../access/run-facts-cache";
 import { CircuitBreakers } from "../safety/dispatch";
 import { expireOverdueApprovals } from "../safety/approvals";
 import { controlTopic, driveRun } from "./runner";
-import { doorRunDecision, endLapsedDoorRun, settleDoorRun } from "./door-call";
-import { expireIdleDoorSessions } from "./door-session";
 import { governApproval, unjudgedApprovalOf } from "../safety/governor";
-import { getRun, listOrphanedRuns } from "./runs";
+import { getRun, listOrphanedRuns } from "../runs/run-reads";
 import {
   claimOrphanForRecovery,
   claimResume,
@@ -18,7 +16,7 @@ import {
   listResumableRuns,
   requestCancel,
   type WakeInput,
-} from "./run-state";
+} from "../runs";
 import type { RuntimeDeps } from "./types";
 import { logError } from "../log";
 
@@ -146,7 +144,7 @@ export function createRuntime(input: Omit<RuntimeDeps, "breakers"> & { breakers?
     async cancelRun(workspaceId, runId, by) {
       const run = await getRun(deps.db, workspaceId, runId);
       assertCanCancelRun(by, run);
-      if (run.state === "suspended" || run.state === "queued") {
+      if (run.state === "suspended") {
         if (await endRunFromOutside(deps.db, deps.bus, runId, { from: [run.state], to: "cancelled", code: "cancelled", message: "Stopped by a person." })) {
           return { runId, state: "cancelled" };
         }
@@ -173,11 +171,10 @@ export function createRuntime(input: Omit<RuntimeDeps, "breakers"> & { breakers?
 
     async resumeRun(runId) {
       if (active.has(runId)) return false;
-      // A door call's approval is used by its caller (waiting, or repeating the call); a refusal is recorded here,
-      // and so is an approval whose grant lapsed with nobody repeating the call.
-      const door = await doorRunDecision(deps.db, runId);
-      if (door === "approved") return (await endLapsedDoorRun(deps, runId)) && false;
-      if (door) return (await settleDoorRun(deps, runId)) !== null;
+      for (const kind of deps.runKinds ?? []) {
+        const settled = await kind.settleDecided(deps, runId);
+        if (settled !== null) return settled;
+      }
       // A paused agent's run is not claimed: it stays suspended until the agent is resumed.
       const approval = await claimResume(deps.db, deps.bus, runId, deps.instanceId);
       if (!approval) return false;
@@ -200,7 +197,7 @@ export function createRuntime(input: Omit<RuntimeDeps, "breakers"> & { breakers?
           continue;
         }
         const ended = await endRunFromOutside(deps.db, deps.bus, runId, {
-          from: ["queued", "running"],
+          from: ["running"],
           to: "failed",
           code: "internal:lease_expired",
           message: "The server process running this agent stopped before the run finished.",
@@ -209,7 +206,7 @@ export function createRuntime(input: Omit<RuntimeDeps, "breakers"> & { breakers?
         if (ended) reaped += 1;
       }
       const expired = (await expireOverdueApprovals(deps.db, deps.bus)).length;
-      await expireIdleDoorSessions(deps);
+      for (const kind of deps.runKinds ?? []) await kind.sweep?.(deps);
       let resumed = 0;
       for (const runId of await listResumableRuns(deps.db)) {
         if (await this.resumeRun(runId)) resumed += 1;

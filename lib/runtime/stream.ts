@@ -1,10 +1,10 @@
 import type { Viewer } from "../access/access";
 import { runEventForViewer } from "../access/redact";
 import type { Database, Db } from "../db/client";
-import type { EventBus } from "./bus";
+import type { EventBus } from "../db/bus";
 import { isTerminal, type RunEvent } from "../journal/run-events";
 import { readRunEvents, runTopic } from "../journal/run-journal-store";
-import { journalWriterFor } from "./journal-writer";
+import { journalWriterFor } from "../journal/run-journal-writer";
 import { tailJournal } from "../db/journal-tail";
 
 export type StreamItem = { kind: "event"; event: RunEvent } | { kind: "heartbeat" };
@@ -19,7 +19,6 @@ export type StreamItem = { kind: "event"; event: RunEvent } | { kind: "heartbeat
  * through this process's writer (carried in their notification, or read once
  * for all of the run's followers here). A system write (a cancel, a decision)
  * is read.
- * `fromMemory: false` reads every event back (the former path, a baseline).
  * `fresh`: the run has journaled nothing yet (it is followed before it is
  * driven), so the stream starts without a read.
  */
@@ -31,25 +30,23 @@ export async function* streamRunEvents(options: {
   signal?: AbortSignal;
   heartbeatMs?: number;
   viewer?: Viewer;
-  fromMemory?: boolean;
   fresh?: boolean;
 }): AsyncGenerator<StreamItem> {
   const { db, bus, runId } = options;
   const writer = journalWriterFor(db as Database, bus);
-  const fromMemory = options.fromMemory !== false;
   for await (const next of tailJournal<RunEvent>({
     subscribe: (wake) => {
       const offBus = bus.subscribe(runTopic(runId), (message) => {
-        if (fromMemory && message.o === writer.origin) return; // handed over from memory already
+        if (message.o === writer.origin) return; // handed over from memory already
         wake();
       });
-      const offWriter = writer.listen(runId, { events: fromMemory ? () => undefined : wake, wake });
+      const offWriter = writer.listen(runId, { events: () => undefined, wake });
       return () => {
         offBus();
         offWriter();
       };
     },
-    push: fromMemory ? (deliver) => writer.listen(runId, { events: deliver, wake: () => undefined }) : undefined,
+    push: (deliver) => writer.listen(runId, { events: deliver, wake: () => undefined }),
     read: (after) => readRunEvents(db, runId, after, 500),
     batchSize: 500,
     afterSeq: options.afterSeq,

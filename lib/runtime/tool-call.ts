@@ -9,9 +9,9 @@ import { workspaceCredential, workspacePolicyOf } from "./workspace-reads";
 import { cleanDeep, truncate } from "../text";
 import type { AnyTool } from "../tools/registry";
 import { ToolError, type FollowUp, type ToolContext, type ToolPreview } from "../tools/types";
-import { deliverAgentMessage } from "./delivery";
+import { deliverAgentMessage } from "../messaging/delivery";
 import { recordFeed } from "../feed/feed";
-import { recordStepFinish, recordStepStart, recordTaint, suspendWithCheckpoint, type NewApproval, type StepEnd } from "./run-state";
+import { recordStepFinish, recordStepStart, recordTaint, suspendWithCheckpoint, type NewApproval, type StepEnd } from "../runs";
 import type { CallContext, RuntimeDeps, ToolResultBlock } from "./types";
 import { workspaceRedactor } from "../connections/connections";
 import { logError } from "../log";
@@ -220,6 +220,7 @@ async function execute(ctx: CallContext, tool: AnyTool, step: { id: string; call
     trigger: ctx.run.trigger,
     taint: ctx.state.taint.map((t) => t.source),
     credential: credentials.credential,
+    fetchAllow: ctx.deps.fetchAllow,
     signal: AbortSignal.any([ctx.signal, timeout]),
   };
   let end: StepEnd;

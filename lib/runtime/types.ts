@@ -5,8 +5,8 @@ import type { ModelResolver } from "../models/registry";
 import type { ContentBlock, ModelMessage } from "../models/types";
 import type { CircuitBreakers, PolicyGate, ProposedCall } from "../safety/dispatch";
 import type { AnyTool, ToolRegistry } from "../tools/registry";
-import type { EventBus } from "./bus";
-import type { RunJournal } from "./run-journal";
+import type { EventBus } from "../db/bus";
+import type { RunJournal } from "../journal/run-journal";
 
 export interface RuntimeDeps {
   db: Database;
@@ -19,17 +19,17 @@ export interface RuntimeDeps {
   /** Most model calls in one run. */
   maxSteps: number;
   maxTokens: number;
+  /** Private destinations the operator lets tools reach (`CLAWDECK_FETCH_ALLOW`, parsed). */
+  fetchAllow: readonly string[];
   /** How long text deltas are gathered before they are written (0: no window; the group commit merges what waits). */
   coalesceMs: number;
-  /**
-   * Journal writes go through the process's group-committing writer and local
-   * subscribers are fed from memory (default). `false`: one transaction per
-   * run's batch, subscribers read every row back (the former path, kept as a
-   * benchmark baseline).
-   */
-  groupCommit?: boolean;
   heartbeatMs: number;
   breakers: CircuitBreakers;
+  /**
+   * Kinds of run whose decided approvals another part of the product settles (the door's: its caller uses an
+   * approval), asked in order before the runtime resumes a decided run itself.
+   */
+  runKinds?: readonly RunKind[];
   /** An extra policy hook applied before the workspace policy; it can tighten or rewrite, never waive. */
   gate?: PolicyGate;
   /**
@@ -73,4 +73,11 @@ export interface CallContext {
   signal: AbortSignal;
   /** Hands runs created by a tool's follow-up work to the runtime. */
   startRuns: StartRuns;
+}
+
+/** A kind of run that settles its own decided approvals, and has its own work on every sweep. */
+export interface RunKind {
+  /** Settles a decided run of this kind: whether it was resumed here; null when the run is not of this kind. */
+  settleDecided(deps: RuntimeDeps, runId: string): Promise<boolean | null>;
+  sweep?(deps: RuntimeDeps): Promise<void>;
 }

@@ -5,7 +5,7 @@ import type { Db } from "../db/client";
 import { agentRuns, agents, approvals, rooms, users, workspaces, type Approval, type Role } from "../db/schema";
 import { AppError } from "../errors";
 import { recordAudit } from "../audit";
-import type { EventBus } from "../runtime/bus";
+import type { EventBus } from "../db/bus";
 import { insertRunEvents, notifyRun } from "../journal/run-journal-store";
 import { recordFeed } from "../feed/feed";
 import type { ToolRegistry } from "../tools/registry";

@@ -8,7 +8,7 @@ import { recordFeed } from "../feed/feed";
 import { askJudge, type Verdict } from "../judge/judge";
 import { codeOf, exactJson, hiddenIn, nameOf } from "../hidden-characters";
 import type { ModelResolver } from "../models/registry";
-import type { EventBus } from "../runtime/bus";
+import type { EventBus } from "../db/bus";
 import { insertRunEvents, notifyRun } from "../journal/run-journal-store";
 import { approvalsTopic } from "./approvals";
 import { mintGrant } from "./grants";

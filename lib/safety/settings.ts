@@ -4,7 +4,7 @@ import type { Db } from "../db/client";
 import { workspaces } from "../db/schema";
 import { AppError } from "../errors";
 import { recordAudit } from "../audit";
-import type { EventBus } from "../runtime/bus";
+import type { EventBus } from "../db/bus";
 import type { ToolRegistry } from "../tools/registry";
 import { announceWithdrawn, withdrawDenied, type WithdrawnApproval } from "./approvals";
 import { approvalCategories, categoryLabels, classifyCall, policyOverridesSchema, workspacePolicy, type ApprovalCategory, type WorkspacePolicy } from "./policy";

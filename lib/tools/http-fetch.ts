@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { fetchAllowList, FetchFailedError, FetchRefusedError, FetchTimeoutError, safeFetch } from "../net/safe-fetch";
+import { FetchFailedError, FetchRefusedError, FetchTimeoutError, safeFetch } from "../net/safe-fetch";
 import { cleanText, truncate } from "../text";
 import { ToolError, type ToolDefinition } from "./types";
 
@@ -133,7 +133,7 @@ export const httpFetchTool: ToolDefinition<{ url: string }, HttpFetchOutput> = {
   async execute(ctx, call) {
     let result;
     try {
-      result = await safeFetch(call.url, { allow: fetchAllowList(), signal: ctx.signal });
+      result = await safeFetch(call.url, { allow: ctx.fetchAllow, signal: ctx.signal });
     } catch (error) {
       if (error instanceof FetchRefusedError) throw new ToolError(error.message, { refused: true });
       if (error instanceof FetchTimeoutError || error instanceof FetchFailedError) throw new ToolError(error.message);

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { connectionProviders, providerBaseUrl } from "../connections/connections";
 import { outboxMessages } from "../db/schema";
-import { fetchAllowList, FetchFailedError, FetchHeaderError, FetchRefusedError, FetchTimeoutError, safeFetch } from "../net/safe-fetch";
+import { FetchFailedError, FetchHeaderError, FetchRefusedError, FetchTimeoutError, safeFetch } from "../net/safe-fetch";
 import { ToolError, type ToolDefinition } from "./types";
 
 const slackInput = z.object({
@@ -71,7 +71,7 @@ export const slackPostTool: ToolDefinition<z.infer<typeof slackInput>, SlackPost
         method: "POST",
         headers: { authorization: `Bearer ${connection.secret}`, "content-type": "application/json; charset=utf-8" },
         body: JSON.stringify({ channel: input.channel, text: input.text }),
-        allow: fetchAllowList(),
+        allow: ctx.fetchAllow,
         maxRedirects: 0,
         maxBytes: 64 * 1024,
         signal: ctx.signal,

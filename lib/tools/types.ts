@@ -44,6 +44,8 @@ export interface ToolContext {
   taint: readonly string[];
   /** Decrypts the workspace's credential for a provider; the model never sees it. */
   credential(provider: string): Promise<{ secret: string; config: Record<string, string> } | null>;
+  /** Private destinations the operator lets tools reach (`CLAWDECK_FETCH_ALLOW`). */
+  fetchAllow: readonly string[];
   signal: AbortSignal;
 }
 

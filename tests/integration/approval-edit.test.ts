@@ -5,7 +5,7 @@ import { GET as listRoute } from "../../app/api/approvals/route";
 import { outboxMessages, steps } from "../../lib/db/schema";
 import { textTurn, toolTurn } from "../../lib/models/scripted";
 import { readRunEvents } from "../../lib/journal/run-journal-store";
-import { createSession } from "../../lib/runtime/sessions";
+import { createSession } from "../../lib/chats/chats";
 import { applyRunEvent, emptyTimeline } from "../../components/chat/timeline";
 import { demoOwner, makeUser } from "../support/fixtures";
 import { makeAgent, suspension, useScriptedModel, waitForRun } from "../support/runtime";

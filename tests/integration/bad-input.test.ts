@@ -165,7 +165,7 @@ describe("errors and bad input", () => {
     });
 
     describe("with a local web page holding NUL characters", () => {
-      const pageOrigin = useLocalWebPage("<html><head><title>Nul\u0000 page</title></head><body>before\u0000after &#0; end</body></html>");
+      const pageOrigin = useLocalWebPage(server, "<html><head><title>Nul\u0000 page</title></head><body>before\u0000after &#0; end</body></html>");
 
       it("fetching a page with NUL characters succeeds with them stripped, and the run finishes", async () => {
         const { s, user, cookie } = await owner();

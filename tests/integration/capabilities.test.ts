@@ -6,32 +6,40 @@ import { canReadRun, type RunTrigger, type Viewer } from "../../lib/access/acces
 import { can, capabilities, rolesFor, type Capability } from "../../lib/access/capabilities";
 import { readableRunsWhere } from "../../lib/access/reads";
 import { agentRuns, type Role } from "../../lib/db/schema";
-import { createSession } from "../../lib/runtime/sessions";
+import { createSession } from "../../lib/chats/chats";
 import { roles } from "../../lib/access/role-names";
 import { demoOwner, makeUser } from "../support/fixtures";
 import { makeAgent } from "../support/runtime";
 import { APP_ORIGIN, params, sessionCookie, useTestServer } from "../support/server";
+import { describeRoute } from "../../lib/http/route";
 
 type Handler = (req: Request, context?: { params: Promise<Record<string, string>> }) => Promise<Response>;
 
-/** Every route handler that names a capability, read from the route files themselves: a new one is covered as it is written. */
-function routesWithCapability(): { file: string; method: string; url: string; capability: Capability }[] {
+/**
+ * Every route handler that names a capability, as each describes itself (`describeRoute`): a new one is covered as it
+ * is written.
+ */
+async function routesWithCapability(): Promise<{ method: string; url: string; capability: Capability; handler: Handler }[]> {
   const root = path.resolve("app/api");
-  const found: { file: string; method: string; url: string; capability: Capability }[] = [];
+  const found: { method: string; url: string; capability: Capability; handler: Handler }[] = [];
+  const files: string[] = [];
   const walk = (dir: string) => {
     for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
       const full = path.join(dir, entry.name);
       if (entry.isDirectory()) walk(full);
-      else if (entry.name === "route.ts") {
-        const text = fs.readFileSync(full, "utf8");
-        for (const m of text.matchAll(/export const (GET|POST|PUT|PATCH|DELETE) = route\(\s*\{\s*can: "([a-z.A-Z]+)"/g)) {
-          const url = `/api/${path.relative(root, path.dirname(full)).replace(/\[[^\]]+\]/g, "00000000-0000-4000-8000-000000000000")}`;
-          found.push({ file: full, method: m[1]!, url, capability: m[2] as Capability });
-        }
-      }
+      else if (entry.name === "route.ts") files.push(full);
     }
   };
   walk(root);
+  for (const file of files) {
+    const handlers = (await import(file)) as Record<string, Handler>;
+    for (const method of ["GET", "POST", "PUT", "PATCH", "DELETE"]) {
+      const capability = describeRoute(handlers[method])?.can;
+      if (!capability) continue;
+      const url = `/api/${path.relative(root, path.dirname(file)).replace(/\[[^\]]+\]/g, "00000000-0000-4000-8000-000000000000")}`;
+      found.push({ method, url, capability, handler: handlers[method]! });
+    }
+  }
   return found;
 }
 
@@ -53,11 +61,10 @@ describe("one table of who may do what", () => {
     const s = server();
     const owner = await demoOwner(s.db);
     const cookies = Object.fromEntries(await Promise.all(roles.map(async (role) => [role, await sessionCookie(s, role === "owner" ? owner : await makeUser(s.db, owner.workspaceId, role))] as const)));
-    const routes = routesWithCapability();
+    const routes = await routesWithCapability();
     expect(routes.length).toBeGreaterThanOrEqual(25);
     for (const r of routes) {
-      const handlers = (await import(r.file)) as Record<string, Handler>;
-      const handler = handlers[r.method]!;
+      const handler = r.handler;
       for (const role of roles) {
         // A body no route can read: refused for what it is only once the person may make the request at all.
         const req = new Request(new URL(r.url, APP_ORIGIN), {

@@ -6,7 +6,7 @@ import { GET as getSessionRoute, PATCH as patchSessionRoute } from "../../app/ap
 import { POST as postMessageRoute } from "../../app/api/sessions/[id]/messages/route";
 import { GET as listSessionsRoute, POST as createSessionRoute } from "../../app/api/sessions/route";
 import { agentRuns, messages, sessions } from "../../lib/db/schema";
-import { RUN_ID_HEADER } from "../../lib/runtime/session-schemas";
+import { RUN_ID_HEADER } from "../../lib/chats/chat-schemas";
 import { demoOwner, makeUser, makeWorkspace } from "../support/fixtures";
 import { waitForRun } from "../support/runtime";
 import { jsonRequest, params, sessionCookie, useTestServer } from "../support/server";

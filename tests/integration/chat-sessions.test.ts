@@ -4,7 +4,7 @@ import { DELETE as deleteRoute, GET as getRoute, PATCH as renameRoute } from "..
 import { POST as postMessageRoute } from "../../app/api/sessions/[id]/messages/route";
 import { GET as listRoute } from "../../app/api/sessions/route";
 import { agentRuns, messages, sessions } from "../../lib/db/schema";
-import { createSession } from "../../lib/runtime/sessions";
+import { createSession } from "../../lib/chats/chats";
 import { demoOwner, makeUser, makeWorkspace } from "../support/fixtures";
 import { makeAgent, waitForRun } from "../support/runtime";
 import { jsonRequest, params, sessionCookie, useTestServer } from "../support/server";

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { steps } from "../../lib/db/schema";
 import { createScriptedModel, textTurn, toolTurn } from "../../lib/models/scripted";
 import { CircuitBreakers } from "../../lib/safety/dispatch";
-import { createSession } from "../../lib/runtime/sessions";
+import { createSession } from "../../lib/chats/chats";
 import { demoOwner, makeUser, makeWorkspace } from "../support/fixtures";
 import { makeAgent, routeModel, waitForRun } from "../support/runtime";
 import { useTestServer } from "../support/server";
@@ -30,13 +30,13 @@ describe("circuit breakers in the runtime", () => {
   beforeAll(async () => {
     flaky = await site();
     steady = await site();
-    process.env.CLAWDECK_FETCH_ALLOW = `${flaky.host},${steady.host}`;
+    server().runtime.deps.fetchAllow = [flaky.host, steady.host];
     previousBreakers = server().runtime.deps.breakers;
     // Two failures in a row open a breaker for a minute.
     server().runtime.deps.breakers = new CircuitBreakers(2, 60_000);
   });
   afterAll(async () => {
-    delete process.env.CLAWDECK_FETCH_ALLOW;
+    server().runtime.deps.fetchAllow = [];
     server().runtime.deps.breakers = previousBreakers;
     await Promise.all([flaky, steady].map(({ server: s }) => new Promise((resolve) => s.close(resolve))));
   });

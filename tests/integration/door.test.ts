@@ -5,7 +5,7 @@ import { GET as listRoute, POST as createRoute } from "../../app/api/agents/[id]
 import { POST as decisionRoute } from "../../app/api/approvals/[id]/decision/route";
 import { POST as mcpPost } from "../../app/api/mcp/route";
 import { agentRuns, agents, approvals, doorTokens, executionGrants, feedItems, memberships, outboxMessages, runEvents, steps } from "../../lib/db/schema";
-import { LAPSED_GRANT_MESSAGE } from "../../lib/runtime/door-call";
+import { LAPSED_GRANT_MESSAGE } from "../../lib/door/door-calls";
 import { getUsageSummary } from "../../lib/billing/summary";
 import { DOOR_STREAMS_PER_TOKEN } from "../../lib/door/mcp";
 import { hashDoorToken } from "../../lib/door/tokens";

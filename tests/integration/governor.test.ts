@@ -5,7 +5,7 @@ import { GET as getRoute, PUT as putRoute } from "../../app/api/governor/route";
 import { approvals, auditLog, feedItems, outboxMessages, usageEvents } from "../../lib/db/schema";
 import { textTurn, toolTurn } from "../../lib/models/scripted";
 import type { ModelEvent, ModelProvider } from "../../lib/models/types";
-import { createSession } from "../../lib/runtime/sessions";
+import { createSession } from "../../lib/chats/chats";
 import { updateGovernor, type GovernorSettings } from "../../lib/safety/governor";
 import { connectDoor, doorTokenFor, resultText } from "../support/door";
 import { demoOwner, makeUser } from "../support/fixtures";

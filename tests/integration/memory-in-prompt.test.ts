@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { agentMemories } from "../../lib/db/schema";
 import { createOfflineProvider, EARLIER_REPLIES_HEADING, MEMORIES_HEADING } from "../../lib/models/offline";
 import type { ModelProvider, ModelRequest } from "../../lib/models/types";
-import { createSession } from "../../lib/runtime/sessions";
+import { createSession } from "../../lib/chats/chats";
 import { demoOwner } from "../support/fixtures";
 import { makeAgent, routeModel, settle, textOf, waitForRun } from "../support/runtime";
 import { useTestServer } from "../support/server";

@@ -5,8 +5,8 @@ import { POST as postMessageRoute } from "../../app/api/sessions/[id]/messages/r
 import { DELETE as deleteSessionRoute } from "../../app/api/sessions/[id]/route";
 import { RunFactsCache, runFactsCache } from "../../lib/access/run-facts-cache";
 import { recordQueries } from "../../lib/db/query-count";
-import { createChatRun } from "../../lib/runtime/run-state";
-import { createSession } from "../../lib/runtime/sessions";
+import { createChatRun } from "../../lib/runs";
+import { createSession } from "../../lib/chats/chats";
 import { demoOwner, makeUser, makeWorkspace } from "../support/fixtures";
 import { waitForRun } from "../support/runtime";
 import { jsonRequest, params, sessionCookie, useTestServer } from "../support/server";

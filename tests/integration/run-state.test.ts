@@ -9,10 +9,10 @@ import { agentRuns, agents, approvals, messages, outboxMessages, runEvents, step
 import { rowsOf } from "../../lib/db/client";
 import { readFeed } from "../../lib/feed/feed";
 import { textTurn, toolTurn } from "../../lib/models/scripted";
-import { appendRunEvents, readRunEvents, RunLostError } from "../../lib/journal/run-journal-store";
-import { claimResume } from "../../lib/runtime/run-state";
+import { insertRunEvents, readRunEvents, RunLostError } from "../../lib/journal/run-journal-store";
+import { claimResume } from "../../lib/runs";
 import { decideApproval } from "../../lib/safety/approvals";
-import { createSession } from "../../lib/runtime/sessions";
+import { createSession } from "../../lib/chats/chats";
 import { builtinTools, createToolRegistry } from "../../lib/tools/registry";
 import type { ToolDefinition } from "../../lib/tools/types";
 import { demoOwner, makeUser } from "../support/fixtures";
@@ -62,8 +62,8 @@ describe("run state: lifecycle, pause and crashes", () => {
     const { runId } = await s.runtime.startChatRun({ workspaceId: owner.workspaceId, sessionId: session.id, userId: owner.id, text: "hi" });
     const events = await waitForRun(s.db, runId);
     expect(events.at(-1)?.type).toBe("run_completed");
-    await expect(appendRunEvents(s.db, s.bus, runId, null, [{ type: "run_failed", payload: { code: "late", message: "late" } }])).rejects.toBeInstanceOf(RunLostError);
-    await expect(appendRunEvents(s.db, s.bus, runId, null, [{ type: "text", payload: { delta: "late" } }])).rejects.toBeInstanceOf(RunLostError);
+    await expect(s.db.transaction((tx) => insertRunEvents(tx, runId, null, [{ type: "run_failed", payload: { code: "late", message: "late" } }]))).rejects.toBeInstanceOf(RunLostError);
+    await expect(s.db.transaction((tx) => insertRunEvents(tx, runId, null, [{ type: "text", payload: { delta: "late" } }]))).rejects.toBeInstanceOf(RunLostError);
     // Even a row made to look orphaned is not failed again.
     await s.db.update(agentRuns).set({ state: "running", leaseExpiresAt: new Date(Date.now() - 1000) }).where(eq(agentRuns.id, runId));
     await s.runtime.sweep();

@@ -4,9 +4,9 @@ import { agentMemories, agentRuns, messages, outboxMessages, steps, usageEvents,
 import { textTurn, toolTurn } from "../../lib/models/scripted";
 import { ModelError } from "../../lib/models/types";
 import { readRunEvents } from "../../lib/journal/run-journal-store";
-import { createChatRun, requestCancel } from "../../lib/runtime/run-state";
+import { createChatRun, requestCancel } from "../../lib/runs";
 import { driveRun } from "../../lib/runtime/runner";
-import { createSession } from "../../lib/runtime/sessions";
+import { createSession } from "../../lib/chats/chats";
 import { streamRunEvents } from "../../lib/runtime/stream";
 import type { RunEvent } from "../../lib/journal/run-events";
 import { createModelResolver } from "../../lib/models/registry";

@@ -8,7 +8,7 @@ import { agentMemories, approvals, connections, messages, steps } from "../../li
 import { errorResponse } from "../../lib/http/errors";
 import { createAnthropicProvider } from "../../lib/models/anthropic";
 import type { ModelEvent, ModelProvider, ModelRequest } from "../../lib/models/types";
-import { createSession } from "../../lib/runtime/sessions";
+import { createSession } from "../../lib/chats/chats";
 import { decideApproval } from "../../lib/safety/approvals";
 import { REDACTED } from "../../lib/secret-redactor";
 import { builtinTools, createToolRegistry, type AnyTool } from "../../lib/tools/registry";
@@ -91,14 +91,14 @@ describe("secrets are never echoed", () => {
     slackOrigin = await listen(slack);
     canaryOrigin = await listen(canary);
     process.env.CLAWDECK_SLACK_BASE_URL = slackOrigin;
-    process.env.CLAWDECK_FETCH_ALLOW = [slackOrigin, canaryOrigin].map((o) => new URL(o).host).join(",");
     const s = server();
+    s.runtime.deps.fetchAllow = [slackOrigin, canaryOrigin].map((o) => new URL(o).host);
     s.runtime.deps.tools = createToolRegistry([...builtinTools, headerCrashTool]);
   });
 
   afterAll(async () => {
     delete process.env.CLAWDECK_SLACK_BASE_URL;
-    delete process.env.CLAWDECK_FETCH_ALLOW;
+    server().runtime.deps.fetchAllow = [];
     await Promise.all([slack, canary].map((s) => new Promise((resolve) => (s.closeAllConnections(), s.close(resolve)))));
   });
 

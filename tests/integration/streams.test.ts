@@ -12,7 +12,7 @@ import { route } from "../../lib/http/route";
 import { eventStreamResponse, type SseItem } from "../../lib/http/sse";
 import { approvalsTopic } from "../../lib/safety/approvals";
 import { textTurn } from "../../lib/models/scripted";
-import { RUN_ID_HEADER } from "../../lib/runtime/session-schemas";
+import { RUN_ID_HEADER } from "../../lib/chats/chat-schemas";
 import { makeAgent, useScriptedModel, waitForRun } from "../support/runtime";
 import { makeUser, makeWorkspace } from "../support/fixtures";
 import { jsonRequest, params, sessionCookie, useTestServer } from "../support/server";
@@ -52,15 +52,18 @@ function probeStream() {
   async function* items(): AsyncGenerator<SseItem> {
     for (let i = 0; i < 50; i++) yield waiting.shift() ?? (await new Promise<SseItem>((resolve) => queue.push(resolve)));
   }
-  const GET = route({}, async ({ stillAllowed }) => eventStreamResponse(items(), { stillAllowed, recheckMs: 0 }));
+  const GET = route({}, async ({ stillAllowed }) => eventStreamResponse(items(), { stillAllowed: Object.assign(() => stillAllowed(), { everyMs: 0 }) }));
   return { GET, push };
 }
 
 const sessionIdOf = async (s: ReturnType<ReturnType<typeof useTestServer>>, userId: string) =>
   (await s.db.select({ id: authSessions.id }).from(authSessions).where(eq(authSessions.userId, userId)))[0]!.id;
 
+/** How often this file's streams recheck their viewer's access: a second, so a test can wait it out. */
+const RECHECK_SECONDS = 1;
+
 describe("open event streams follow the session and the membership", () => {
-  const server = useTestServer();
+  const server = useTestServer({ env: { CLAWDECK_STREAM_RECHECK_SECONDS: String(RECHECK_SECONDS) } });
 
   async function person() {
     const s = server();
@@ -106,8 +109,8 @@ describe("open event streams follow the session and the membership", () => {
     expect(await next()).toBe("retry: 3000");
     expect(await next()).toBe('event: approvals\ndata: {"pending":0}');
     await revokeUserSessions(s.db, member.id, "password_reset");
-    // The default recheck interval has not passed yet: prove the check is what ends it by waiting it out.
-    await new Promise((resolve) => setTimeout(resolve, 10_050));
+    // The recheck interval has not passed yet: prove the check is what ends it by waiting it out.
+    await new Promise((resolve) => setTimeout(resolve, RECHECK_SECONDS * 1000 + 100));
     await s.bus.publish(approvalsTopic(ws.id), { approvalId: "x", status: "pending" });
     const ended = await next();
     expect(ended).toContain('"code":"unauthorized:session"');
@@ -117,7 +120,7 @@ describe("open event streams follow the session and the membership", () => {
   it("a chat's reply, followed on its message's answer and on its run's events route, stops on both once the person signs out; the run goes on", async () => {
     const { s, ws, member, cookie } = await person();
     const agent = await makeAgent(s.db, ws.id, { model: "scripted" });
-    // Sixty pieces a quarter of a second apart: the reply outlasts the streams' ten-second recheck.
+    // Pieces a quarter of a second apart for fifteen seconds: the reply outlasts the streams' recheck many times over.
     useScriptedModel(s, [textTurn(Array.from({ length: 60 }, (_, i) => `piece ${i}. `), undefined, 250)]);
     const created = await createSessionRoute(jsonRequest("/api/sessions", { method: "POST", cookie, workspace: ws.slug, body: { agentHandle: agent.handle } }));
     const { id: sessionId } = (await created.json()) as { id: string };

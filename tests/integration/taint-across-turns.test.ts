@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { agentRuns, outboxMessages, steps, workspaces } from "../../lib/db/schema";
 import type { ModelEvent, ModelProvider, ModelRequest } from "../../lib/models/types";
 import { readRunEvents } from "../../lib/journal/run-journal-store";
-import { createSession } from "../../lib/runtime/sessions";
+import { createSession } from "../../lib/chats/chats";
 import { approvalSteps } from "../support/approvals";
 import { demoOwner, makeUser } from "../support/fixtures";
 import { getRunRow, makeAgent, routeModel, settle, suspension, waitForRun } from "../support/runtime";
@@ -51,7 +51,7 @@ function pageFollower(pageUrl: () => string): ModelProvider & { requests: ModelR
 describe("taint follows the text: what an earlier turn read stays marked in the next one", () => {
   const server = useTestServer();
   const { decide } = approvalSteps(server);
-  const page = useLocalWebPage(`<html><head><title>Plan</title></head><body>${ORDER}</body></html>`);
+  const page = useLocalWebPage(server, `<html><head><title>Plan</title></head><body>${ORDER}</body></html>`);
 
   async function chatWith(agentId: string) {
     const s = server();

@@ -6,7 +6,7 @@ import { reconcileKey, reconcileUsage } from "../../lib/billing/reconcile";
 import { rowsOf } from "../../lib/db/client";
 import { usageEvents, usageReconciliations, usageRollupsDaily, usageRollupsHourly } from "../../lib/db/schema";
 import { textTurn } from "../../lib/models/scripted";
-import { createSession } from "../../lib/runtime/sessions";
+import { createSession } from "../../lib/chats/chats";
 import { makeUser, makeWorkspace } from "../support/fixtures";
 import { getRunRow, makeAgent, useScriptedModel, waitForRun } from "../support/runtime";
 import { useTestServer } from "../support/server";

@@ -1,7 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import { POST as decisionRoute } from "../../app/api/approvals/[id]/decision/route";
 import { approvals, executionGrants } from "../../lib/db/schema";
-import { createSession } from "../../lib/runtime/sessions";
+import { createSession } from "../../lib/chats/chats";
 import type { Server } from "../../lib/server";
 import { demoOwner, makeUser } from "./fixtures";
 import { getRunRow, settle } from "./runtime";

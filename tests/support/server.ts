@@ -17,7 +17,11 @@ export const OWNER_PASSWORD = "owner-password-1";
  * template: PGlite by default, PostgreSQL in the leg that sets TEST_DRIVER.
  * The real start-up path runs (migrations check, first-start setup).
  */
-export function useTestServer(): () => Server {
+/**
+ * One server for a test file, on its own copy of the migrated template database. `env`: settings of this file's
+ * server (read once, as the app reads its environment at start), removed again when the file ends.
+ */
+export function useTestServer(options: { env?: Record<string, string> } = {}): () => Server {
   let server: Server | undefined;
   let cleanup: (() => Promise<void>) | undefined;
 
@@ -48,11 +52,13 @@ export function useTestServer(): () => Server {
     process.env.CLAWDECK_OWNER_PASSWORD = OWNER_PASSWORD;
     process.env.AUTH_SECRET = crypto.randomBytes(32).toString("base64");
     process.env.CLAWDECK_ENCRYPTION_KEY = crypto.randomBytes(32).toString("base64");
+    Object.assign(process.env, options.env);
     server = await getServer();
   });
 
   afterAll(async () => {
     await stopServer();
+    for (const name of Object.keys(options.env ?? {})) delete process.env[name];
     await cleanup?.();
   });
 

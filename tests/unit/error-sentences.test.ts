@@ -35,7 +35,7 @@ describe("the error sentences", () => {
     const codes = codesInSource();
     expect(codes.get("not_found:approval")).toBeDefined();
     expect(codes.get("unprocessable:budget_exceeded")).toBeDefined();
-    expect(codes.get("unprocessable:time_zone")).toBe("lib/workspaces/time-zone.ts");
+    expect(codes.get("unprocessable:time_zone")).toMatch(/time-zone/);
     expect(codes.size).toBeGreaterThan(50);
   });
 

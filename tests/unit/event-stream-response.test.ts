@@ -61,8 +61,7 @@ describe("eventStreamResponse", () => {
     const text = (
       await chunksOf(
         eventStreamResponse(items(), {
-          recheckMs: 0,
-          stillAllowed: async () => (checks += 1) < 2,
+          stillAllowed: Object.assign(async () => (checks += 1) < 2, { everyMs: 0 }),
         }),
       )
     ).join("");
@@ -85,7 +84,7 @@ describe("eventStreamResponse", () => {
         finished = true;
       }
     }
-    const response = eventStreamResponse(items(), { recheckMs: 40, stillAllowed: async () => allowed });
+    const response = eventStreamResponse(items(), { stillAllowed: Object.assign(async () => allowed, { everyMs: 40 }) });
     setTimeout(() => (allowed = false), 60);
     // Without the timed check this would wait for an item that never comes (and the test would time out).
     const text = (await chunksOf(response)).join("");

@@ -1,9 +1,12 @@
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { httpFetchTool } from "../../lib/tools/http-fetch";
 import { ToolError, type ToolContext } from "../../lib/tools/types";
 import { closedPort, serve } from "../support/network-guard";
+import { fetchAllowList } from "../../lib/net/safe-fetch";
 
 describe("http.fetch tool", () => {
+  /** What the operator allows (`CLAWDECK_FETCH_ALLOW`), as the runtime hands it to the tool. */
+  let allow: string[] = [];
   const context = (signal = new AbortController().signal): ToolContext => ({
     db: undefined as never,
     workspaceId: "ws_1",
@@ -16,6 +19,7 @@ describe("http.fetch tool", () => {
     sessionId: null,
     trigger: "agent_message", taint: [],
     credential: async () => null,
+    fetchAllow: allow,
     signal,
   });
 
@@ -45,7 +49,7 @@ describe("http.fetch tool", () => {
 
   it("fetches an allow-listed page as text, tainted by its host", async () => {
     const server = await serve((_req, res) => res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(page));
-    vi.stubEnv("CLAWDECK_FETCH_ALLOW", ` example.org , 127.0.0.1:${server.port}`);
+    allow = fetchAllowList(` example.org , 127.0.0.1:${server.port}`);
     const input = { url: `${server.origin}/welcome` };
     const output = await httpFetchTool.execute(context(), input);
     expect(output).toEqual({
@@ -61,7 +65,7 @@ describe("http.fetch tool", () => {
 
   it("keeps at most 20,000 characters of text", async () => {
     const server = await serve((_req, res) => res.writeHead(200, { "content-type": "text/plain" }).end("z".repeat(25_000)));
-    vi.stubEnv("CLAWDECK_FETCH_ALLOW", `127.0.0.1:${server.port}`);
+    allow = fetchAllowList(`127.0.0.1:${server.port}`);
     const output = await httpFetchTool.execute(context(), { url: server.origin });
     expect(output.text).toHaveLength(20_000);
     expect(output.truncated).toBe(true);
@@ -70,7 +74,7 @@ describe("http.fetch tool", () => {
 
   it("surfaces a refusal as a ToolError the model can read", async () => {
     const server = await serve((_req, res) => res.end(page));
-    vi.stubEnv("CLAWDECK_FETCH_ALLOW", "");
+    allow = fetchAllowList("");
     const error = await httpFetchTool.execute(context(), { url: `${server.origin}/` }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ToolError);
     expect((error as Error).message).toBe(`Refused to fetch ${server.origin}/: 127.0.0.1 is a loopback address`);
@@ -79,7 +83,7 @@ describe("http.fetch tool", () => {
 
   it("surfaces a network failure as a ToolError", async () => {
     const port = await closedPort();
-    vi.stubEnv("CLAWDECK_FETCH_ALLOW", "127.0.0.0/8");
+    allow = fetchAllowList("127.0.0.0/8");
     const error = await httpFetchTool.execute(context(), { url: `http://127.0.0.1:${port}/` }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ToolError);
     expect((error as Error).message).toMatch(/^Could not fetch .*: the connection was refused$/);
@@ -87,7 +91,7 @@ describe("http.fetch tool", () => {
 
   it("refuses content that is not text", async () => {
     const server = await serve((_req, res) => res.writeHead(200, { "content-type": "image/png" }).end(Buffer.from([0x89, 0x50])));
-    vi.stubEnv("CLAWDECK_FETCH_ALLOW", `127.0.0.1:${server.port}`);
+    allow = fetchAllowList(`127.0.0.1:${server.port}`);
     await expect(httpFetchTool.execute(context(), { url: server.origin })).rejects.toThrow(ToolError);
   });
 });

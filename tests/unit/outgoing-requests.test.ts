@@ -7,6 +7,7 @@ import { FetchHeaderError, safeFetch } from "../../lib/net/safe-fetch";
 import { httpFetchTool } from "../../lib/tools/http-fetch";
 import { slackPostTool } from "../../lib/tools/slack-post";
 import { ToolError, type ToolContext } from "../../lib/tools/types";
+import { fetchAllowList } from "../../lib/net/safe-fetch";
 
 const TOKEN = "xoxb-1111111111-2222222222-AbCdEfGhIjKlMnOpQrSt";
 
@@ -36,8 +37,12 @@ async function serve(handler: (req: http.IncomingMessage, res: http.ServerRespon
 
 afterEach(async () => {
   vi.unstubAllEnvs();
+  allow = [];
   await Promise.all(servers.splice(0).map((s) => new Promise((resolve) => (s.closeAllConnections(), s.close(resolve)))));
 });
+
+/** What the operator allows (`CLAWDECK_FETCH_ALLOW`), as the runtime hands it to the tool. */
+let allow: string[] = [];
 
 function context(secret: string | null = TOKEN, config: Record<string, string> = {}): ToolContext {
   return {
@@ -52,6 +57,7 @@ function context(secret: string | null = TOKEN, config: Record<string, string> =
     sessionId: null,
     trigger: "chat", taint: [],
     credential: async () => (secret === null ? null : { secret, config }),
+    fetchAllow: allow,
     signal: new AbortController().signal,
   };
 }
@@ -61,7 +67,7 @@ const errorOf = (promise: Promise<unknown>) => promise.then(() => null, (error: 
 describe("every outgoing request of a tool goes through the guarded fetch", () => {
   it("http.fetch refuses the cloud metadata address and a loopback server, sending nothing", async () => {
     const inside = await serve();
-    vi.stubEnv("CLAWDECK_FETCH_ALLOW", "");
+    allow = fetchAllowList("");
     for (const url of ["http://169.254.169.254/latest/meta-data/", `${inside.origin}/`]) {
       const error = await errorOf(httpFetchTool.execute(context(), { url }));
       expect(error).toBeInstanceOf(ToolError);
@@ -72,7 +78,7 @@ describe("every outgoing request of a tool goes through the guarded fetch", () =
 
   it("slack.post refuses a private Slack address that the allow-list does not name, sending nothing", async () => {
     const inside = await serve();
-    vi.stubEnv("CLAWDECK_FETCH_ALLOW", "");
+    allow = fetchAllowList("");
     vi.stubEnv("CLAWDECK_SLACK_BASE_URL", inside.origin);
     const error = await errorOf(slackPostTool.execute(context(), { channel: "#general", text: "hi" }));
     expect(error).toBeInstanceOf(ToolError);
@@ -87,7 +93,7 @@ describe("every outgoing request of a tool goes through the guarded fetch", () =
   it("slack.post sends the token only to the operator's address, ignoring a base URL stored on the connection", async () => {
     const slack = await serve((_q, res) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ ok: true, ts: "1.2" })));
     const elsewhere = await serve();
-    vi.stubEnv("CLAWDECK_FETCH_ALLOW", `127.0.0.1:${slack.port},127.0.0.1:${elsewhere.port}`);
+    allow = fetchAllowList(`127.0.0.1:${slack.port},127.0.0.1:${elsewhere.port}`);
     vi.stubEnv("CLAWDECK_SLACK_BASE_URL", slack.origin);
     const output = await slackPostTool.execute(context(TOKEN, { baseUrl: elsewhere.origin }), { channel: "#general", text: "hello" });
     expect(output).toMatchObject({ delivered: "slack", channel: "#general", ts: "1.2" });
@@ -99,7 +105,7 @@ describe("every outgoing request of a tool goes through the guarded fetch", () =
 
   it("slack.post refuses a stored token with a bad character without quoting it or sending anything", async () => {
     const slack = await serve();
-    vi.stubEnv("CLAWDECK_FETCH_ALLOW", `127.0.0.1:${slack.port}`);
+    allow = fetchAllowList(`127.0.0.1:${slack.port}`);
     vi.stubEnv("CLAWDECK_SLACK_BASE_URL", slack.origin);
     const broken = `${TOKEN}\n`;
     const error = await errorOf(slackPostTool.execute(context(broken), { channel: "#general", text: "hi" }));

@@ -4,7 +4,9 @@ import { created, route } from "@/lib/http/route";
 import { invitationCreatedSchema, invitationListSchema } from "@/lib/workspaces/workspace-schemas";
 import { createInvitation, createInvitationSchema, limitInvitations, listPendingInvitations } from "@/lib/workspaces/invitations";
 
-export const GET = route({ can: "members.manage", response: invitationListSchema }, async ({ db, workspace }) => ({ invitations: await listPendingInvitations(db, workspace.id) }));
+export const GET = route({ doc: { summary: "pending invitations (never their tokens)" }, can: "members.manage", response: invitationListSchema }, async ({ db, workspace }) => ({
+  invitations: await listPendingInvitations(db, workspace.id),
+}));
 
 /**
  * The site's address for the link: the configured origin when there is one;
@@ -23,10 +25,19 @@ function publicOrigin(req: Request, env: Env): string {
   return `${proto}://${host}`;
 }
 
+const inviteDoc = {
+  summary:
+    "201 `{id, url, token}`: the link and token are shown this once; the same answer whether or not the email has an account; at most `CLAWDECK_INVITATIONS_PER_HOUR` per person, then 429",
+  role: "manager (owner to invite an owner)",
+};
+
 /** The token comes back once, here, for the inviter to pass on; only its hash is kept. */
-export const POST = route({ can: "members.manage", body: createInvitationSchema, response: invitationCreatedSchema }, async ({ req, server, db, workspace, user, body }) => {
-  await limitInvitations(server.db, user.id, server.env.CLAWDECK_INVITATIONS_PER_HOUR);
-  const { invitation, token } = await createInvitation(db, workspace.id, { userId: user.id, role: workspace.role }, body);
-  const url = `${publicOrigin(req, server.env)}/invite/${token}`;
-  return created({ id: invitation.id, url, token, invitation });
-});
+export const POST = route(
+  { doc: inviteDoc, can: "members.manage", body: createInvitationSchema, response: invitationCreatedSchema },
+  async ({ req, server, db, workspace, user, body }) => {
+    await limitInvitations(server.db, user.id, server.env.CLAWDECK_INVITATIONS_PER_HOUR);
+    const { invitation, token } = await createInvitation(db, workspace.id, { userId: user.id, role: workspace.role }, body);
+    const url = `${publicOrigin(req, server.env)}/invite/${token}`;
+    return created({ id: invitation.id, url, token, invitation });
+  },
+);

@@ -3,6 +3,7 @@ import { handleDoorRequest } from "@/lib/door/mcp";
 import { isAppError } from "@/lib/errors";
 import { errorResponse } from "@/lib/http/errors";
 import { jsonResponse } from "@/lib/http/json";
+import { documented } from "@/lib/http/route";
 import { limitRunStart } from "@/lib/runtime/run-limit";
 import { doorWaitSecondsOf, getGovernor } from "@/lib/safety/governor";
 import { getServer } from "@/lib/server";
@@ -35,6 +36,15 @@ async function handle(req: Request): Promise<Response> {
   }
 }
 
-export const POST = handle;
-export const GET = handle;
-export const DELETE = handle;
+const caller = "a door token: `Authorization: Bearer cdk_…`";
+
+export const POST = documented(
+  {
+    summary:
+      "the door (see `docs/door.md`): an MCP server (Streamable HTTP) through which an outside agent lists and calls its agent's tools under the workspace's policy; `initialize` returns an `Mcp-Session-Id` (each session is one run; 404 for an unknown or ended session); 401 with a JSON-RPC error for a missing, wrong, revoked or expired token; 413 for a body over `CLAWDECK_MAX_BODY_BYTES`; 429 with `Retry-After` past 8 open requests of a token (32 of a workspace)",
+    role: caller,
+  },
+  handle,
+);
+export const GET = documented({ summary: "405: the door sends nothing unasked, so it offers no event stream", role: caller }, handle);
+export const DELETE = documented({ summary: "ends the session its `Mcp-Session-Id` header names", role: caller }, handle);

@@ -5,7 +5,7 @@ import { agents } from "./agents";
 import { messages, sessions } from "./chat";
 import { users, workspaces } from "./workspaces";
 
-export const runStateEnum = pgEnum("run_state", ["queued", "running", "suspended", "succeeded", "failed", "cancelled"]);
+export const runStateEnum = pgEnum("run_state", ["running", "suspended", "succeeded", "failed", "cancelled"]);
 export const runTriggerEnum = pgEnum("run_trigger", ["chat", "agent_message", "room_post", "mission", "door"]);
 
 /** An untrusted source that reached a run, and the step that brought it in. */
@@ -55,7 +55,7 @@ export const agentRuns = pgTable(
     missionNodeId: text(),
     replyMessageId: uuid().references(() => messages.id, { onDelete: "set null" }),
     model: text().notNull(),
-    state: runStateEnum().notNull().default("queued"),
+    state: runStateEnum().notNull().default("running"),
     error: text(),
     errorCode: text(),
     lastSeq: integer().notNull().default(0),
@@ -84,7 +84,7 @@ export const agentRuns = pgTable(
     index("agent_runs_workspace_created_idx").on(t.workspaceId, t.createdAt),
     index("agent_runs_session_idx").on(t.sessionId, t.createdAt),
     // A chat has at most one run in flight or waiting for a reviewer (only chat runs have a session).
-    uniqueIndex("agent_runs_one_active_per_chat").on(t.sessionId).where(sql`${t.state} in ('queued', 'running', 'suspended')`),
+    uniqueIndex("agent_runs_one_active_per_chat").on(t.sessionId).where(sql`${t.state} in ('running', 'suspended')`),
     index("agent_runs_state_lease_idx").on(t.state, t.leaseExpiresAt),
     index("agent_runs_agent_created_idx").on(t.agentId, t.createdAt),
     index("agent_runs_thread_idx").on(t.threadId),

@@ -7,13 +7,26 @@ import { toolNames } from "@/lib/tools/registry";
 
 const params = z.object({ id: z.uuid() });
 
-export const GET = route({ params, response: agentDetailSchema }, async ({ db, workspace, user, params }) =>
-  getAgentDetail(db, workspace.id, params.id, { userId: user.id, role: workspace.role }),
+export const GET = route(
+  { doc: { summary: "one agent with the recent runs you may open, its messages and 30-day spend (`null` for members)" }, params, response: agentDetailSchema },
+  async ({ db, workspace, user, params }) => getAgentDetail(db, workspace.id, params.id, { userId: user.id, role: workspace.role }),
 );
 
-export const PATCH = route({ can: "agents.manage", params, body: agentUpdateSchema, response: agentReplySchema }, async ({ server, workspace, user, params, body }) => ({
-  agent: await updateAgent(server.db, workspace.id, user.id, params.id, body, {
-    modelProblem: (spec) => checkModelSpec(spec, server.models),
-    knownTools: toolNames,
+export const PATCH = route(
+  {
+    doc: {
+      summary:
+        'an edit changes only the fields it names (`status: "paused"` pauses) and names the `version` it was made from: a stale one gets 409 `conflict:stale`',
+    },
+    can: "agents.manage",
+    params,
+    body: agentUpdateSchema,
+    response: agentReplySchema,
+  },
+  async ({ server, workspace, user, params, body }) => ({
+    agent: await updateAgent(server.db, workspace.id, user.id, params.id, body, {
+      modelProblem: (spec) => checkModelSpec(spec, server.models),
+      knownTools: toolNames,
+    }),
   }),
-}));
+);

@@ -4,7 +4,9 @@ import { route } from "@/lib/http/route";
 import { approvalOneSchema } from "@/lib/safety/approval-schemas";
 import { getApproval } from "@/lib/safety/approvals";
 
-export const GET = route({ params: z.object({ id: z.uuid() }), response: approvalOneSchema }, async ({ db, workspace, user, params }) => {
+const doc = { summary: "one approval: the gated action, and the run, step and chat behind it only if you may open that run" };
+
+export const GET = route({ doc, params: z.object({ id: z.uuid() }), response: approvalOneSchema }, async ({ db, workspace, user, params }) => {
   const [approval] = await approvalsForViewer(db, workspace.id, { userId: user.id, role: workspace.role }, [await getApproval(db, workspace.id, params.id)]);
   // One approval in, one out: getApproval has already refused a missing one (404).
   return { approval: approval! };

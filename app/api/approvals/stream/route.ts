@@ -6,7 +6,7 @@ import { approvalsTopic, countPendingApprovals } from "@/lib/safety/approvals";
 export const dynamic = "force-dynamic";
 
 /** Tells an open inbox that approvals changed (with the pending count); the page refetches what it shows. */
-export const GET = route({}, async ({ req, server, workspace, stillAllowed }) => {
+export const GET = route({ doc: { summary: "Server-Sent Events: the pending count, on every change" } }, async ({ req, server, workspace, stillAllowed }) => {
   const abort = new AbortController();
   req.signal.addEventListener("abort", () => abort.abort());
   const counts = followChanges({

@@ -7,8 +7,10 @@ export const dynamic = "force-dynamic";
 
 const query = feedFilterSchema.extend({ after: z.coerce.number().int().min(0).optional(), workspace: z.string().optional() });
 
+const doc = { summary: "the world feed as Server-Sent Events; `id` is the workspace's feed sequence, `Last-Event-ID` resumes exactly after it" };
+
 /** The world feed as Server-Sent Events: `id` is the workspace's feed sequence; Last-Event-ID resumes exactly after it. */
-export const GET = route({ query }, async ({ req, server, workspace, user, query, stillAllowed }) => {
+export const GET = route({ doc, query }, async ({ req, server, workspace, user, query, stillAllowed }) => {
   const { after, workspace: _slug, ...filter } = query;
   const lastEventId = Number(req.headers.get("last-event-id"));
   const afterSeq = Number.isInteger(lastEventId) && lastEventId > 0 ? lastEventId : (after ?? 0);

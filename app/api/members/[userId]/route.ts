@@ -4,10 +4,12 @@ import { changeMemberRole, changeRoleSchema, removeMember } from "@/lib/workspac
 
 const params = z.object({ userId: z.string() });
 
-export const PATCH = route({ can: "members.manage", params, body: changeRoleSchema }, async ({ db, workspace, user, params, body }) => ({
+export const PATCH = route({ doc: { summary: "change a role" }, can: "members.manage", params, body: changeRoleSchema }, async ({ db, workspace, user, params, body }) => ({
   member: await changeMemberRole(db, workspace.id, { userId: user.id, role: workspace.role }, params.userId, body.role),
 }));
 
-export const DELETE = route({ can: "members.manage", params }, async ({ db, workspace, user, params }) => {
+const removeDoc = { summary: "remove (only owners touch owners; the last owner stays)" };
+
+export const DELETE = route({ doc: removeDoc, can: "members.manage", params }, async ({ db, workspace, user, params }) => {
   await removeMember(db, workspace.id, { userId: user.id, role: workspace.role }, params.userId);
 });

@@ -3,7 +3,12 @@ import { route } from "@/lib/http/route";
 import { decideApproval, decisionSchema, withdrawnRefusal } from "@/lib/safety/approvals";
 import { logError } from "@/lib/log";
 
-export const POST = route({ can: "approvals.decide", params: z.object({ id: z.uuid() }), body: decisionSchema }, async ({ server, workspace, user, params, body }) => {
+const doc = {
+  summary:
+    "a rejection needs a `reason` (missing or blank: 400 `bad_request:reason`); decide once; a concurrent second decision, or one on a stopped run, gets 409 `conflict:approval`; approving what was asked on your own behalf in a four-eyes category gets 403 `forbidden:four_eyes`",
+};
+
+export const POST = route({ doc, can: "approvals.decide", params: z.object({ id: z.uuid() }), body: decisionSchema }, async ({ server, workspace, user, params, body }) => {
   const approval = await decideApproval(server.db, server.bus, server.runtime.deps.tools, {
     workspaceId: workspace.id,
     approvalId: params.id,

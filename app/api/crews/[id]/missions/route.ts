@@ -3,8 +3,12 @@ import { accepted, route } from "@/lib/http/route";
 import { missionStartedSchema } from "@/lib/missions/mission-schemas";
 import { limitRunStart } from "@/lib/runtime/run-limit";
 
+const doc = {
+  summary: "202 `{missionId}`: the mission starts at once; every run it may start counts against the person's run starts (429 `rate_limited:runs`)",
+};
+
 export const POST = route(
-  { params: z.object({ id: z.uuid() }), body: z.object({ goal: z.string().trim().min(1).max(4000) }), response: missionStartedSchema },
+  { doc, params: z.object({ id: z.uuid() }), body: z.object({ goal: z.string().trim().min(1).max(4000) }), response: missionStartedSchema },
   async ({ server, workspace, user, params, body }) => {
     // Every run the mission may start counts against the person's run starts, as their messages do.
     const limit = (runs: number) => limitRunStart(server, user.id, runs);

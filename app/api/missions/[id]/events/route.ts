@@ -6,8 +6,10 @@ import { streamMissionEvents } from "@/lib/missions/stream";
 
 export const dynamic = "force-dynamic";
 
+const doc = { summary: "the mission journal as Server-Sent Events; `Last-Event-ID` or `?after=` resumes; ends with `mission_finished`" };
+
 export const GET = route(
-  { params: z.object({ id: z.uuid() }), query: z.object({ after: z.coerce.number().int().min(0).optional(), workspace: z.string().optional() }) },
+  { doc, params: z.object({ id: z.uuid() }), query: z.object({ after: z.coerce.number().int().min(0).optional(), workspace: z.string().optional() }) },
   async ({ req, server, workspace, params, query, stillAllowed }) => {
     await getMissionRunRow(server.db, workspace.id, params.id);
     // The browser's automatic reconnect sends Last-Event-ID; a fresh page load passes ?after=.

@@ -4,9 +4,14 @@ import { runEventsResponse } from "@/lib/http/run-events";
 
 export const dynamic = "force-dynamic";
 
+const doc = {
+  summary: "Server-Sent Events: `id` is the sequence; `Last-Event-ID` or `?after=` replays what was missed, then tails live until the terminal event",
+  role: "who may read the run",
+};
+
 export const GET = route(
   // Lower case, as the journal's topics and this process's followers name runs.
-  { params: z.object({ id: z.uuid().transform((id) => id.toLowerCase()) }), query: z.object({ after: z.coerce.number().int().min(0).optional(), workspace: z.string().optional() }) },
+  { doc, params: z.object({ id: z.uuid().transform((id) => id.toLowerCase()) }), query: z.object({ after: z.coerce.number().int().min(0).optional(), workspace: z.string().optional() }) },
   async ({ req, server, workspace, user, params, query, stillAllowed }) => {
     // The browser's automatic reconnect sends Last-Event-ID; a fresh page load passes ?after=.
     const lastEventId = Number(req.headers.get("last-event-id"));

@@ -2,12 +2,18 @@ import { z } from "zod";
 import { accepted, route } from "@/lib/http/route";
 import { runEventsResponse, wantsEventStream } from "@/lib/http/run-events";
 import type { EventStreamReply } from "@/lib/http/sse";
-import { chatRunStartedSchema, RUN_ID_HEADER } from "@/lib/runtime/session-schemas";
+import { chatRunStartedSchema, RUN_ID_HEADER } from "@/lib/chats/chat-schemas";
 import { limitRunStart } from "@/lib/runtime/run-limit";
-import { titleFrom } from "@/lib/runtime/session-edits";
+import { titleFrom } from "@/lib/chats/chat-edits";
 import { logError } from "@/lib/log";
 
 export const dynamic = "force-dynamic";
+
+const doc = {
+  summary:
+    "202 `{runId}`; with `Accept: text/event-stream`, 200 and the reply's events (as `GET /api/runs/{id}/events`, the run in the `Clawdeck-Run-Id` header); 409 while a run is active, 409 `conflict:agent_paused` for a paused agent, 429 `rate_limited:runs` past the per-person limit, refusals always as JSON",
+  role: "the chat's owner",
+};
 
 /**
  * Sends a message in one's own chat and starts the agent's reply. The answer is
@@ -17,7 +23,7 @@ export const dynamic = "force-dynamic";
  * refused before either, as JSON.
  */
 export const POST = route(
-  { params: z.object({ id: z.uuid() }), body: z.object({ text: z.string().trim().min(1, "Write a message").max(20_000) }), response: chatRunStartedSchema },
+  { doc, params: z.object({ id: z.uuid() }), body: z.object({ text: z.string().trim().min(1, "Write a message").max(20_000) }), response: chatRunStartedSchema },
   async ({ req, server, workspace, user, params, body, stillAllowed }) => {
     // Every attempt counts toward the person's limit, refused ones included.
     await limitRunStart(server, user.id);

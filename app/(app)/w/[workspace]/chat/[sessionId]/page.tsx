@@ -6,7 +6,7 @@ import { isAppError } from "@/lib/errors";
 import { requireWorkspacePage } from "@/lib/http/page";
 import { chatPrefetches } from "@/lib/http/chat-prefetch";
 import { prefetchState } from "@/lib/http/prefetch";
-import { getSession } from "@/lib/runtime/sessions";
+import { getSession } from "@/lib/chats/chats";
 import { getServer } from "@/lib/server";
 import { ChatLayout } from "@/components/chat/chat-layout";
 import { Conversation } from "@/components/chat/conversation";

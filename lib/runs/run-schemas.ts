@@ -2,10 +2,14 @@
 import { z } from "zod/mini";
 import { id, isoDate, nullableDate } from "../shared-schemas";
 
+/** A run's states: it runs from the moment it is created, waits (suspended) on a decision, and ends one of three ways. */
+export const runStateSchema = z.enum(["running", "suspended", "succeeded", "failed", "cancelled"]);
+export type RunState = z.infer<typeof runStateSchema>;
+
 export const runSummarySchema = z.object({
   run: z.object({
     id,
-    state: z.string(),
+    state: runStateSchema,
     trigger: z.string(),
     sessionId: z.nullable(id),
     threadId: z.nullable(id),

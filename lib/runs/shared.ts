@@ -1,8 +1,8 @@
 // What the run-state modules share: which states are in flight, and a lease from now.
 import { sql } from "drizzle-orm";
-import { LEASE_SECONDS } from "../../journal/run-journal-store";
+import { LEASE_SECONDS } from "../journal/run-journal-store";
 
-export const activeStates = ["queued", "running"] as const;
+export const activeStates = ["running"] as const;
 
 /** A lease from now: what a run's driver holds, and renews, while it works. */
 export const lease = () => sql`now() + make_interval(secs => ${LEASE_SECONDS})`;

@@ -38,7 +38,7 @@ export async function listOrphanedRuns(db: Db, limit = 50): Promise<string[]> {
   const rows = await db
     .select({ id: agentRuns.id })
     .from(agentRuns)
-    .where(and(inArray(agentRuns.state, ["queued", "running"]), lt(agentRuns.leaseExpiresAt, sql`now()`), isNull(agentRuns.journalClosedAt)))
+    .where(and(eq(agentRuns.state, "running"), lt(agentRuns.leaseExpiresAt, sql`now()`), isNull(agentRuns.journalClosedAt)))
     .limit(limit);
   return rows.map((r) => r.id);
 }

@@ -3,10 +3,10 @@ import { and, eq, gt, inArray, isNull, lt, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { agentRuns, doorSessions } from "../db/schema";
 import { recordRunFinished } from "../feed/feed";
-import { startDoorRun, type DoorCaller } from "./door-call";
-import { claimParkedRun, endRunFromOutside, finishRun, parkRun } from "./run-state";
-import { getRunWithAgent } from "./runs";
-import type { RuntimeDeps } from "./types";
+import { startDoorRun, type DoorCaller } from "./door-calls";
+import { claimParkedRun, endRunFromOutside, finishRun, parkRun } from "../runs";
+import { getRunWithAgent } from "../runs/run-reads";
+import type { RuntimeDeps } from "../runtime/types";
 
 /**
  * Door sessions: an MCP client that keeps the `Mcp-Session-Id` issued at
@@ -86,7 +86,7 @@ export async function expireIdleDoorSessions(deps: RuntimeDeps): Promise<number>
       and(
         isNull(doorSessions.endedAt),
         lt(doorSessions.lastSeenAt, sql`now() - make_interval(secs => ${DOOR_SESSION_IDLE_SECONDS})`),
-        inArray(agentRuns.state, ["suspended", "running", "queued"]),
+        inArray(agentRuns.state, ["suspended", "running"]),
       ),
     )
     .limit(100);

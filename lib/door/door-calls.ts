@@ -8,12 +8,13 @@ import { governApproval } from "../safety/governor";
 import { callFingerprint } from "../safety/fingerprint";
 import type { ProposedCall } from "../safety/dispatch";
 import type { AnyTool } from "../tools/registry";
-import { RunJournal } from "./run-journal";
-import { getRunWithAgent } from "./runs";
-import { claimParkedRun, claimResume, createWakeRuns, endRunFromOutside, finishRun, parkRun, pausedMessage, recordTaint, renewLease } from "./run-state";
-import { dispatchCall, refusalOf, resumeCall, suspendRun } from "./tool-call";
-import { parseCheckpoint } from "./checkpoint";
-import type { CallContext, LoopState, RuntimeDeps, ToolResultBlock } from "./types";
+import { RunJournal } from "../journal/run-journal";
+import { journalWriterFor } from "../journal/run-journal-writer";
+import { getRunWithAgent } from "../runs/run-reads";
+import { claimParkedRun, claimResume, createWakeRuns, endRunFromOutside, finishRun, parkRun, pausedMessage, recordTaint, renewLease } from "../runs";
+import { dispatchCall, refusalOf, resumeCall, suspendRun } from "../runtime/tool-call";
+import { parseCheckpoint } from "../runtime/checkpoint";
+import type { CallContext, LoopState, RuntimeDeps, ToolResultBlock } from "../runtime/types";
 
 /**
  * A tool call that came through the door: an outside agent acting as one of
@@ -53,7 +54,7 @@ export const doorVia = (tokenName: string) => `door:${tokenName}`;
 
 function contextFor(deps: RuntimeDeps, run: AgentRun, agent: Agent, state: LoopState): CallContext {
   const allowed = agent.tools.map((name) => deps.tools.get(name)).filter((t): t is AnyTool => !!t);
-  const journal = new RunJournal(deps.db, deps.bus, run.id, deps.instanceId, 0);
+  const journal = new RunJournal(journalWriterFor(deps.db, deps.bus), run.id, deps.instanceId, 0);
   return { deps, run, agent, journal, allowed, state, signal: new AbortController().signal, startRuns: () => undefined };
 }
 
@@ -247,7 +248,7 @@ export async function startDoorRun(deps: RuntimeDeps, caller: DoorCaller, tool: 
   await recordFeed(deps.db, deps.bus, [
     { workspaceId: run.workspaceId, kind: "run_started", agentId: agent.id, runId, payload: { agent: agent.handle, trigger: "door", door: token.name, tool, sessionId: null, hop: 0 } },
   ]);
-  const journal = new RunJournal(deps.db, deps.bus, runId, deps.instanceId, 0);
+  const journal = new RunJournal(journalWriterFor(deps.db, deps.bus), runId, deps.instanceId, 0);
   await journal.emit({ type: "run_started", payload: { runId, agentId: agent.id, agentHandle: agent.handle, model: agent.model, offline: true, replyMessageId: "" } });
   for (const t of taint) await journal.emit({ type: "run_tainted", payload: { source: t.source, stepId: null } });
   await journal.flush();

@@ -2,11 +2,11 @@
 // door's turns. None for a paused agent.
 import crypto from "node:crypto";
 import { and, eq, inArray, sql } from "drizzle-orm";
-import { rowsOf, type Db } from "../../db/client";
-import { agentRuns, agents, messages, sessions, type AgentRun, type Role, type TaintSource } from "../../db/schema";
-import { AppError, PG_UNIQUE_VIOLATION, pgConstraint, pgErrorCode } from "../../errors";
-import { assertCanWriteSession } from "../../access/access";
-import { withDbRetry } from "../../db/retry";
+import { rowsOf, type Db } from "../db/client";
+import { agentRuns, agents, messages, sessions, type AgentRun, type Role, type TaintSource } from "../db/schema";
+import { AppError, PG_UNIQUE_VIOLATION, pgConstraint, pgErrorCode } from "../errors";
+import { assertCanWriteSession } from "../access/access";
+import { withDbRetry } from "../db/retry";
 import { activeStates, lease } from "./shared";
 
 /** The unique index that keeps a chat to one run in flight or waiting for a reviewer. */

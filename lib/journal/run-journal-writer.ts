@@ -1,19 +1,17 @@
-import { sql } from "drizzle-orm";
-import { rowsOf, type Database } from "../db/client";
-import { agentRuns, runEvents } from "../db/schema";
+import type { Database } from "../db/client";
 import { cleanDeep } from "../text";
-import type { EventBus } from "./bus";
+import type { EventBus } from "../db/bus";
 import { withDbRetry } from "../db/retry";
 import { FlushLoop, KeyedListeners, readAnnounced, type AnnouncedRange } from "../db/group-commit";
-import { isTerminal, parseRunEvent, type RunEvent, type RunEventInput } from "../journal/run-events";
-import { LEASE_SECONDS, readRunEvents, RunLostError } from "../journal/run-journal-store";
+import { isTerminal, parseRunEvent, type RunEvent, type RunEventInput } from "./run-events";
+import { readRunEvents, RunLostError, writeJournalRows, type InStatementNotice } from "./run-journal-store";
 
 /**
  * The process's journal writer: every run driven here appends through it,
  * and it writes them together (group commit). A flush starts as soon as the
  * previous one returns, with everything that arrived meanwhile: one
  * statement that allocates each run's sequence numbers in the run rows and
- * inserts the rows (see `writeBatch`). Adjacent text of one run waiting in the
+ * inserts the rows (`writeJournalRows`, the journal's one write). Adjacent text of one run waiting in the
  * same flush becomes one row, so an idle process writes each delta at once
  * and a busy one writes fewer, larger rows without any waiting window.
  *
@@ -142,8 +140,10 @@ export class JournalWriter {
   }
 
   /** Where the flush's own statement sends its notification, when the bus is the database's LISTEN/NOTIFY. */
-  private inStatementNotice(): Notice | undefined {
-    return this.bus.channel ? { channel: this.bus.channel, origin: this.origin } : undefined;
+  private inStatementNotice(): InStatementNotice | undefined {
+    return this.bus.channel
+      ? { channel: this.bus.channel, origin: this.origin, topic: journalTopic, carriedBytes: CARRIED_BYTES, noticeBytes: NOTICE_BYTES }
+      : undefined;
   }
 
   /** Takes every run's waiting events and writes them as one flush. */
@@ -158,7 +158,7 @@ export class JournalWriter {
     const at = new Date();
     try {
       // One statement for the whole batch: after a transient database error it is tried again whole.
-      written = await withDbRetry(() => writeBatch(this.db, batch, at, this.inStatementNotice()));
+      written = await withDbRetry(() => writeJournalRows(this.db, batch, at, this.inStatementNotice()));
     } catch (error) {
       for (const entry of batch) for (const w of entry.waiters) w.reject(error);
       return;
@@ -273,80 +273,6 @@ function joinEvent(events: RunEventInput[], event: RunEventInput) {
   } else {
     events.push(event.type === "text" || event.type === "thinking" ? { ...event, payload: { ...event.payload } } : event);
   }
-}
-
-/** The bus's channel and this writer's name, for a notification sent by the flush's statement itself. */
-interface Notice {
-  channel: string;
-  origin: string;
-}
-
-/**
- * Writes a flush as one statement: a data-modifying CTE allocates every run's
- * sequence numbers (an UPDATE of the run rows that are still driven by their
- * writer's owner, with an open journal) and inserts the rows numbered from
- * what it returned. One statement is its own transaction, so the flush is
- * atomic without BEGIN and COMMIT: one round trip instead of four. The runs
- * and the rows travel as two JSON parameters, whatever the batch's size.
- * With `notice`, the same statement sends the flush's notifications (the
- * ranges written, with the rows of each run whose rows are small; see
- * `CARRIED_BYTES`), delivered when it commits. Returns each written run's
- * last sequence number; a run missing from it was lost (taken over, ended)
- * and none of its rows were written.
- */
-async function writeBatch(db: Database, batch: Pending[], at: Date, notice?: Notice): Promise<Map<string, number>> {
-  const runs = batch.map((e) => ({ id: e.runId, o: e.owner, n: e.events.length, c: e.closed, t: e.events.some((event) => event.type === "text") }));
-  // Payloads carry model and tool text: stored without NUL or lone surrogates, which PostgreSQL refuses.
-  const rows = batch.flatMap((e) => e.events.map((event, k) => ({ r: e.runId, k, t: event.type, p: cleanDeep(event.payload) })));
-  const result = await db.execute(sql`
-    with runs as (
-      select (x->>'id')::uuid as id, x->>'o' as owner, (x->>'n')::int as n, (x->>'c')::boolean as closing, (x->>'t')::boolean as has_text
-      from jsonb_array_elements(${JSON.stringify(runs)}::jsonb) as x
-    ),
-    allocated as (
-      update ${agentRuns} as r
-      set last_seq = r.last_seq + runs.n,
-          lease_expires_at = now() + make_interval(secs => ${LEASE_SECONDS}),
-          journal_closed_at = case when runs.closing then now() else null end,
-          -- The moment the run's first text was written: the throughput card's time to first token.
-          first_token_at = case when runs.has_text then coalesce(r.first_token_at, now()) else r.first_token_at end
-      from runs
-      where r.id = runs.id and r.claimed_by = runs.owner and r.journal_closed_at is null and r.state = 'running'
-      returning r.id, r.last_seq, runs.n
-    ),
-    inserted as (
-      insert into ${runEvents} (run_id, seq, type, payload, created_at)
-      select a.id, a.last_seq - a.n + 1 + (x->>'k')::int, x->>'t', x->'p', ${at.toISOString()}::timestamptz
-      from jsonb_array_elements(${JSON.stringify(rows)}::jsonb) as x
-      join allocated as a on a.id = (x->>'r')::uuid
-      returning run_id, seq, type, payload
-    )${notice ? sql`,
-    -- One pass over the rows written, grouped by run (no join: the planner cannot tell how many rows these hold). A
-    -- run's rows are put in JSON only when each is small, so a large tool result is not built for nothing.
-    written as (
-      select i.run_id as id, min(i.seq) as first, max(i.seq) as last, max(pg_column_size(i.payload)) as largest,
-             json_agg(json_build_array(i.type, i.payload) order by i.seq) filter (where pg_column_size(i.payload) <= ${2 * CARRIED_BYTES}::int) as rows
-      from inserted as i
-      group by i.run_id
-    ),
-    ranges as (
-      select id, case when largest <= ${2 * CARRIED_BYTES}::int and octet_length(rows::text) <= ${CARRIED_BYTES}::int
-                      then json_build_array(id, first, last, rows) else json_build_array(id, first, last) end as range
-      from written
-    ),
-    notices as (
-      select pg_notify(${notice.channel}, json_build_object('t', ${journalTopic}::text, 'm', json_build_object('o', ${notice.origin}::text,
-        'a', ${at.toISOString()}::text, 'r', json_agg(g.range order by g.id)))::text)
-      from (
-        select id, range, sum(octet_length(range::text)) over (order by id rows between unbounded preceding and current row) / ${NOTICE_BYTES}::int as chunk
-        from ranges
-      ) as g
-      group by g.chunk
-    )
-    select id, last_seq, (select count(*) from notices) as notices from allocated` : sql`
-    select id, last_seq from allocated`}
-  `);
-  return new Map(rowsOf<{ id: string; last_seq: number }>(result).map((row) => [row.id, Number(row.last_seq)]));
 }
 
 /**

@@ -5,8 +5,8 @@ import { recordFeed, type FeedItemInput } from "../feed/feed";
 import { taintFromAgent } from "../safety/taint";
 import type { DeliverWork } from "../tools/types";
 import { truncate } from "../text";
-import type { EventBus } from "./bus";
-import { chainOf, createWakeRuns, pausedMessage } from "./run-state";
+import type { EventBus } from "../db/bus";
+import { chainOf, createWakeRuns, pausedMessage } from "../runs";
 
 export const DEFAULT_MAX_HOPS = 6;
 

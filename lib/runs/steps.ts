@@ -1,9 +1,9 @@
 // A running run's progress: its lease, its usage, its steps and its taint, and what a crashed driver left behind.
 import { and, asc, eq, sql } from "drizzle-orm";
-import type { Db } from "../../db/client";
-import { statement } from "../../db/statements";
-import { agentRuns, executionGrants, steps, type AgentRun, type TaintSource } from "../../db/schema";
-import { withDbRetry } from "../../db/retry";
+import type { Db } from "../db/client";
+import { statement } from "../db/statements";
+import { agentRuns, executionGrants, steps, type AgentRun, type TaintSource } from "../db/schema";
+import { withDbRetry } from "../db/retry";
 import { lease } from "./shared";
 
 /** Renews our lease; tells whether the run was cancelled or taken from us meanwhile. */

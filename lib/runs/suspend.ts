@@ -1,18 +1,18 @@
 // A run that waits: suspended with its checkpoint for a reviewer, claimed once to resume, carried on after a crash,
 // parked between two calls of a door session.
 import { and, asc, eq, inArray, isNull, lt, ne, sql } from "drizzle-orm";
-import type { Db } from "../../db/client";
-import { agentRuns, agents, approvals, steps, workspaces, type AgentRun, type Approval } from "../../db/schema";
-import { AppError } from "../../errors";
-import { cameThroughDoor, fourEyesApplies } from "../../safety/approvals";
-import type { ApprovalCategory } from "../../safety/policy";
-import { workspacePolicy } from "../../safety/policy";
-import { createToolRegistry, type ToolRegistry } from "../../tools/registry";
-import type { ToolPreview } from "../../tools/types";
-import type { EventBus } from "../bus";
-import { withDbRetry } from "../../db/retry";
-import { insertRunEvents, notifyRun } from "../../journal/run-journal-store";
-import type { LoopState } from "../types";
+import type { Db } from "../db/client";
+import { agentRuns, agents, approvals, steps, workspaces, type AgentRun, type Approval } from "../db/schema";
+import { AppError } from "../errors";
+import { cameThroughDoor, fourEyesApplies } from "../safety/approvals";
+import type { ApprovalCategory } from "../safety/policy";
+import { workspacePolicy } from "../safety/policy";
+import { createToolRegistry, type ToolRegistry } from "../tools/registry";
+import type { ToolPreview } from "../tools/types";
+import type { EventBus } from "../db/bus";
+import { withDbRetry } from "../db/retry";
+import { insertRunEvents, notifyRun } from "../journal/run-journal-store";
+import type { LoopState } from "../runtime/types";
 import { lease } from "./shared";
 
 export interface NewApproval {

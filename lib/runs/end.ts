@@ -1,17 +1,17 @@
 // How a run ends: by its driver, once, with its terminal event; by a cancel it is asked for; or from outside its driver
 // (a person stopping it, the sweeper, a mission stopped, a door session that ended).
 import { and, eq, inArray, isNull, lt, sql } from "drizzle-orm";
-import { rowsOf, type Database, type Db } from "../../db/client";
-import { agentRuns, agents, approvals, messages, runEvents } from "../../db/schema";
-import { cleanDeep } from "../../text";
-import { recordFeed, recordRunFinished } from "../../feed/feed";
-import { approvalsTopic } from "../../safety/approvals";
-import type { EventBus } from "../bus";
-import { withDbRetry } from "../../db/retry";
-import { parseRunEvent, type TerminalEventInput } from "../../journal/run-events";
-import { insertRunEvents, notifyRun } from "../../journal/run-journal-store";
-import { CARRIED_BYTES, journalTopic, journalWriterFor } from "../journal-writer";
-import { journalText } from "../runs";
+import { rowsOf, type Database, type Db } from "../db/client";
+import { agentRuns, agents, approvals, messages, runEvents } from "../db/schema";
+import { cleanDeep } from "../text";
+import { recordFeed, recordRunFinished } from "../feed/feed";
+import { approvalsTopic } from "../safety/approvals";
+import type { EventBus } from "../db/bus";
+import { withDbRetry } from "../db/retry";
+import { parseRunEvent, type TerminalEventInput } from "../journal/run-events";
+import { insertRunEvents, notifyRun } from "../journal/run-journal-store";
+import { CARRIED_BYTES, journalTopic, journalWriterFor } from "../journal/run-journal-writer";
+import { journalText } from "./run-reads";
 
 /** Ends the run we drive, once, with its terminal event; false when it was no longer ours to end. */
 export async function finishRun(
@@ -108,7 +108,7 @@ export async function endRunFromOutside(
   db: Db,
   bus: EventBus,
   runId: string,
-  options: { from: readonly ("queued" | "running" | "suspended")[]; to: "failed" | "cancelled"; code: string; message: string; staleOnly?: boolean },
+  options: { from: readonly ("running" | "suspended")[]; to: "failed" | "cancelled"; code: string; message: string; staleOnly?: boolean },
 ): Promise<boolean> {
   const ended = await withDbRetry(() =>
     db.transaction(async (tx) => {

@@ -6,7 +6,7 @@ import { ownSessionsWhere } from "../access/reads";
 import { runFactsCache } from "../access/run-facts-cache";
 import { AppError } from "../errors";
 import { truncate } from "../text";
-import { getSession, sessionColumns, type SessionSummary } from "./sessions";
+import { getSession, sessionColumns, type SessionSummary } from "./chats";
 
 export const TITLE_MAX = 80;
 const AUTO_TITLE_MAX = 60;
@@ -25,7 +25,7 @@ export async function renameSession(db: Db, workspaceId: string, sessionId: stri
   return { ...session, title, fresh: false };
 }
 
-const ACTIVE_STATES = ["queued", "running", "suspended"] as const;
+const ACTIVE_STATES = ["running", "suspended"] as const;
 
 /**
  * Deletes a chat with its messages and runs (the usage ledger keeps its rows).
