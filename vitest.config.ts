@@ -34,6 +34,7 @@ const onBothDrivers = [
   "taint-across-turns",
   "usage-cards",
   "streams",
+  "computers",
 ].map((name) => `tests/integration/${name}.test.ts`);
 for (const file of onBothDrivers) if (!fs.existsSync(file)) throw new Error(`${file} is listed to run on both drivers but does not exist`);
 

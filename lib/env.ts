@@ -50,6 +50,15 @@ export const envSchema = z.object({
   CLAWDECK_DOOR_WAIT_SECONDS: z.coerce.number().min(0).max(3_600).default(120),
   /** How often an open event stream asks again whether its viewer's session, membership and role still hold. */
   CLAWDECK_STREAM_RECHECK_SECONDS: z.coerce.number().min(0.1).max(60).default(8),
+  /** Largest file of an agent's computer, in MB. */
+  CLAWDECK_AGENT_FILE_MAX_MB: z.coerce.number().min(0.001).max(1024).default(10),
+  /** Most an agent's computer may hold, in MB and in files. */
+  CLAWDECK_AGENT_STORAGE_MAX_MB: z.coerce.number().min(0.01).max(100_000).default(200),
+  CLAWDECK_AGENT_FILES_MAX: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
+  /** Where agents' workspaces are copied to while they run commands (a temporary folder by default). */
+  CLAWDECK_COMPUTERS_DIR: optionalString,
+  /** Longest a command in an agent's computer may run, in seconds (a call may ask for less). */
+  CLAWDECK_COMMAND_MAX_SECONDS: z.coerce.number().int().min(1).max(3_600).default(60),
   /** Hosts (and host:port) the fetch tool may reach besides the public internet, comma-separated; see lib/net/safe-fetch.ts. */
   CLAWDECK_FETCH_ALLOW: z.string().default(""),
 });

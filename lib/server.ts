@@ -8,6 +8,7 @@ import { createLocalBus, createPostgresBus, type EventBus } from "./db/bus";
 import { createRuntime, type Runtime } from "./runtime/runtime";
 import { doorRuns } from "./door/door-runs";
 import { fetchAllowList } from "./net/safe-fetch";
+import { computersFromEnv, followCommandStops } from "./computers/setup";
 import { createModelResolver, modelConfigFromEnv, providerKeys, type ModelConfig } from "./models/registry";
 import { rememberSecret } from "./secret-redactor";
 import { createToolRegistry } from "./tools/registry";
@@ -86,6 +87,7 @@ async function startServer(): Promise<Server> {
     maxSteps: env.CLAWDECK_MAX_STEPS,
     maxTokens: 4096,
     fetchAllow: fetchAllowList(env.CLAWDECK_FETCH_ALLOW),
+    computers: computersFromEnv(env),
     coalesceMs: 0,
     heartbeatMs: 10_000,
     runKinds: [doorRuns],
@@ -93,6 +95,7 @@ async function startServer(): Promise<Server> {
   });
   const missions = createMissionScheduler(runtime);
   judgeComparisons(runtime.deps, missions, (work) => runtime.onSweep(work));
+  if (runtime.deps.computers) followCommandStops(bus, runtime.deps.computers);
   return { env, db: handle.db, handle, secrets, bus, runtime, missions, models };
 }
 
@@ -100,7 +103,7 @@ function printWelcome(env: Env, email: string, password: string | undefined) {
   const url = `http://localhost:${env.PORT}/sign-in`;
   const lines = [
     "",
-    "  Clawdeck is ready. A demo workspace with three agents (scout, herald, atlas) was created.",
+    "  Clawdeck is ready. A demo workspace with four agents (scout, herald, atlas, forge) was created.",
     "",
     `    Sign in at  ${url}`,
     `    Email       ${email}`,

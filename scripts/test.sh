@@ -26,15 +26,19 @@ if [ ! -x node_modules/.bin/next ] || [ package-lock.json -nt node_modules/.pack
   npm ci --no-audit --no-fund
 fi
 
+# Debian's Chromium for the browser tests, and bubblewrap for agents' computers (the tests run real sandboxes).
 CHROMIUM="${CHROMIUM_PATH:-/usr/bin/chromium}"
-if [ ! -x "$CHROMIUM" ]; then
-  step "Installing Chromium for the browser tests"
+missing=()
+[ -x "$CHROMIUM" ] || missing+=(chromium)
+command -v bwrap >/dev/null || missing+=(bubblewrap)
+if [ "${#missing[@]}" -gt 0 ]; then
+  step "Installing ${missing[*]}"
   if [ "$(id -u)" = "0" ]; then
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
   elif command -v sudo >/dev/null; then
-    sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+    sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
   else
-    echo "Chromium is missing at $CHROMIUM: install Debian's 'chromium' package, or set CHROMIUM_PATH." >&2
+    echo "Missing: ${missing[*]}. Install Debian's packages of those names (or set CHROMIUM_PATH)." >&2
     exit 1
   fi
 fi

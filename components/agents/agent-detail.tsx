@@ -10,6 +10,7 @@ import { agentKeys, roomKeys } from "@/lib/client/query-keys";
 import { triggerLabels } from "../feed/describe-item";
 import { useApi, useWorkspace } from "../providers";
 import { RunStateBadge } from "../runs/run-state-badge";
+import { ComputerPanel } from "../computer/computer-panel";
 import { Time } from "../ui/time";
 import { AgentBudgetStatus } from "../usage/agent-budget";
 import { LazyBox } from "../ui/lazy-box";
@@ -31,6 +32,9 @@ const DoorTokensPanel = dynamic(() => import("../door/door-tokens").then((m) => 
 });
 
 const triggerShort: Record<string, string> = { chat: "chat message", agent_message: "agent message", room_post: "room post", mission: "mission", door: "door call" };
+
+/** The tools that work in the agent's computer: an agent with any of them has a Computer section. */
+const COMPUTER_TOOLS: ReadonlySet<string> = new Set(["shell.exec", "files.read", "files.write", "files.list", "files.delete"]);
 
 export function AgentDetailView({ agentId, canEdit, models, tools }: { agentId: string; canEdit: boolean; models: ModelChoice[]; tools: ToolChoice[] }) {
   const api = useApi();
@@ -208,6 +212,8 @@ export function AgentDetailView({ agentId, canEdit, models, tools }: { agentId: 
       )}
 
       {canEdit ? <DoorTokensPanel agentId={agentId} /> : null}
+
+      {agent.tools.some((tool) => COMPUTER_TOOLS.has(tool)) ? <ComputerPanel agentId={agent.id} canManage={canEdit} /> : null}
 
       <div className="grid gap-6 lg:grid-cols-2">
         <section aria-labelledby="runs-heading" className="space-y-2">

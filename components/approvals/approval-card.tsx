@@ -1,6 +1,7 @@
 "use client";
 
 import Link from "next/link";
+import { DiffBlock } from "../computer/diff-block";
 import { useState } from "react";
 import { isAppError } from "@/lib/errors";
 import { can } from "@/lib/access/capabilities";
@@ -40,6 +41,7 @@ export function PreviewCard({ preview }: { preview: ApprovalItem["preview"] }) {
           <Revealed text={preview.body} />
         </p>
       ) : null}
+      {preview.diff ? <DiffBlock diff={preview.diff} /> : null}
     </div>
   );
 }

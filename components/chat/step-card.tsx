@@ -6,6 +6,8 @@ import { useWorkspace } from "../providers";
 import type { StepApproval, StepView } from "./timeline";
 import { Revealed } from "../ui/revealed";
 import { exactJson } from "@/lib/hidden-characters";
+import { DiffBlock } from "../computer/diff-block";
+import { TerminalBlock } from "../computer/terminal-block";
 
 function ApprovalNotice({ approval }: { approval: StepApproval }) {
   const { slug } = useWorkspace();
@@ -137,20 +139,23 @@ export function StepCard({ step }: { step: StepView }) {
               ))}
             </dl>
           ) : null}
-          {step.preview.body ? (
+          {step.preview.body && step.tool !== "shell.exec" ? (
             <p className="mt-1 text-xs break-words whitespace-pre-wrap text-slate-700">
               <Revealed text={step.preview.body} />
             </p>
           ) : null}
+          {step.preview.diff ? <DiffBlock diff={step.preview.diff} /> : null}
         </div>
       ) : null}
+
+      {step.tool === "shell.exec" ? <TerminalBlock step={step} /> : null}
 
       {step.approval ? <ApprovalNotice approval={step.approval} /> : null}
 
       {step.error ? (
         <p className="border-t border-rose-100 bg-rose-50 px-3 py-2 text-xs text-rose-800">{step.error}</p>
       ) : null}
-      {summary ? (
+      {summary && step.tool !== "shell.exec" ? (
         <p className="border-t border-slate-200 px-3 py-2 text-xs break-words whitespace-pre-wrap text-slate-600" data-testid="step-summary">
           {summary}
         </p>

@@ -20,6 +20,8 @@ export interface StepView {
   taint: string[];
   preview: Preview;
   durationMs: number | null;
+  /** What the step printed while it ran (a command's output), in order. */
+  live?: string;
   /** Set when the call needed a person's approval. */
   approval?: StepApproval;
 }
@@ -105,6 +107,8 @@ export function applyRunEvent(timeline: Timeline, event: RunEvent): Timeline {
       const step = finish({ key: p.stepId, tool: p.tool, input: undefined, status: p.status, output: undefined, error: null, taint: [], preview: null, durationMs: null });
       return { ...next, items: [...next.items, { kind: "step", step }] };
     }
+    case "tool_output":
+      return { ...next, items: updateStep(next.items, event.payload.stepId, (step) => ({ ...step, live: (step.live ?? "") + event.payload.text })) };
     case "approval_required": {
       const p = event.payload;
       const approval: StepApproval = {

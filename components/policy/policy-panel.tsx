@@ -25,6 +25,7 @@ const effectWords: Record<string, string> = {
   sends_externally: "Sends something outside the workspace",
   spends_money: "Spends money",
   executes_code: "Runs code",
+  writes_computer: "Changes files in its own computer",
 };
 
 /** What happens to a call, in words: `allow`, `deny` or `ask: <category>` as the API says it. */

@@ -3,6 +3,7 @@ import type { Db } from "../db/client";
 import { agentRuns, sessions, type AgentRun } from "../db/schema";
 import { AppError } from "../errors";
 import { assertCanReadRun, canReadRun, type RunFacts, type Viewer } from "./access";
+import { can } from "./capabilities";
 import { approvalForViewer, feedItemForViewer, type ApprovalLike, type FeedItemLike } from "./redact";
 import { runFactsByIds, runFactsCache } from "./run-facts-cache";
 
@@ -59,4 +60,13 @@ export function readableRunsWhere(viewer: Viewer): SQL | undefined {
  */
 export function ownSessionsWhere(viewer: Viewer): SQL {
   return eq(sessions.userId, viewer.userId);
+}
+
+/**
+ * The versions of an agent's files a viewer may read: a version a private chat wrote stays with its person and those
+ * who read every chat (as the chat's run does, even once the chat is deleted); every other version is the agent's,
+ * for every member.
+ */
+export function canReadFileVersion(viewer: Viewer, version: { privateTo: string | null }): boolean {
+  return version.privateTo === null || version.privateTo === viewer.userId || can(viewer.role, "chats.readAll");
 }

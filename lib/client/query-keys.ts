@@ -9,6 +9,10 @@
 export const agentKeys = {
   list: (slug: string) => ["agents", slug] as const,
   detail: (slug: string, id: string) => ["agent", slug, id] as const,
+  computer: (slug: string, id: string) => ["agent-computer", slug, id] as const,
+  files: (slug: string, id: string, folder: string) => ["agent-computer", slug, id, "files", folder] as const,
+  file: (slug: string, id: string, path: string, version: number | null) => ["agent-computer", slug, id, "file", path, version] as const,
+  history: (slug: string, id: string, path: string) => ["agent-computer", slug, id, "history", path] as const,
 };
 
 export const chatKeys = {

@@ -15,7 +15,7 @@ import { readBodyText } from "../http/body";
 import { jsonResponse } from "../http/json";
 
 const READ_ONLY: readonly ToolEffect[] = ["reads_workspace", "reads_external"];
-const DESTRUCTIVE: readonly ToolEffect[] = ["writes_workspace", "sends_externally", "spends_money", "executes_code"];
+const DESTRUCTIVE: readonly ToolEffect[] = ["writes_workspace", "sends_externally", "spends_money", "executes_code", "writes_computer"];
 const OPEN_WORLD: readonly ToolEffect[] = ["reads_external", "sends_externally", "spends_money"];
 
 /** What MCP clients see of a tool: the same JSON Schema the model sees, and its declared effects as hints. */

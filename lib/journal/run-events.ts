@@ -10,6 +10,7 @@ const preview = z.object({
   title: z.string(),
   fields: z.array(z.object({ label: z.string(), value: z.string() })),
   body: z.optional(z.string()),
+  diff: z.optional(z.string()),
 });
 
 export const runEventSchemas = {
@@ -75,6 +76,8 @@ export const runEventSchemas = {
     preview: z.optional(preview),
   }),
   run_resumed: z.object({ approvalId: z.string(), recovered: z.optional(z.boolean()) }),
+  /** A running step's output as it comes (a command's), gathered into pieces; the step's result has it all. */
+  tool_output: z.object({ stepId: z.string(), stream: z.enum(["stdout", "stderr"]), text: z.string() }),
   dispatch_started: z.object({ stepId: z.string(), callId: z.string(), tool: z.string(), fingerprint: z.string() }),
   dispatch_finished: z.object({ stepId: z.string(), callId: z.string(), resultHash: z.string(), isError: z.boolean(), unconfirmed: z.boolean() }),
   run_completed: z.object({ replyMessageId: z.string() }),

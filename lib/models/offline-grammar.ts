@@ -6,6 +6,11 @@ export const offlineGrammar = [
   { command: "slack #<channel> <text>", tool: "slack.post", example: "slack #general hello" },
   { command: "remember <text>", tool: "memory.remember", example: "remember the launch is on Friday" },
   { command: "recall <query>", tool: "memory.recall", example: "recall launch" },
+  { command: "run <command>", tool: "shell.exec", example: "run python3 hello.py" },
+  { command: "write <path>, then the file's lines", tool: "files.write", example: "write hello.py\nprint('hello')" },
+  { command: "read <path>", tool: "files.read", example: "read hello.py" },
+  { command: "ls [<folder>]", tool: "files.list", example: "ls" },
+  { command: "delete <path>", tool: "files.delete", example: "delete old.txt" },
 ] as const;
 
 export const OFFLINE_MODEL = "offline";

@@ -51,7 +51,31 @@ function grammarCommand(line: string): Call | null {
   if ((m = text.match(/^slack\s+#([a-z0-9_.-]+)\s+([\s\S]+)$/i))) return { name: "slack.post", input: { channel: `#${m[1]!.toLowerCase()}`, text: m[2]!.trim() } };
   if ((m = text.match(/^remember\s+([\s\S]+)$/i))) return { name: "memory.remember", input: { text: m[1]!.trim() } };
   if ((m = text.match(/^recall\s+([\s\S]+)$/i))) return { name: "memory.recall", input: { query: m[1]!.trim() } };
+  if ((m = text.match(/^run\s+([\s\S]+)$/i))) return { name: "shell.exec", input: { command: m[1]!.trim() } };
+  if ((m = text.match(/^read\s+(?!https?:\/\/)(\S+)$/i))) return { name: "files.read", input: { path: m[1]! } };
+  if ((m = text.match(/^ls(?:\s+(\S+))?$/i))) return { name: "files.list", input: m[1] ? { path: m[1] } : {} };
+  if ((m = text.match(/^delete\s+(\S+)$/i))) return { name: "files.delete", input: { path: m[1]! } };
   return null;
+}
+
+/**
+ * Every command in a message, one per line; `write <path>` takes the lines after it as the file's contents, so it is
+ * the last command of its message.
+ */
+export function parseCommands(text: string, options: { plain?: boolean } = {}): Call[] {
+  const lines = text.split("\n");
+  const calls: Call[] = [];
+  for (const [i, line] of lines.entries()) {
+    const write = line.trim().match(/^write\s+(\S+)$/i);
+    if (write) {
+      const content = lines.slice(i + 1).join("\n");
+      calls.push({ name: "files.write", input: { path: write[1]!, content: content.endsWith("\n") || !content ? content : `${content}\n` } });
+      break;
+    }
+    const call = parseCommand(line, options);
+    if (call) calls.push(call);
+  }
+  return calls;
 }
 
 const textOf = (blocks: ContentBlock[]) =>
@@ -165,6 +189,7 @@ function leadIn(calls: Call[]): string {
   if (names.length === 1 && names[0] === "memory.remember") return "Noting that down.";
   if (names.length === 1 && names[0] === "memory.recall") return "Let me check what I remember.";
   if (names.length === 1 && names[0] === "http.fetch") return "Fetching that page.";
+  if (names.length === 1 && names[0] === "shell.exec") return calls.length === 1 ? "Running that on my computer." : `Running ${calls.length} commands on my computer.`;
   return calls.length === 1 ? "On it." : `On it: ${calls.length} steps.`;
 }
 
@@ -227,8 +252,7 @@ export function createOfflineProvider(options: { delayMs?: number } = {}): Model
         const from = raw.match(/^Message from (.+?)(?: in #([a-z0-9_-]+))?:\s*([\s\S]*)$/i);
         const question = from ? from[3]! : raw;
         // Plain forms only from the person in their own chat: another agent's or a room's words follow the grammar.
-        const parsed = mission ? [mission.command] : question.split("\n").map((line) => parseCommand(line, { plain: !from }));
-        const commands = parsed.filter((c): c is Call => c !== null);
+        const commands = mission ? (mission.command ? [mission.command] : []) : parseCommands(question, { plain: !from });
         const missing = commands.filter((c) => !available.has(c.name));
         if (missing.length > 0) {
           text = `I can't do that here: this agent doesn't have the ${[...new Set(missing.map((c) => `\`${c.name}\``))].join(", ")} tool.`;

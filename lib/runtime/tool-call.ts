@@ -21,7 +21,7 @@ import { taintSourcesOf } from "../safety/taint";
 
 type ToolResult = ToolResultBlock;
 const MAX_RESULT_CHARS = 20_000;
-const SIDE_EFFECTS = ["writes_workspace", "sends_internal", "sends_externally", "spends_money", "executes_code", "writes_memory"];
+const SIDE_EFFECTS = ["writes_workspace", "sends_internal", "sends_externally", "spends_money", "executes_code", "writes_memory", "writes_computer"];
 
 export type CallOutcome = { kind: "result"; result: ToolResult } | { kind: "suspend"; approval: NewApproval };
 
@@ -79,6 +79,16 @@ function previewOf(tool: AnyTool | undefined, input: unknown): ToolPreview | nul
   }
 }
 
+/** The card of a call that waits for a person: as things stand now (a file write's diff) where the tool can tell. */
+async function previewNowOf(ctx: CallContext, tool: AnyTool, input: Record<string, unknown>): Promise<ToolPreview> {
+  if (!tool.previewNow) return tool.preview(input);
+  try {
+    return await tool.previewNow({ db: ctx.deps.db, workspaceId: ctx.run.workspaceId, agentId: ctx.agent.id }, input);
+  } catch {
+    return tool.preview(input);
+  }
+}
+
 /**
  * Takes one call of the model's batch through the governed path: validate,
  * authorise (gate with bounded rewrites, then the workspace policy), and
@@ -118,12 +128,58 @@ export async function dispatchCall(ctx: CallContext, proposed: ProposedCall): Pr
         input: parsed.data,
         category: verdict.category,
         reason: verdict.reason,
-        preview: tool.preview(parsed.data),
+        preview: await previewNowOf(ctx, tool, parsed.data),
         fingerprint: callFingerprint(tool.name, parsed.data),
       },
     };
   }
   return { kind: "result", result: await execute(ctx, tool, step, parsed.data) };
+}
+
+/** Live output of one step is journaled at most this often, gathered in between. */
+const LIVE_OUTPUT_EVERY_MS = 100;
+/** Live output journaled per step; past it the step's result still holds what the command kept. */
+const LIVE_OUTPUT_MAX_CHARS = 256 * 1024;
+
+/**
+ * A step's output as it comes (a command's stdout and stderr), journaled in
+ * pieces gathered for up to `LIVE_OUTPUT_EVERY_MS`, so a viewer watches it
+ * live and a replay shows the same. `close` writes what is left; a failed
+ * write never fails the step (the result carries the output anyway).
+ */
+function liveOutput(ctx: CallContext, stepId: string) {
+  let pending: { stream: "stdout" | "stderr"; text: string }[] = [];
+  let timer: NodeJS.Timeout | null = null;
+  let written = 0;
+  let stopped = false;
+  let writing: Promise<unknown> = Promise.resolve();
+  const flush = () => {
+    timer = null;
+    const batch = pending;
+    pending = [];
+    for (const piece of batch) {
+      writing = writing.then(() => ctx.journal.emit({ type: "tool_output", payload: { stepId, stream: piece.stream, text: piece.text } })).catch(() => undefined);
+    }
+  };
+  return {
+    write(stream: "stdout" | "stderr", text: string) {
+      if (stopped || !text) return;
+      if (written + text.length > LIVE_OUTPUT_MAX_CHARS) {
+        stopped = true;
+        text = `${text.slice(0, Math.max(0, LIVE_OUTPUT_MAX_CHARS - written))}\n… (live output stops here; the result keeps the start and the end)\n`;
+      }
+      written += text.length;
+      const last = pending[pending.length - 1];
+      if (last?.stream === stream) last.text += text;
+      else pending.push({ stream, text });
+      timer ??= setTimeout(flush, LIVE_OUTPUT_EVERY_MS);
+    },
+    async close() {
+      if (timer) clearTimeout(timer);
+      flush();
+      await writing;
+    },
+  };
 }
 
 /** Why a call that was asked for was not run, as the step and the model are told: the decision, its reason, and that nothing was done. */
@@ -207,6 +263,7 @@ async function execute(ctx: CallContext, tool: AnyTool, step: { id: string; call
   const timeoutMs = tool.timeoutMs ?? 30_000;
   const timeout = AbortSignal.timeout(timeoutMs);
   const credentials = trackCredentials((provider: string) => credentialFor(ctx.deps, ctx.run.workspaceId, provider));
+  const live = liveOutput(ctx, step.id);
   const toolContext: ToolContext = {
     db: ctx.deps.db,
     workspaceId: ctx.run.workspaceId,
@@ -221,6 +278,8 @@ async function execute(ctx: CallContext, tool: AnyTool, step: { id: string; call
     taint: ctx.state.taint.map((t) => t.source),
     credential: credentials.credential,
     fetchAllow: ctx.deps.fetchAllow,
+    computers: ctx.deps.computers,
+    progress: live.write,
     signal: AbortSignal.any([ctx.signal, timeout]),
   };
   let end: StepEnd;
@@ -253,6 +312,7 @@ async function execute(ctx: CallContext, tool: AnyTool, step: { id: string; call
       end = { status: "failed", error: `\`${tool.name}\` failed: ${(caught as Error)?.message ?? String(caught)}` };
     }
   }
+  await live.close();
   // Nothing a tool returns or throws is stored, journaled or shown to the model with a credential in it.
   end = (await workspaceRedactor(ctx.deps.db, ctx.run.workspaceId, ctx.deps.encryptionKey, credentials.used())).value(end);
   ctx.deps.breakers.record(breaker, health);

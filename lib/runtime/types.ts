@@ -6,6 +6,7 @@ import type { ContentBlock, ModelMessage } from "../models/types";
 import type { CircuitBreakers, PolicyGate, ProposedCall } from "../safety/dispatch";
 import type { AnyTool, ToolRegistry } from "../tools/registry";
 import type { EventBus } from "../db/bus";
+import type { Computers } from "../computers/computers";
 import type { RunJournal } from "../journal/run-journal";
 
 export interface RuntimeDeps {
@@ -21,6 +22,8 @@ export interface RuntimeDeps {
   maxTokens: number;
   /** Private destinations the operator lets tools reach (`CLAWDECK_FETCH_ALLOW`, parsed). */
   fetchAllow: readonly string[];
+  /** Agents' computers (a sandbox and files each); absent where they are not set up. */
+  computers?: Computers;
   /** How long text deltas are gathered before they are written (0: no window; the group commit merges what waits). */
   coalesceMs: number;
   heartbeatMs: number;

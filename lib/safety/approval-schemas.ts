@@ -19,7 +19,7 @@ export const approvalItemSchema = z.object({
   editedInput: z.nullable(jsonObject),
   /** JSON Schema of the tool's input (null for a tool no longer known): the edit form is built from it. */
   inputSchema: z.nullable(jsonObject),
-  preview: storedJson(z.object({ title: z.string(), fields: z.array(z.object({ label: z.string(), value: z.string() })), body: z.optional(z.string()) })),
+  preview: storedJson(z.object({ title: z.string(), fields: z.array(z.object({ label: z.string(), value: z.string() })), body: z.optional(z.string()), diff: z.optional(z.string()) })),
   taintSources: z.array(z.object({ source: z.string(), stepId: z.nullable(id) })),
   status: approvalStatusSchema,
   reason: z.nullable(z.string()),

@@ -37,7 +37,14 @@ export type PolicyDecision =
   | { kind: "deny"; reason: string };
 
 /** Effects that carry content or consequences out of the run: gated once untrusted content is in it. */
-const egressEffects: readonly ToolEffect[] = ["sends_internal", "sends_externally", "writes_workspace", "spends_money", "executes_code"];
+const egressEffects: readonly ToolEffect[] = ["sends_internal", "sends_externally", "writes_workspace", "spends_money", "executes_code", "writes_computer"];
+
+/**
+ * How a category is decided when the workspace's policy does not say. Code runs in the agent's own sandbox, with no
+ * network and nothing of the host in it: it runs without asking, unless the run has read untrusted content (then it
+ * asks, like every egress) or the policy says otherwise.
+ */
+export const categoryDefaults: Partial<Record<ApprovalCategory, PolicyMode>> = { code_exec: "allow" };
 
 export function baseCategory(effects: readonly ToolEffect[]): ApprovalCategory | null {
   if (effects.includes("spends_money")) return "spend";
@@ -64,7 +71,7 @@ export function classifyCall(input: {
   const base = baseCategory(input.effects);
   const category: ApprovalCategory | null = tainted ? "tainted_egress" : base;
   const toolMode = overrides.tools[input.tool];
-  const categoryMode = category ? overrides.categories[category] : undefined;
+  const categoryMode = category ? (overrides.categories[category] ?? categoryDefaults[category]) : undefined;
   const sources = input.taint.map((t) => t.source).join(", ");
 
   if (toolMode === "deny" || categoryMode === "deny") {

@@ -4,13 +4,25 @@ import { chatSendTool } from "./chat-send";
 import { httpFetchTool } from "./http-fetch";
 import { memoryRecallTool, memoryRememberTool } from "./memory";
 import { slackPostTool } from "./slack-post";
+import { filesDeleteTool, filesListTool, filesReadTool, filesWriteTool, shellExecTool } from "./computer";
 import type { ToolDefinition } from "./types";
 
 // Each tool keeps its own input and output types; the registry sees them through this common shape.
 type AnyTool = ToolDefinition<Record<string, unknown>, unknown>;
 const asAny = (tool: object) => tool as AnyTool;
 
-export const builtinTools: AnyTool[] = [httpFetchTool, chatSendTool, slackPostTool, memoryRememberTool, memoryRecallTool].map(asAny);
+export const builtinTools: AnyTool[] = [
+  httpFetchTool,
+  chatSendTool,
+  slackPostTool,
+  memoryRememberTool,
+  memoryRecallTool,
+  shellExecTool,
+  filesReadTool,
+  filesWriteTool,
+  filesListTool,
+  filesDeleteTool,
+].map(asAny);
 
 export interface ToolRegistry {
   get(name: string): AnyTool | undefined;

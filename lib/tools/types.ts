@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { RunTrigger } from "../access/access";
 import type { Db } from "../db/client";
+import type { Computers } from "../computers/computers";
 
 /**
  * What a tool can do to the world. The policy gates calls by these, never by
@@ -15,6 +16,7 @@ export const toolEffects = [
   "sends_externally",
   "spends_money",
   "executes_code",
+  "writes_computer",
 ] as const;
 export type ToolEffect = (typeof toolEffects)[number];
 
@@ -25,6 +27,8 @@ export interface ToolPreview {
   fields: { label: string; value: string }[];
   /** The main text the call will send or store, if any. */
   body?: string;
+  /** A unified diff of what the call will change (a file write against the file's current version). */
+  diff?: string;
 }
 
 export interface ToolContext {
@@ -46,6 +50,10 @@ export interface ToolContext {
   credential(provider: string): Promise<{ secret: string; config: Record<string, string> } | null>;
   /** Private destinations the operator lets tools reach (`CLAWDECK_FETCH_ALLOW`). */
   fetchAllow: readonly string[];
+  /** Agents' computers on this server; absent where commands cannot run (tests of other tools, a server without them). */
+  computers?: Computers;
+  /** Output of the call while it runs (a command's), shown live and kept in the run's journal. */
+  progress?: (stream: "stdout" | "stderr", text: string) => void;
   signal: AbortSignal;
 }
 
@@ -61,6 +69,11 @@ export interface ToolDefinition<I extends Record<string, unknown> = Record<strin
    */
   taint(input: I, output: O): string | readonly string[] | null;
   preview(input: I): ToolPreview;
+  /**
+   * The preview as things stand now, when it depends on them (a file write shows its diff against the file's current
+   * version): used for the approval card. Falls back to `preview`.
+   */
+  previewNow?(ctx: { db: Db; workspaceId: string; agentId: string }, input: I): Promise<ToolPreview>;
   execute(ctx: ToolContext, input: I): Promise<O>;
   /**
    * Work the runtime does after a successful call, in the calling run's name

@@ -10,7 +10,7 @@ import { createWorkspace } from "./workspaces";
 
 export const DEFAULT_OWNER_EMAIL = "owner@clawdeck.local";
 
-/** The three agents every new installation starts with. */
+/** The agents every new installation starts with. */
 export const demoAgents = [
   {
     handle: "scout",
@@ -38,6 +38,15 @@ export const demoAgents = [
       "You are Atlas, the coordinator of this team. Break work into pieces, hand them to the right agent, and keep track of who does what.",
     tools: ["chat.send", "memory.remember", "memory.recall"],
     color: "#10b981",
+  },
+  {
+    handle: "forge",
+    name: "Forge",
+    description: "Engineering: writes and runs code in its own computer (a sandbox with a shell and files).",
+    systemPrompt:
+      "You are Forge, the engineer of this team. You have your own computer: a Linux sandbox with a shell and a workspace of files that persist between commands, and no network. Write small programs, run them, check their output, and say what you did.",
+    tools: ["shell.exec", "files.read", "files.write", "files.list", "files.delete", "memory.remember", "memory.recall"],
+    color: "#8b5cf6",
   },
 ] as const;
 
@@ -67,7 +76,7 @@ export interface BootstrapResult {
 }
 
 /**
- * On an empty database, creates the demo workspace, its three agents and an
+ * On an empty database, creates the demo workspace, its agents and an
  * owner. Returns undefined when there was anything to keep. Serialised with an
  * advisory lock so that instances starting together create it once.
  */

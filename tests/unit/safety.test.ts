@@ -18,12 +18,26 @@ describe("policy", () => {
     ["chat.send", ["sends_internal"], true, "tainted_egress"],
     ["slack.post", ["sends_externally"], false, "external_send"],
     ["slack.post", ["sends_externally"], true, "tainted_egress"],
-    ["files.write", ["writes_workspace"], false, "data_write"],
-    ["shell.exec", ["executes_code"], false, "code_exec"],
+    ["connections.update", ["writes_workspace"], false, "data_write"],
+    // Code in the agent's own sandbox runs without asking, until the run has read untrusted content.
+    ["shell.exec", ["executes_code", "writes_computer"], false, "allow"],
+    ["shell.exec", ["executes_code", "writes_computer"], true, "tainted_egress"],
+    ["files.write", ["writes_computer"], false, "allow"],
+    ["files.write", ["writes_computer"], true, "tainted_egress"],
+    ["files.read", ["reads_workspace"], true, "allow"],
     ["cards.charge", ["spends_money", "sends_externally"], false, "spend"],
   ])("%s with effects %j, tainted=%s → %s", (tool, effects, tainted, expected) => {
     const decision = classifyCall({ tool, effects, taint: tainted ? web : [] });
     expect(decision.kind === "allow" ? "allow" : decision.kind === "require_approval" ? decision.category : "deny").toBe(expected);
+  });
+
+  it("a workspace can ask before code runs, or deny it, though code runs without asking by default", () => {
+    const effects: ToolEffect[] = ["executes_code", "writes_computer"];
+    expect(classifyCall({ tool: "shell.exec", effects, taint: [], overrides: { tools: {}, categories: { code_exec: "ask" } } })).toMatchObject({
+      kind: "require_approval",
+      category: "code_exec",
+    });
+    expect(classifyCall({ tool: "shell.exec", effects, taint: [], overrides: { tools: { "shell.exec": "deny" }, categories: {} } }).kind).toBe("deny");
   });
 
   it("workspace overrides tighten anything and loosen only untainted calls", () => {

@@ -12,3 +12,4 @@ export * from "./memory";
 export * from "./limits";
 export * from "./identity";
 export * from "./door";
+export * from "./computers";

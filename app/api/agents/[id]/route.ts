@@ -2,6 +2,7 @@ import { z } from "zod";
 import { agentUpdateSchema, getAgentDetail, updateAgent } from "@/lib/agents/agents";
 import { agentDetailSchema, agentReplySchema } from "@/lib/agents/agent-schemas";
 import { route } from "@/lib/http/route";
+import { stopAgentCommands } from "@/lib/computers/setup";
 import { checkModelSpec } from "@/lib/models/registry";
 import { toolNames } from "@/lib/tools/registry";
 
@@ -23,10 +24,13 @@ export const PATCH = route(
     body: agentUpdateSchema,
     response: agentReplySchema,
   },
-  async ({ server, workspace, user, params, body }) => ({
-    agent: await updateAgent(server.db, workspace.id, user.id, params.id, body, {
+  async ({ server, workspace, user, params, body }) => {
+    const agent = await updateAgent(server.db, workspace.id, user.id, params.id, body, {
       modelProblem: (spec) => checkModelSpec(spec, server.models),
       knownTools: toolNames,
-    }),
-  }),
+    });
+    // A paused agent's commands stop now, on every instance; its runs stop at their next step.
+    if (body.status === "paused") await stopAgentCommands(server.bus, server.runtime.deps.computers, { agentId: agent.id, workspaceId: workspace.id });
+    return { agent };
+  },
 );

@@ -1,0 +1,195 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { computerStatusSchema, fileEntriesSchema, fileHistorySchema, restoredSchema } from "@/lib/computers/computer-schemas";
+import { agentKeys } from "@/lib/client/query-keys";
+import { useApi, useWorkspace } from "../providers";
+import { ErrorNotice } from "../ui/error-notice";
+import { Time } from "../ui/time";
+import { toast } from "../ui/toaster";
+
+const IMAGE = /\.(png|jpe?g|gif|webp)$/i;
+
+function formatSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} kB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
+/**
+ * An agent's computer as people see it: whether commands can run here, the commands running now, and its files: a
+ * folder at a time, a file's contents (text or image) at any version, its history, and (for managers) a restore.
+ */
+export function ComputerPanel({ agentId, canManage }: { agentId: string; canManage: boolean }) {
+  const api = useApi();
+  const { slug } = useWorkspace();
+  const [folder, setFolder] = useState("");
+  const [open, setOpen] = useState<{ path: string; version: number | null } | null>(null);
+  const status = useQuery({
+    queryKey: agentKeys.computer(slug, agentId),
+    queryFn: () => api(`/api/agents/${agentId}/computer`, { schema: computerStatusSchema }),
+    refetchInterval: (query) => (query.state.data?.running.length ? 2_000 : 15_000),
+  });
+  const files = useQuery({
+    queryKey: agentKeys.files(slug, agentId, folder),
+    queryFn: () => api(`/api/agents/${agentId}/files?path=${encodeURIComponent(folder)}`, { schema: fileEntriesSchema }),
+  });
+  const crumbs = folder ? folder.split("/") : [];
+
+  return (
+    <section aria-labelledby="computer-heading" className="space-y-2" data-testid="computer">
+      <h2 id="computer-heading" className="text-sm font-semibold tracking-wide text-slate-500 uppercase">
+        Computer
+      </h2>
+      <div className="card space-y-3 p-4">
+        {status.data ? (
+          status.data.engine === "off" ? (
+            <p className="rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900">{status.data.reason ?? "Commands cannot run on this server."}</p>
+          ) : (
+            <p className="text-sm text-slate-600">
+              A sandbox with a shell and these files, with no network. {status.data.running.length === 0 ? "No command is running." : null}
+            </p>
+          )
+        ) : null}
+        {status.data && status.data.running.length > 0 ? (
+          <ul aria-label="Running commands" className="space-y-1">
+            {status.data.running.map((r) => (
+              <li key={r.stepId} className="flex flex-wrap items-center gap-2 rounded-md bg-slate-950 px-2 py-1 font-mono text-xs text-slate-100">
+                <span className="text-emerald-300">$</span>
+                <span className="min-w-0 break-all">{r.command}</span>
+                <span className="ml-auto text-slate-400">
+                  running since <Time at={r.startedAt} />
+                </span>
+              </li>
+            ))}
+          </ul>
+        ) : null}
+
+        <nav aria-label="Folder" className="flex flex-wrap items-center gap-1 text-sm">
+          <button type="button" className="font-mono text-indigo-700 hover:underline" onClick={() => setFolder("")}>
+            /workspace
+          </button>
+          {crumbs.map((part, i) => (
+            <span key={i} className="flex items-center gap-1">
+              <span className="text-slate-400">/</span>
+              <button type="button" className="font-mono text-indigo-700 hover:underline" onClick={() => setFolder(crumbs.slice(0, i + 1).join("/"))}>
+                {part}
+              </button>
+            </span>
+          ))}
+        </nav>
+        {files.isError ? <ErrorNotice error={files.error} fallback="The files could not be read." /> : null}
+        {files.data && files.data.entries.length === 0 ? <p className="text-sm text-slate-500">{folder ? "This folder is empty." : "No files yet."}</p> : null}
+        {files.data && files.data.entries.length > 0 ? (
+          <ul aria-label="Files" className="divide-y divide-slate-100 rounded-md ring-1 ring-slate-200">
+            {files.data.entries.map((entry) => (
+              <li key={entry.path} className="flex flex-wrap items-center gap-x-3 gap-y-0.5 px-3 py-2 text-sm">
+                <button
+                  type="button"
+                  className="min-w-0 font-mono break-all text-indigo-700 hover:underline"
+                  onClick={() => (entry.kind === "folder" ? setFolder(entry.path) : setOpen({ path: entry.path, version: null }))}
+                >
+                  {entry.kind === "folder" ? "📁 " : ""}
+                  {entry.path.split("/").pop()}
+                  {entry.kind === "folder" ? "/" : ""}
+                </button>
+                <span className="ml-auto text-xs text-slate-500 tabular-nums">
+                  {formatSize(entry.size)}
+                  {entry.version ? ` · version ${entry.version}` : ""} · <Time at={entry.updatedAt} />
+                </span>
+              </li>
+            ))}
+          </ul>
+        ) : null}
+        {open ? <FileView agentId={agentId} path={open.path} version={open.version} canManage={canManage} onVersion={(version) => setOpen({ path: open.path, version })} onClose={() => setOpen(null)} /> : null}
+      </div>
+    </section>
+  );
+}
+
+function FileView(props: { agentId: string; path: string; version: number | null; canManage: boolean; onVersion: (version: number | null) => void; onClose: () => void }) {
+  const { agentId, path, version } = props;
+  const api = useApi();
+  const { slug } = useWorkspace();
+  const queryClient = useQueryClient();
+  const url = `/api/agents/${agentId}/files/content?path=${encodeURIComponent(path)}${version ? `&version=${version}` : ""}&workspace=${encodeURIComponent(slug)}`;
+  const image = IMAGE.test(path);
+  const text = useQuery({
+    queryKey: agentKeys.file(slug, agentId, path, version),
+    enabled: !image,
+    queryFn: async () => {
+      const response = await fetch(url, { credentials: "same-origin" });
+      if (!response.ok) throw new Error(response.status === 404 ? "This file, or this version of it, is not there (any more)." : "The file could not be read.");
+      const type = response.headers.get("content-type") ?? "";
+      return type.startsWith("text/") ? await response.text() : null;
+    },
+  });
+  const history = useQuery({
+    queryKey: agentKeys.history(slug, agentId, path),
+    queryFn: () => api(`/api/agents/${agentId}/files/history?path=${encodeURIComponent(path)}`, { schema: fileHistorySchema }),
+  });
+  const restore = useMutation({
+    mutationFn: (from: number) => api(`/api/agents/${agentId}/files/restore`, { method: "POST", body: { path, version: from }, schema: restoredSchema }),
+    onSuccess: async (done) => {
+      toast.success(`Restored version ${done.restoredFrom} of ${done.path} as version ${done.version}.`);
+      props.onVersion(null);
+      await queryClient.invalidateQueries({ queryKey: agentKeys.computer(slug, agentId) });
+      await queryClient.invalidateQueries({ queryKey: ["agent-computer", slug, agentId] });
+    },
+  });
+  const latest = history.data?.versions[0]?.version ?? null;
+  const shown = version ?? latest;
+
+  return (
+    <article aria-label={`File ${path}`} className="space-y-2 rounded-md p-3 ring-1 ring-slate-200" data-testid="file-view">
+      <header className="flex flex-wrap items-center gap-2">
+        <h3 className="min-w-0 font-mono text-sm font-semibold break-all">{path}</h3>
+        {shown ? <span className="text-xs text-slate-500">version {shown}{version && version !== latest ? " (not the current one)" : ""}</span> : null}
+        <span className="ml-auto flex gap-2">
+          <a className="btn-secondary text-xs" href={`${url}&download=1`}>
+            Download
+          </a>
+          <button type="button" className="btn-secondary text-xs" onClick={props.onClose}>
+            Close
+          </button>
+        </span>
+      </header>
+      {image ? (
+        // eslint-disable-next-line @next/next/no-img-element -- the agent's own file, served by the API, not a static asset
+        <img src={url} alt={`${path}, version ${shown ?? ""}`} className="max-h-96 max-w-full rounded ring-1 ring-slate-200" />
+      ) : text.isError ? (
+        <p className="text-sm text-rose-700">{(text.error as Error).message}</p>
+      ) : text.data === null ? (
+        <p className="text-sm text-slate-600">This file is not text: download it to open it.</p>
+      ) : (
+        <pre className="max-h-96 overflow-auto rounded bg-surface p-2 font-mono text-xs leading-snug ring-1 ring-slate-200" tabIndex={0} aria-label={`Contents of ${path}`}>
+          {text.data ?? "…"}
+        </pre>
+      )}
+      {history.data ? (
+        <details>
+          <summary className="cursor-pointer text-sm text-slate-600">History: {history.data.versions.length} version{history.data.versions.length === 1 ? "" : "s"}</summary>
+          <ol aria-label="Versions" className="mt-1 space-y-1">
+            {history.data.versions.map((v) => (
+              <li key={v.version} className="flex flex-wrap items-center gap-2 text-xs">
+                <button type="button" className="font-medium text-indigo-700 hover:underline disabled:text-slate-500 disabled:no-underline" disabled={v.deleted} onClick={() => props.onVersion(v.version === latest ? null : v.version)}>
+                  Version {v.version}
+                </button>
+                <span className="text-slate-500">
+                  {v.deleted ? "deleted" : formatSize(v.size)} · {v.restoredBy ? "restored by a person" : "written by a run"} · <Time at={v.at} />
+                </span>
+                {props.canManage && !v.deleted && v.version !== latest ? (
+                  <button type="button" className="ml-auto text-indigo-700 hover:underline" disabled={restore.isPending} onClick={() => restore.mutate(v.version)}>
+                    Restore
+                  </button>
+                ) : null}
+              </li>
+            ))}
+          </ol>
+        </details>
+      ) : null}
+      {restore.isError ? <ErrorNotice error={restore.error} fallback="The version could not be restored." /> : null}
+    </article>
+  );
+}

@@ -1,0 +1,55 @@
+import AxeBuilder from "@axe-core/playwright";
+import { expect, test } from "@playwright/test";
+import { OWNER } from "./fixtures";
+import { ChatPage } from "./pages/chat-page";
+import { horizontalOverflow } from "./pages/main-pages";
+import { SignInPage } from "./pages/sign-in-page";
+
+const SCRIPT = ["write count.py", "import time", "for i in range(4):", "    print('tick', i, flush=True)", "    time.sleep(0.5)", "open('ticks.txt', 'w').write('4 ticks\\n')"].join("\n");
+
+test.describe("an agent's computer", () => {
+  test("a person asks @forge to write and run a script, watches its output live, then opens the files it left and their history", async ({ page }) => {
+    await new SignInPage(page).signInAs(OWNER);
+    const chat = new ChatPage(page);
+    await chat.goto("demo");
+    await chat.startWith("forge");
+
+    await chat.send(SCRIPT);
+    const wrote = chat.step(chat.lastReply(), "files.write");
+    await expect(chat.stepStatus(wrote)).toHaveText("Succeeded");
+    await chat.waitUntilIdle();
+
+    await chat.send("run python3 count.py");
+    const terminal = chat.step(chat.lastReply(), "shell.exec").getByTestId("terminal");
+    await expect(terminal).toContainText("$ python3 count.py");
+    // The output arrives while the command runs: the first tick shows before the command has ended.
+    await expect(terminal).toContainText("tick 0");
+    await expect(terminal.getByTestId("terminal-ending")).toHaveCount(0);
+    await expect(terminal).toContainText("tick 3");
+    await expect(terminal.getByTestId("terminal-ending")).toContainText("Exit code 0");
+    await expect(terminal.getByTestId("terminal-ending")).toContainText("ticks.txt added (+1 −0)");
+    await chat.waitUntilIdle();
+
+    // The agent's page: its computer, with the files, their contents and history.
+    await page.goto("/w/demo/agents");
+    await page.getByRole("link", { name: /Forge/ }).first().click();
+    const computer = page.getByTestId("computer");
+    await expect(computer).toBeVisible();
+    await expect(computer.getByRole("list", { name: "Files" })).toContainText("count.py");
+    await computer.getByRole("button", { name: "ticks.txt" }).click();
+    const file = page.getByTestId("file-view");
+    await expect(file.getByLabel("Contents of ticks.txt")).toHaveText("4 ticks\n");
+    await file.getByText(/^History: 1 version$/).click();
+    await expect(file.getByRole("list", { name: "Versions" })).toContainText("Version 1");
+
+    // On a phone, in both themes: nothing wider than the screen, nothing axe objects to.
+    await page.setViewportSize({ width: 360, height: 740 });
+    for (const scheme of ["light", "dark"] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await expect(file).toBeVisible();
+      expect(await horizontalOverflow(page)).toBe(0);
+      const result = await new AxeBuilder({ page }).include("[data-testid=computer]").withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]).analyze();
+      expect(result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual([]);
+    }
+  });
+});

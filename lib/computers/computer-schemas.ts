@@ -1,0 +1,25 @@
+/** What the computer API answers with: the browser parses with these, the routes are type-checked against them. */
+import { z } from "zod/mini";
+import { id, isoDate } from "../shared-schemas";
+
+export const computerStatusSchema = z.object({
+  /** "off" when commands cannot run on this server; `reason` says why. */
+  engine: z.enum(["bubblewrap", "off"]),
+  reason: z.nullable(z.string()),
+  running: z.array(z.object({ runId: id, stepId: z.string(), command: z.string(), startedAt: isoDate })),
+  /** The agent's browser (not part of the computer on this server yet). */
+  browser: z.null(),
+});
+export type ComputerStatus = z.infer<typeof computerStatusSchema>;
+
+export const fileEntriesSchema = z.object({
+  path: z.string(),
+  entries: z.array(z.object({ path: z.string(), kind: z.enum(["file", "folder"]), size: z.number(), version: z.nullable(z.number()), updatedAt: isoDate })),
+});
+export const fileHistorySchema = z.object({
+  path: z.string(),
+  versions: z.array(
+    z.object({ version: z.number(), size: z.number(), deleted: z.boolean(), runId: z.nullable(id), stepId: z.nullable(z.string()), restoredBy: z.nullable(id), at: isoDate }),
+  ),
+});
+export const restoredSchema = z.object({ path: z.string(), version: z.number(), restoredFrom: z.number() });
