@@ -5,7 +5,9 @@ import { ChatPage } from "./pages/chat-page";
 import { horizontalOverflow } from "./pages/main-pages";
 import { SignInPage } from "./pages/sign-in-page";
 
-const SCRIPT = ["write count.py", "import time", "for i in range(4):", "    print('tick', i, flush=True)", "    time.sleep(0.5)", "open('ticks.txt', 'w').write('4 ticks\\n')"].join("\n");
+/** A script that prints as it goes and leaves a file named for this run (a retry of the test writes a new one). */
+const script = (tag: string) =>
+  ["write count.py", "import time", "for i in range(4):", "    print('tick', i, flush=True)", "    time.sleep(0.5)", `open('ticks-${tag}.txt', 'w').write('4 ticks\\n')`].join("\n");
 
 test.describe("an agent's computer", () => {
   test("a person asks @forge to write and run a script, watches its output live, then opens the files it left and their history", async ({ page }) => {
@@ -14,7 +16,8 @@ test.describe("an agent's computer", () => {
     await chat.goto("demo");
     await chat.startWith("forge");
 
-    await chat.send(SCRIPT);
+    const tag = Date.now().toString(36);
+    await chat.send(script(tag));
     const wrote = chat.step(chat.lastReply(), "files.write");
     await expect(chat.stepStatus(wrote)).toHaveText("Succeeded");
     await chat.waitUntilIdle();
@@ -27,7 +30,7 @@ test.describe("an agent's computer", () => {
     await expect(terminal.getByTestId("terminal-ending")).toHaveCount(0);
     await expect(terminal).toContainText("tick 3");
     await expect(terminal.getByTestId("terminal-ending")).toContainText("Exit code 0");
-    await expect(terminal.getByTestId("terminal-ending")).toContainText("ticks.txt added (+1 −0)");
+    await expect(terminal.getByTestId("terminal-ending")).toContainText(`ticks-${tag}.txt added (+1 −0)`);
     await chat.waitUntilIdle();
 
     // The agent's page: its computer, with the files, their contents and history.
@@ -36,9 +39,13 @@ test.describe("an agent's computer", () => {
     const computer = page.getByTestId("computer");
     await expect(computer).toBeVisible();
     await expect(computer.getByRole("list", { name: "Files" })).toContainText("count.py");
-    await computer.getByRole("button", { name: "ticks.txt" }).click();
+    await computer.getByText(/^Terminal: the last \d+ commands you may see$/).click();
+    await expect(computer.getByTestId("computer-terminal")).toContainText("$ python3 count.py");
+    await expect(computer.getByTestId("computer-terminal")).toContainText("tick 3");
+    await expect(computer.getByTestId("computer-terminal")).toContainText("(exit code 0");
+    await computer.getByRole("button", { name: `ticks-${tag}.txt` }).click();
     const file = page.getByTestId("file-view");
-    await expect(file.getByLabel("Contents of ticks.txt")).toHaveText("4 ticks\n");
+    await expect(file.getByLabel(`Contents of ticks-${tag}.txt`)).toHaveText("4 ticks\n");
     await file.getByText(/^History: 1 version$/).click();
     await expect(file.getByRole("list", { name: "Versions" })).toContainText("Version 1");
 

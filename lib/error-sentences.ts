@@ -46,6 +46,7 @@ const sentences = {
   "not_found:comparison": "That comparison does not exist in this workspace.",
   "not_found:connection": "That connection does not exist (any more).",
   "not_found:crew": "That crew does not exist in this workspace (any more).",
+  "not_found:credential": "That credential does not exist (any more).",
   "not_found:file": "That file does not exist in the agent's workspace (any more), or you may not read it.",
   "not_found:door_token": "That door token does not exist (any more).",
   "not_found:invitation": "This invitation does not exist, was revoked, or was already used.",
@@ -60,6 +61,7 @@ const sentences = {
 
   "conflict:account": "An account with that email address already exists.",
   "conflict:agent": "Another agent already has that handle. Choose another one.",
+  "conflict:credential": "A credential with that name already exists. Delete it first to replace it.",
   "conflict:agent_paused": "This agent is paused. A manager can resume it on its page.",
   "conflict:approval": "This approval was already decided or has expired. The list shows its state now.",
   "conflict:door_session": "The outside agent's session has ended. Start a new one.",

@@ -1,4 +1,4 @@
-import { startBillingJobs } from "./billing/jobs";
+import { startBillingJobs } from "./billing-jobs";
 import { getServer, stopServer } from "./server";
 
 /**

@@ -23,7 +23,7 @@ import { users, workspaces, agents } from "../lib/db/schema";
 import { createPostgresBus } from "../lib/db/bus";
 import { journalWriterFor } from "../lib/journal/run-journal-writer";
 import { createChatRun } from "../lib/runs";
-import { createSession } from "../lib/chats/chats";
+import { createChat } from "../lib/chats/chats";
 import { streamRunEvents } from "../lib/runtime/stream";
 import { bootstrapIfEmpty } from "../lib/workspaces/bootstrap";
 import { openPostgresTarget } from "./bench-db";
@@ -106,7 +106,7 @@ async function main(): Promise<number> {
       there.takeCarried = mode === "default";
       const runIds = await Promise.all(
         Array.from({ length: settings.runs }, async () => {
-          const session = await createSession(db, { workspaceId: fixture.workspaceId, userId: fixture.userId, agent: { id: fixture.agentId } });
+          const session = await createChat(db, { workspaceId: fixture.workspaceId, userId: fixture.userId, agent: { id: fixture.agentId } });
           return (await createChatRun(db, { workspaceId: fixture.workspaceId, sessionId: session.id, userId: fixture.userId, text: "hi", owner: OWNER })).runId;
         }),
       );

@@ -34,7 +34,7 @@ import type { ModelEvent, ModelProvider, ModelRequest } from "../lib/models/type
 import type { EventBus } from "../lib/db/bus";
 import { isTerminal, type RunEventInput } from "../lib/journal/run-events";
 import { createRuntime, type Runtime } from "../lib/runtime/runtime";
-import { createSession } from "../lib/chats/chats";
+import { createChat } from "../lib/chats/chats";
 import { insertRunEvents, notifyRun, runTopic } from "../lib/journal/run-journal-store";
 import { journalWriterFor } from "../lib/journal/run-journal-writer";
 import { streamRunEvents } from "../lib/runtime/stream";
@@ -293,7 +293,7 @@ async function runPass(
   for (let i = 0; i < options.runs; i++) {
     const text = `bench ${tag} ${mode} run ${i}`;
     plans.set(text, makePlan(options.deltas, options.deltaChars));
-    sessions.push({ text, session: await createSession(fixture.db, { workspaceId: fixture.workspaceId, userId: fixture.userId, agent: { id: fixture.agentId } }) });
+    sessions.push({ text, session: await createChat(fixture.db, { workspaceId: fixture.workspaceId, userId: fixture.userId, agent: { id: fixture.agentId } }) });
   }
 
   const timeout = AbortSignal.timeout(options.timeoutS * 1000);

@@ -9,7 +9,7 @@ import { useApi, useWorkspace } from "../providers";
 import { ConfirmDialog } from "../ui/alert-dialog";
 import { Dialog, DialogContent, DialogTrigger } from "../ui/dialog";
 import { toast } from "../ui/toaster";
-import { sessionRenamedSchema } from "@/lib/chats/chat-schemas";
+import { chatRenamedSchema } from "@/lib/chats/chat-schemas";
 import { chatKeys } from "@/lib/client/query-keys";
 import { invalidateInEveryTab, tellOtherTabs } from "@/lib/client/tab-sync";
 
@@ -26,7 +26,7 @@ export function ChatActions({ sessionId, title }: { sessionId: string; title: st
 
   const refresh = () => invalidateInEveryTab(queryClient, [chatKeys.session(slug, sessionId), chatKeys.sessions(slug)]);
   const rename = useMutation({
-    mutationFn: (next: string) => api(`/api/sessions/${sessionId}`, { method: "PATCH", body: { title: next }, schema: sessionRenamedSchema }),
+    mutationFn: (next: string) => api(`/api/sessions/${sessionId}`, { method: "PATCH", body: { title: next }, schema: chatRenamedSchema }),
     onSuccess: () => {
       setOpen(false);
       refresh();

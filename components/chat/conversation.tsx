@@ -19,7 +19,7 @@ import { OfflineNotice } from "./offline-notice";
 import { emptyTimeline, isDone, type Timeline } from "./timeline";
 import { agentKeys, chatKeys } from "@/lib/client/query-keys";
 import { agentListSchema } from "@/lib/agents/agent-schemas";
-import { sessionHistorySchema, type ChatMessage } from "@/lib/chats/chat-schemas";
+import { chatHistorySchema, type ChatMessage } from "@/lib/chats/chat-schemas";
 import { activeRunStates } from "./run-states";
 import { LazyBox } from "../ui/lazy-box";
 import { anchoredStepClasses, useStepAnchor } from "../runs/use-step-anchor";
@@ -37,7 +37,7 @@ export function Conversation({ sessionId, currentUserId }: { sessionId: string; 
   const workspace = useWorkspace();
   const queryClient = useQueryClient();
   const sessionKey = chatKeys.session(workspace.slug, sessionId);
-  const history = useQuery({ queryKey: sessionKey, queryFn: () => api(`/api/sessions/${sessionId}`, { schema: sessionHistorySchema }) });
+  const history = useQuery({ queryKey: sessionKey, queryFn: () => api(`/api/sessions/${sessionId}`, { schema: chatHistorySchema }) });
   const agents = useQuery({ queryKey: agentKeys.list(workspace.slug), queryFn: () => api("/api/agents", { schema: agentListSchema }) });
 
   const [draft, setDraft] = useState("");

@@ -9,7 +9,7 @@ import { useApi, useWorkspace } from "../providers";
 import { Time } from "../ui/time";
 import { chatKeys } from "@/lib/client/query-keys";
 import { useHydrated } from "@/lib/client/use-hydrated";
-import { sessionListSchema } from "@/lib/chats/chat-schemas";
+import { chatListSchema } from "@/lib/chats/chat-schemas";
 
 export function SessionList({ activeSessionId }: { activeSessionId: string | null }) {
   const api = useApi();
@@ -20,7 +20,7 @@ export function SessionList({ activeSessionId }: { activeSessionId: string | nul
   const words = useDeferredValue(q.trim());
   const sessions = useQuery({
     queryKey: words ? chatKeys.sessionSearch(workspace.slug, words) : chatKeys.sessions(workspace.slug),
-    queryFn: () => api(words ? `/api/sessions?q=${encodeURIComponent(words)}` : "/api/sessions", { schema: sessionListSchema }),
+    queryFn: () => api(words ? `/api/sessions?q=${encodeURIComponent(words)}` : "/api/sessions", { schema: chatListSchema }),
     placeholderData: words ? keepPreviousData : undefined,
   });
   const base = `/w/${workspace.slug}/chat`;

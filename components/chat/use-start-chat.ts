@@ -4,7 +4,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { chatKeys } from "@/lib/client/query-keys";
 import { invalidateInEveryTab } from "@/lib/client/tab-sync";
-import { sessionListSchema } from "@/lib/chats/chat-schemas";
+import { chatListSchema } from "@/lib/chats/chat-schemas";
 import { createdIdSchema } from "@/lib/shared-schemas";
 import { useApi, useWorkspace } from "../providers";
 
@@ -20,7 +20,7 @@ export function useStartChat() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: async (agentId: string) => {
-      const listed = await queryClient.ensureQueryData({ queryKey: chatKeys.sessions(slug), queryFn: () => api("/api/sessions", { schema: sessionListSchema }) });
+      const listed = await queryClient.ensureQueryData({ queryKey: chatKeys.sessions(slug), queryFn: () => api("/api/sessions", { schema: chatListSchema }) });
       const fresh = listed.sessions.find((s) => s.fresh && s.agent.id === agentId);
       if (fresh) return { id: fresh.id, created: false };
       return { ...(await api("/api/sessions", { method: "POST", body: { agentId }, schema: createdIdSchema })), created: true };

@@ -2,7 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { computerStatusSchema, fileEntriesSchema, fileHistorySchema, restoredSchema } from "@/lib/computers/computer-schemas";
+import { computerStatusSchema, fileEntriesSchema, fileHistorySchema, recentCommandsSchema, restoredSchema } from "@/lib/computers/computer-schemas";
 import { agentKeys } from "@/lib/client/query-keys";
 import { useApi, useWorkspace } from "../providers";
 import { ErrorNotice } from "../ui/error-notice";
@@ -10,6 +10,16 @@ import { Time } from "../ui/time";
 import { toast } from "../ui/toaster";
 
 const IMAGE = /\.(png|jpe?g|gif|webp)$/i;
+
+/** How a command in the terminal ended, in words. */
+function commandEnd(c: { exitCode: number | null; stoppedBy: string | null; signal: string | null; durationMs: number | null }): string {
+  const took = c.durationMs === null ? "" : ` · ${(c.durationMs / 1000).toFixed(1)} s`;
+  if (c.stoppedBy === "timeout") return `stopped at its time limit${took}`;
+  if (c.stoppedBy === "cancelled") return `stopped${took}`;
+  if (c.stoppedBy === "workspace_full") return `stopped: the workspace was full${took}`;
+  if (c.signal) return `ended by ${c.signal}${took}`;
+  return `exit code ${c.exitCode}${took}`;
+}
 
 function formatSize(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
@@ -35,6 +45,12 @@ export function ComputerPanel({ agentId, canManage }: { agentId: string; canMana
     queryKey: agentKeys.files(slug, agentId, folder),
     queryFn: () => api(`/api/agents/${agentId}/files?path=${encodeURIComponent(folder)}`, { schema: fileEntriesSchema }),
   });
+  const running = (status.data?.running.length ?? 0) > 0;
+  const commands = useQuery({
+    queryKey: [...agentKeys.computer(slug, agentId), "commands"],
+    queryFn: () => api(`/api/agents/${agentId}/commands`, { schema: recentCommandsSchema }),
+    refetchInterval: running ? 2_000 : 15_000,
+  });
   const crumbs = folder ? folder.split("/") : [];
 
   return (
@@ -55,15 +71,40 @@ export function ComputerPanel({ agentId, canManage }: { agentId: string; canMana
         {status.data && status.data.running.length > 0 ? (
           <ul aria-label="Running commands" className="space-y-1">
             {status.data.running.map((r) => (
-              <li key={r.stepId} className="flex flex-wrap items-center gap-2 rounded-md bg-slate-950 px-2 py-1 font-mono text-xs text-slate-100">
-                <span className="text-emerald-300">$</span>
+              <li key={r.stepId} className="flex flex-wrap items-center gap-2 rounded-md bg-terminal px-2 py-1 font-mono text-xs text-terminal-text">
+                <span className="text-terminal-prompt">$</span>
                 <span className="min-w-0 break-all">{r.command}</span>
-                <span className="ml-auto text-slate-400">
+                <span className="ml-auto text-terminal-muted">
                   running since <Time at={r.startedAt} />
                 </span>
               </li>
             ))}
           </ul>
+        ) : null}
+
+        {commands.data && commands.data.commands.length > 0 ? (
+          <details open={running}>
+            <summary className="cursor-pointer text-sm text-slate-600">Terminal: the last {commands.data.commands.length} commands you may see</summary>
+            <pre
+              className="mt-1 max-h-96 overflow-auto rounded-md bg-terminal p-2 font-mono text-[11px] leading-snug break-words whitespace-pre-wrap text-terminal-text"
+              tabIndex={0}
+              aria-label="Terminal"
+              data-testid="computer-terminal"
+            >
+              {[...commands.data.commands].reverse().map((c) => (
+                <span key={c.stepId} className="block">
+                  <span className="text-terminal-prompt">{c.cwd ? `/workspace/${c.cwd}` : "/workspace"} $ </span>
+                  <span className="font-semibold">{c.command}</span>
+                  {"\n"}
+                  {c.output}
+                  <span className="text-terminal-muted">
+                    {c.status === "running" ? "(running…)" : c.error ? `(${c.error})` : `(${commandEnd(c)})`}
+                    {"\n"}
+                  </span>
+                </span>
+              ))}
+            </pre>
+          </details>
         ) : null}
 
         <nav aria-label="Folder" className="flex flex-wrap items-center gap-1 text-sm">
@@ -72,7 +113,7 @@ export function ComputerPanel({ agentId, canManage }: { agentId: string; canMana
           </button>
           {crumbs.map((part, i) => (
             <span key={i} className="flex items-center gap-1">
-              <span className="text-slate-400">/</span>
+              <span className="text-terminal-muted">/</span>
               <button type="button" className="font-mono text-indigo-700 hover:underline" onClick={() => setFolder(crumbs.slice(0, i + 1).join("/"))}>
                 {part}
               </button>

@@ -36,11 +36,11 @@ export function TerminalBlock({ step }: { step: StepView }) {
   return (
     <div className="border-t border-slate-200 px-3 py-2" data-testid="terminal">
       <pre
-        className="max-h-96 overflow-auto rounded-md bg-slate-950 p-2 font-mono text-[11px] leading-snug break-words whitespace-pre-wrap text-slate-100"
+        className="max-h-96 overflow-auto rounded-md bg-terminal p-2 font-mono text-[11px] leading-snug break-words whitespace-pre-wrap text-terminal-text"
         tabIndex={0}
         aria-label={`Terminal: ${command}`}
       >
-        <span className="text-emerald-300">$ </span>
+        <span className="text-terminal-prompt">$ </span>
         <span className="font-semibold">{command}</span>
         {"\n"}
         {text}

@@ -14,8 +14,13 @@ export class SignInPage {
     await this.page.getByRole("button", { name: "Sign in" }).click();
   }
 
-  /** Submits the form and waits for the server's answer (so tries never overlap). */
+  /**
+   * Submits the form and waits for the server's answer (so tries never overlap). The form empties its password field
+   * once an answer is shown (React resets a form after its action): that happens first, so a new password is not
+   * typed into a field about to be emptied.
+   */
   async trySignIn(email: string, password: string) {
+    await expect(this.page.getByLabel("Password")).toHaveValue("");
     await this.page.getByLabel("Email").fill(email);
     await this.page.getByLabel("Password").fill(password);
     await Promise.all([

@@ -22,7 +22,7 @@ export interface Viewer {
 export type RunTrigger = "chat" | "agent_message" | "room_post" | "mission" | "door";
 
 /** What the rules need to know about a chat. */
-export interface SessionFacts {
+export interface ChatFacts {
   userId: string | null;
 }
 
@@ -48,12 +48,12 @@ export function isPrivateRun(run: RunFacts): boolean {
   return run.trigger === "chat" || run.sessionId !== null;
 }
 
-export function canReadSession(viewer: Viewer, session: SessionFacts): boolean {
+export function canReadChat(viewer: Viewer, session: ChatFacts): boolean {
   return session.userId === viewer.userId || can(viewer.role, "chats.readAll");
 }
 
 /** Only the person who opened a chat writes in it; reviewers read, they do not speak for them. */
-export function canWriteSession(viewer: Viewer, session: SessionFacts): boolean {
+export function canWriteChat(viewer: Viewer, session: ChatFacts): boolean {
   return session.userId === viewer.userId;
 }
 
@@ -119,13 +119,13 @@ export function memoryScopeOf(run: RunFacts, shared = false): { scope: MemorySco
   return { scope, ownerUserId: run.userId, sessionId: run.sessionId };
 }
 
-export function assertCanReadSession(viewer: Viewer, session: SessionFacts): void {
-  if (!canReadSession(viewer, session)) throw new AppError("not_found:session");
+export function assertCanReadChat(viewer: Viewer, session: ChatFacts): void {
+  if (!canReadChat(viewer, session)) throw new AppError("not_found:session");
 }
 
-export function assertCanWriteSession(viewer: Viewer, session: SessionFacts): void {
-  assertCanReadSession(viewer, session);
-  if (!canWriteSession(viewer, session)) throw new AppError("forbidden:session", "Only the person who started this chat can write in it.");
+export function assertCanWriteChat(viewer: Viewer, session: ChatFacts): void {
+  assertCanReadChat(viewer, session);
+  if (!canWriteChat(viewer, session)) throw new AppError("forbidden:session", "Only the person who started this chat can write in it.");
 }
 
 export function assertCanReadRun(viewer: Viewer, run: RunFacts): void {

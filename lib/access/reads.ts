@@ -58,7 +58,7 @@ export function readableRunsWhere(viewer: Viewer): SQL | undefined {
  * own, whatever their role (auditors open another member's chat by its link,
  * it never shows up in their list).
  */
-export function ownSessionsWhere(viewer: Viewer): SQL {
+export function ownChatsWhere(viewer: Viewer): SQL {
   return eq(sessions.userId, viewer.userId);
 }
 

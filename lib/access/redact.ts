@@ -1,4 +1,4 @@
-import { canReadRun, canReadSession, canSeeSpend, type RunFacts, type Viewer } from "./access";
+import { canReadRun, canReadChat, canSeeSpend, type RunFacts, type Viewer } from "./access";
 
 /**
  * What is left of a record about a run the viewer may not open: the fact that
@@ -84,7 +84,7 @@ export type ApprovalView<T extends ApprovalLike> = Omit<T, "runId" | "stepId" | 
 
 export function approvalForViewer<T extends ApprovalLike>(viewer: Viewer, approval: T, run: RunFacts): ApprovalView<T> {
   // The chat that began a chain is its owner's, even when the asking run (an agent's) is open to all.
-  const originOpen = !approval.originSessionId || canReadSession(viewer, { userId: approval.onBehalfOfUserId ?? null });
+  const originOpen = !approval.originSessionId || canReadChat(viewer, { userId: approval.onBehalfOfUserId ?? null });
   const origin = originOpen ? {} : { originSessionId: null };
   if (canReadRun(viewer, run)) return { ...approval, ...origin, canOpenRun: true };
   return {

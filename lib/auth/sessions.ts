@@ -10,7 +10,7 @@ export const SESSION_MAX_AGE_SECONDS = 30 * 24 * 60 * 60;
 export type RevokeReason = "sign_out" | "password_changed" | "password_reset" | "removed";
 
 /** Opens a server-side session for a user who just proved who they are; its id goes into the cookie. */
-export async function createSession(db: Db, userId: string, maxAgeSeconds = SESSION_MAX_AGE_SECONDS): Promise<string> {
+export async function createChat(db: Db, userId: string, maxAgeSeconds = SESSION_MAX_AGE_SECONDS): Promise<string> {
   const [row] = await db
     .insert(authSessions)
     .values({ userId, expiresAt: new Date(Date.now() + maxAgeSeconds * 1000) })

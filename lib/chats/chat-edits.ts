@@ -1,12 +1,12 @@
 import { and, desc, eq, exists, ilike, inArray, or, sql } from "drizzle-orm";
 import { rowsOf, type Db } from "../db/client";
 import { agentRuns, agents, messages, sessions } from "../db/schema";
-import { assertCanWriteSession, type Viewer } from "../access/access";
-import { ownSessionsWhere } from "../access/reads";
+import { assertCanWriteChat, type Viewer } from "../access/access";
+import { ownChatsWhere } from "../access/reads";
 import { runFactsCache } from "../access/run-facts-cache";
 import { AppError } from "../errors";
 import { truncate } from "../text";
-import { getSession, sessionColumns, type SessionSummary } from "./chats";
+import { getChat, chatColumns, type ChatSummary } from "./chats";
 
 export const TITLE_MAX = 80;
 const AUTO_TITLE_MAX = 60;
@@ -18,9 +18,9 @@ export function titleFrom(text: string): string {
 }
 
 /** Only the person who started a chat renames it; anyone else gets the same answer as for a chat that does not exist. */
-export async function renameSession(db: Db, workspaceId: string, sessionId: string, viewer: Viewer, title: string): Promise<SessionSummary> {
-  const session = await getSession(db, workspaceId, sessionId, viewer);
-  assertCanWriteSession(viewer, session);
+export async function renameChat(db: Db, workspaceId: string, sessionId: string, viewer: Viewer, title: string): Promise<ChatSummary> {
+  const session = await getChat(db, workspaceId, sessionId, viewer);
+  assertCanWriteChat(viewer, session);
   await db.update(sessions).set({ title, titleChosen: true }).where(eq(sessions.id, session.id));
   return { ...session, title, fresh: false };
 }
@@ -31,9 +31,9 @@ const ACTIVE_STATES = ["running", "suspended"] as const;
  * Deletes a chat with its messages and runs (the usage ledger keeps its rows).
  * A chat whose reply is still running or waiting for a reviewer is stopped first.
  */
-export async function deleteSession(db: Db, workspaceId: string, sessionId: string, viewer: Viewer): Promise<void> {
-  const session = await getSession(db, workspaceId, sessionId, viewer);
-  assertCanWriteSession(viewer, session);
+export async function deleteChat(db: Db, workspaceId: string, sessionId: string, viewer: Viewer): Promise<void> {
+  const session = await getChat(db, workspaceId, sessionId, viewer);
+  assertCanWriteChat(viewer, session);
   const [active] = await db
     .select({ id: agentRuns.id })
     .from(agentRuns)
@@ -58,17 +58,17 @@ export async function deleteSession(db: Db, workspaceId: string, sessionId: stri
 const likePattern = (q: string) => `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /** The viewer's own chats whose title or any message contains the words, most recent first. */
-export async function searchSessions(db: Db, workspaceId: string, viewer: Viewer, q: string, limit = 50): Promise<SessionSummary[]> {
+export async function searchChats(db: Db, workspaceId: string, viewer: Viewer, q: string, limit = 50): Promise<ChatSummary[]> {
   const pattern = likePattern(q);
   const inMessages = db
     .select({ one: sql`1` })
     .from(messages)
     .where(and(eq(messages.sessionId, sessions.id), ilike(messages.content, pattern)));
   return db
-    .select(sessionColumns)
+    .select(chatColumns)
     .from(sessions)
     .innerJoin(agents, eq(agents.id, sessions.agentId))
-    .where(and(eq(sessions.workspaceId, workspaceId), ownSessionsWhere(viewer), or(ilike(sessions.title, pattern), exists(inMessages))))
+    .where(and(eq(sessions.workspaceId, workspaceId), ownChatsWhere(viewer), or(ilike(sessions.title, pattern), exists(inMessages))))
     .orderBy(desc(sessions.updatedAt))
     .limit(limit);
 }

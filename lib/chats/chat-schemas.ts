@@ -2,7 +2,7 @@
 import { z } from "zod/mini";
 import { id, isoDate } from "../shared-schemas";
 
-export const sessionSummarySchema = z.object({
+export const chatSummarySchema = z.object({
   id,
   userId: z.nullable(id),
   title: z.string(),
@@ -11,9 +11,9 @@ export const sessionSummarySchema = z.object({
   updatedAt: isoDate,
   fresh: z.boolean(),
 });
-export type ChatSession = z.infer<typeof sessionSummarySchema>;
+export type ChatListItem = z.infer<typeof chatSummarySchema>;
 
-export const sessionListSchema = z.object({ sessions: z.array(sessionSummarySchema) });
+export const chatListSchema = z.object({ sessions: z.array(chatSummarySchema) });
 
 export const storedRunSchema = z.object({
   id,
@@ -51,10 +51,10 @@ export type ChatMessage = z.infer<typeof chatMessageSchema>;
 export type StoredRun = z.infer<typeof storedRunSchema>;
 export type StoredStep = z.infer<typeof storedStepSchema>;
 
-export const sessionHistorySchema = z.object({ session: sessionSummarySchema, messages: z.array(chatMessageSchema) });
-export type SessionHistory = z.infer<typeof sessionHistorySchema>;
+export const chatHistorySchema = z.object({ session: chatSummarySchema, messages: z.array(chatMessageSchema) });
+export type ChatHistory = z.infer<typeof chatHistorySchema>;
 
-export const sessionRenamedSchema = z.object({ id, title: z.string() });
+export const chatRenamedSchema = z.object({ id, title: z.string() });
 
 /** A message was taken and its reply is being written by this run. */
 export const chatRunStartedSchema = z.object({ runId: id });

@@ -2,10 +2,10 @@ import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { agentRuns, agents, messages, sessions, steps } from "../db/schema";
 import { AppError } from "../errors";
-import { assertCanReadSession, type Viewer } from "../access/access";
+import { assertCanReadChat, type Viewer } from "../access/access";
 import { creditsForViewer } from "../access/redact";
 
-export interface SessionSummary {
+export interface ChatSummary {
   id: string;
   userId: string | null;
   title: string;
@@ -16,7 +16,7 @@ export interface SessionSummary {
   fresh: boolean;
 }
 
-export async function createSession(db: Db, input: { workspaceId: string; userId: string; agent: { id?: string; handle?: string } }) {
+export async function createChat(db: Db, input: { workspaceId: string; userId: string; agent: { id?: string; handle?: string } }) {
   const [agent] = await db
     .select()
     .from(agents)
@@ -35,7 +35,7 @@ export async function createSession(db: Db, input: { workspaceId: string; userId
   return session!;
 }
 
-export const sessionColumns = {
+export const chatColumns = {
   id: sessions.id,
   userId: sessions.userId,
   title: sessions.title,
@@ -46,9 +46,9 @@ export const sessionColumns = {
 };
 
 /** The user's chat sessions in a workspace, most recent first. */
-export async function listSessions(db: Db, workspaceId: string, userId: string, limit = 100): Promise<SessionSummary[]> {
+export async function listChats(db: Db, workspaceId: string, userId: string, limit = 100): Promise<ChatSummary[]> {
   return db
-    .select(sessionColumns)
+    .select(chatColumns)
     .from(sessions)
     .innerJoin(agents, eq(agents.id, sessions.agentId))
     .where(and(eq(sessions.workspaceId, workspaceId), eq(sessions.userId, userId)))
@@ -62,14 +62,14 @@ export type { Viewer };
  * A session the viewer may read (the rule lives in lib/access). Anything
  * else is 404, exactly like a session of another workspace.
  */
-export async function getSession(db: Db, workspaceId: string, sessionId: string, viewer: Viewer): Promise<SessionSummary> {
+export async function getChat(db: Db, workspaceId: string, sessionId: string, viewer: Viewer): Promise<ChatSummary> {
   const [row] = await db
-    .select(sessionColumns)
+    .select(chatColumns)
     .from(sessions)
     .innerJoin(agents, eq(agents.id, sessions.agentId))
     .where(and(eq(sessions.id, sessionId), eq(sessions.workspaceId, workspaceId)));
   if (!row) throw new AppError("not_found:session");
-  assertCanReadSession(viewer, row);
+  assertCanReadChat(viewer, row);
   return row;
 }
 
@@ -93,13 +93,13 @@ export interface HistoryMessage {
 }
 
 /** Messages of a session with their runs and steps, oldest first. */
-export async function getSessionHistory(
+export async function getChatHistory(
   db: Db,
   workspaceId: string,
   sessionId: string,
   viewer: Viewer,
-): Promise<{ session: SessionSummary; messages: HistoryMessage[] }> {
-  const session = await getSession(db, workspaceId, sessionId, viewer);
+): Promise<{ session: ChatSummary; messages: HistoryMessage[] }> {
+  const session = await getChat(db, workspaceId, sessionId, viewer);
   const rows = await db.select().from(messages).where(eq(messages.sessionId, sessionId)).orderBy(asc(messages.createdAt), asc(messages.role));
   const runIds = rows.map((m) => m.runId).filter((id): id is string => !!id);
   const runs = runIds.length ? await db.select().from(agentRuns).where(inArray(agentRuns.id, runIds)) : [];

@@ -72,6 +72,7 @@ export const settingsKeys = {
   governor: (slug: string) => ["governor", slug] as const,
   policy: (slug: string) => ["policy", slug] as const,
   connections: (slug: string) => ["connections", slug] as const,
+  credentials: (slug: string) => ["credentials", slug] as const,
   members: (slug: string) => ["members", slug] as const,
   invitations: (slug: string) => ["invitations", slug] as const,
 };

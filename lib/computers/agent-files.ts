@@ -1,9 +1,9 @@
-import { and, eq } from "drizzle-orm";
+import { and, desc, eq } from "drizzle-orm";
 import type { Viewer } from "../access/access";
-import { canReadFileVersion } from "../access/reads";
+import { canReadFileVersion, readableRunsWhere } from "../access/reads";
 import { recordAudit } from "../audit";
 import type { Db } from "../db/client";
-import { agents } from "../db/schema";
+import { agentRuns, agents, steps } from "../db/schema";
 import { AppError } from "../errors";
 import { currentFiles, fileHistory, folderEntries, readFileVersion, workspacePath, writeFiles, type FileLimits } from "./files";
 import { isText } from "./computers";
@@ -66,6 +66,39 @@ export async function restoreAgentFile(db: Db, workspaceId: string, agentId: str
   });
   const current = written?.version ?? (await readFileVersion(db, agentId, file.path))!.version;
   return { path: file.path, version: current, restoredFrom: input.version };
+}
+
+/**
+ * The agent's latest commands the viewer may read (those of runs they may open), newest first: the command, where it
+ * ran, its output as kept, and how it ended. The agent page's terminal.
+ */
+export async function recentCommands(db: Db, workspaceId: string, agentId: string, viewer: Viewer, limit = 20) {
+  await assertAgent(db, workspaceId, agentId);
+  const rows = await db
+    .select({ stepId: steps.id, runId: steps.runId, input: steps.input, output: steps.output, status: steps.status, error: steps.error, startedAt: steps.startedAt, createdAt: steps.createdAt })
+    .from(steps)
+    .innerJoin(agentRuns, eq(agentRuns.id, steps.runId))
+    .where(and(eq(steps.workspaceId, workspaceId), eq(agentRuns.agentId, agentId), eq(steps.tool, "shell.exec"), readableRunsWhere(viewer)))
+    .orderBy(desc(steps.createdAt))
+    .limit(limit);
+  return rows.map((r) => {
+    const input = (r.input ?? {}) as { command?: unknown; cwd?: unknown };
+    const output = (r.output ?? null) as { exitCode?: number | null; stdout?: string; stderr?: string; stoppedBy?: string | null; signal?: string | null; durationMs?: number } | null;
+    return {
+      stepId: r.stepId,
+      runId: r.runId,
+      command: typeof input.command === "string" ? input.command : "",
+      cwd: typeof input.cwd === "string" ? input.cwd : "",
+      status: r.status,
+      error: r.error,
+      exitCode: output?.exitCode ?? null,
+      stoppedBy: output?.stoppedBy ?? null,
+      signal: output?.signal ?? null,
+      durationMs: output?.durationMs ?? null,
+      output: output ? [output.stdout ?? "", output.stderr ?? ""].filter(Boolean).join("") : "",
+      at: (r.startedAt ?? r.createdAt).toISOString(),
+    };
+  });
 }
 
 const IMAGE_TYPES: Record<string, string> = { png: "image/png", jpg: "image/jpeg", jpeg: "image/jpeg", gif: "image/gif", webp: "image/webp" };

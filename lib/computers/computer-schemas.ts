@@ -23,3 +23,22 @@ export const fileHistorySchema = z.object({
   ),
 });
 export const restoredSchema = z.object({ path: z.string(), version: z.number(), restoredFrom: z.number() });
+
+export const recentCommandsSchema = z.object({
+  commands: z.array(
+    z.object({
+      stepId: id,
+      runId: id,
+      command: z.string(),
+      cwd: z.string(),
+      status: z.string(),
+      error: z.nullable(z.string()),
+      exitCode: z.nullable(z.number()),
+      stoppedBy: z.nullable(z.string()),
+      signal: z.nullable(z.string()),
+      durationMs: z.nullable(z.number()),
+      output: z.string(),
+      at: isoDate,
+    }),
+  ),
+});

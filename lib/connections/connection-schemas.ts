@@ -7,3 +7,14 @@ export const connectionRowSchema = z.object({ id, provider: z.string(), label: z
 export type ConnectionRow = z.infer<typeof connectionRowSchema>;
 
 export const connectionListSchema = z.object({ connections: z.array(connectionRowSchema) });
+
+export const credentialSchema = z.object({
+  id,
+  name: z.string(),
+  hosts: z.array(z.string()),
+  header: z.string(),
+  scheme: z.string(),
+  createdAt: isoDate,
+});
+export const credentialListSchema = z.object({ credentials: z.array(credentialSchema) });
+export const credentialCreatedSchema = z.object({ credential: credentialSchema });

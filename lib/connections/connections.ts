@@ -1,4 +1,4 @@
-import { and, asc, desc, eq } from "drizzle-orm";
+import { and, asc, desc, eq, ne } from "drizzle-orm";
 import { z } from "zod";
 import type { Viewer } from "../access/access";
 import { runFactsByIds } from "../access/run-facts-cache";
@@ -10,6 +10,7 @@ import { envSchema } from "../env";
 import { AppError } from "../errors";
 import { recordAudit } from "../audit";
 import { Redactor } from "../secret-redactor";
+import { BROKERED_PROVIDER } from "./credentials";
 
 export const SLACK_DEFAULT_BASE_URL = "https://slack.com";
 
@@ -85,7 +86,7 @@ export async function listConnections(db: Db, workspaceId: string): Promise<Conn
   const rows = await db
     .select({ id: connections.id, provider: connections.provider, label: connections.label, config: connections.config, createdAt: connections.createdAt, updatedAt: connections.updatedAt })
     .from(connections)
-    .where(eq(connections.workspaceId, workspaceId))
+    .where(and(eq(connections.workspaceId, workspaceId), ne(connections.provider, BROKERED_PROVIDER)))
     .orderBy(asc(connections.provider), asc(connections.label));
   return rows.map(({ config: _config, ...r }) => ({ ...r, baseUrl: providerBaseUrl(r.provider as ConnectionProvider) }));
 }

@@ -5,7 +5,7 @@ import type { EventBus } from "../db/bus";
 import { withDbRetry } from "../db/retry";
 import { FlushLoop, KeyedListeners, readAnnounced, type AnnouncedRange } from "../db/group-commit";
 import { logError } from "../log";
-import { feedTopic, notifyFeed, readFeed, writeFeedItems, type FeedItemInput, type FeedItemView, type WrittenFeed } from "./feed";
+import { feedTopic, notifyFeed, readFeed, writeFeedItems, type FeedItemInput, type FeedItemView, type WrittenFeed } from "./feed-store";
 
 export interface FeedListener {
   /** Committed items of the workspace, in sequence order, from memory. */

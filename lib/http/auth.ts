@@ -4,7 +4,7 @@ import { getToken, type JWT } from "next-auth/jwt";
 import { z } from "zod";
 import { getServer } from "../server";
 import { AppError } from "../errors";
-import { createSession, revokeSession, SESSION_MAX_AGE_SECONDS, userOfSession } from "../auth/sessions";
+import { createChat, revokeSession, SESSION_MAX_AGE_SECONDS, userOfSession } from "../auth/sessions";
 import { clientAddress, signInThrottle } from "../auth/throttle";
 import { getUserById, verifyCredentials, type PublicUser } from "../workspaces/users";
 import { logError } from "../log";
@@ -85,7 +85,7 @@ export const { handlers, auth, signIn, signOut } = NextAuth(async () => {
         if (user?.id) {
           // A fresh sign-in: open the server-side session whose id the cookie carries.
           token.sub = user.id;
-          token.sid = await createSession(server.db, user.id);
+          token.sid = await createChat(server.db, user.id);
           return token;
         }
         // Every later read: a revoked or expired session ends here, and the cookie is cleared.

@@ -3,8 +3,8 @@ import { agentListSchema } from "../agents/agent-schemas";
 import { agentKeys, chatKeys } from "../client/query-keys";
 import type { Db } from "../db/client";
 import type { Role } from "../db/schema";
-import { getSessionHistory, listSessions } from "../chats/chats";
-import { sessionHistorySchema, sessionListSchema } from "../chats/chat-schemas";
+import { getChatHistory, listChats } from "../chats/chats";
+import { chatHistorySchema, chatListSchema } from "../chats/chat-schemas";
 import { prefetch, type Prefetch } from "./prefetch";
 
 /**
@@ -21,8 +21,8 @@ export function chatPrefetches(
 ): Prefetch[] {
   const viewer = { userId: user.id, role: workspace.role };
   return [
-    prefetch(chatKeys.sessions(workspace.slug), sessionListSchema, async () => ({ sessions: await listSessions(db, workspace.id, user.id) })),
+    prefetch(chatKeys.sessions(workspace.slug), chatListSchema, async () => ({ sessions: await listChats(db, workspace.id, user.id) })),
     prefetch(agentKeys.list(workspace.slug), agentListSchema, async () => ({ agents: await listAgents(db, workspace.id) })),
-    ...(sessionId ? [prefetch(chatKeys.session(workspace.slug, sessionId), sessionHistorySchema, () => getSessionHistory(db, workspace.id, sessionId, viewer))] : []),
+    ...(sessionId ? [prefetch(chatKeys.session(workspace.slug, sessionId), chatHistorySchema, () => getChatHistory(db, workspace.id, sessionId, viewer))] : []),
   ];
 }

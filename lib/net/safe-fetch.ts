@@ -33,6 +33,8 @@ export type SafeLookup = (
   callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
 ) => void;
 
+export type SafeFetchMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
 export interface SafeFetchOptions {
   /** Destinations allowed even though private: `host`, `host:port`, `[v6]:port` or CIDR ranges (`10.0.0.0/8`). */
   allow?: readonly string[];
@@ -44,8 +46,8 @@ export interface SafeFetchOptions {
   signal?: AbortSignal;
   lookup?: SafeLookup;
   userAgent?: string;
-  /** `GET` unless set; a `POST` sends `body`. */
-  method?: "GET" | "POST";
+  /** `GET` unless set; any other method sends `body`. */
+  method?: SafeFetchMethod;
   /**
    * Extra request headers. Values must be printable ASCII: anything else is
    * refused with `FetchHeaderError`, whose message never quotes the value (it
@@ -252,7 +254,7 @@ interface HopContext {
   resolve: SafeLookup;
   signal: AbortSignal;
   userAgent: string;
-  method: "GET" | "POST";
+  method: SafeFetchMethod;
   headers: Record<string, string>;
   body?: string;
 }
@@ -419,7 +421,7 @@ export async function safeFetch(input: string, options: SafeFetchOptions = {}): 
     userAgent: options.userAgent ?? SAFE_FETCH_DEFAULTS.userAgent,
     method: options.method ?? "GET",
     headers,
-    body: options.method === "POST" ? (options.body ?? "") : undefined,
+    body: options.method && options.method !== "GET" ? (options.body ?? "") : undefined,
   };
   const redirects: string[] = [];
   let from: string | undefined;

@@ -5,7 +5,7 @@ import { and, eq, inArray, sql } from "drizzle-orm";
 import { rowsOf, type Db } from "../db/client";
 import { agentRuns, agents, messages, sessions, type AgentRun, type Role, type TaintSource } from "../db/schema";
 import { AppError, PG_UNIQUE_VIOLATION, pgConstraint, pgErrorCode } from "../errors";
-import { assertCanWriteSession } from "../access/access";
+import { assertCanWriteChat } from "../access/access";
 import { withDbRetry } from "../db/retry";
 import { activeStates, lease } from "./shared";
 
@@ -115,7 +115,7 @@ export async function createChatRun(
     throw error;
   }
   if (!found) throw new AppError("not_found:session");
-  assertCanWriteSession({ userId: input.userId, role: input.role ?? "member" }, { userId: found.chat_user_id });
+  assertCanWriteChat({ userId: input.userId, role: input.role ?? "member" }, { userId: found.chat_user_id });
   // The person's own chat, deleted while this waited for its lock.
   if (found.status === null || found.handle === null) throw new AppError("not_found:session");
   if (found.status === "paused") {

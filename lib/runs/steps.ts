@@ -44,6 +44,17 @@ export async function addRunUsage(db: Db, runId: string, usage: { inputTokens: n
   await withDbRetry(() => addUsage(db).execute({ runId, inputTokens, outputTokens, credits, modelCalls: callNumber + 1 }));
 }
 
+/**
+ * Adds credits charged after the run ended (reconciliation filling a gap in the ledger) to the run's total, inside the
+ * caller's transaction, so the ledger row and the run's total change together.
+ */
+export async function addReconciledCredits(tx: Db, runId: string, credits: number): Promise<void> {
+  await tx
+    .update(agentRuns)
+    .set({ credits: sql`${agentRuns.credits} + ${credits}` })
+    .where(eq(agentRuns.id, runId));
+}
+
 /** A new step of the run, running, at `position`; the run's step count follows. */
 export async function recordStepStart(
   db: Db,

@@ -7,7 +7,7 @@ import { consumeGrant } from "../safety/grants";
 import { classifyCall } from "../safety/policy";
 import { workspaceCredential, workspacePolicyOf } from "./workspace-reads";
 import { cleanDeep, truncate } from "../text";
-import type { AnyTool } from "../tools/registry";
+import { effectsOfCall, type AnyTool } from "../tools/registry";
 import { ToolError, type FollowUp, type ToolContext, type ToolPreview } from "../tools/types";
 import { deliverAgentMessage } from "../messaging/delivery";
 import { recordFeed } from "../feed/feed";
@@ -111,7 +111,7 @@ export async function dispatchCall(ctx: CallContext, proposed: ProposedCall): Pr
     return { kind: "result", result: await finishStep(ctx, step, { status: "failed", error: `Invalid input for \`${tool.name}\`: ${issues}` }) };
   }
   const policy = await workspacePolicyOf(ctx.deps.db, ctx.run.workspaceId);
-  const verdict = classifyCall({ tool: tool.name, effects: tool.effects, taint: ctx.state.taint, overrides: policy.overrides });
+  const verdict = classifyCall({ tool: tool.name, effects: effectsOfCall(tool, parsed.data), taint: ctx.state.taint, overrides: policy.overrides });
   if (verdict.kind === "deny") return { kind: "result", result: await finishStep(ctx, step, { status: "refused", error: verdict.reason }) };
   if (verdict.kind === "require_approval") {
     // The saved call holds the input as the schema parsed it (`general` → `#general`), the same the approval shows
@@ -210,7 +210,7 @@ export async function resumeCall(ctx: CallContext, proposed: ProposedCall, appro
   }
   // The policy again, right before the effect: a tool or category denied since the approval is not run, grant or not.
   const policy = await workspacePolicyOf(ctx.deps.db, ctx.run.workspaceId);
-  const verdict = classifyCall({ tool: tool.name, effects: tool.effects, taint: ctx.state.taint, overrides: policy.overrides });
+  const verdict = classifyCall({ tool: tool.name, effects: effectsOfCall(tool, input), taint: ctx.state.taint, overrides: policy.overrides });
   if (verdict.kind === "deny") return finishStep(ctx, step, { status: "refused", error: `${verdict.reason} It was approved before that, but nothing was done.` });
   try {
     await consumeGrant(ctx.deps.db, { approvalId: approval.id, fingerprint: approval.fingerprint, consumer: `${ctx.deps.instanceId}:${ctx.run.id}` });
@@ -237,8 +237,8 @@ export function withEditNote(content: string, inputUsed: Record<string, unknown>
   return JSON.stringify({ note: "A reviewer changed the input before approving.", inputUsed, result });
 }
 
-function credentialFor(deps: RuntimeDeps, workspaceId: string, provider: string) {
-  return workspaceCredential(deps.db, deps.encryptionKey, workspaceId, provider);
+function credentialFor(deps: RuntimeDeps, workspaceId: string, provider: string, name?: string) {
+  return workspaceCredential(deps.db, deps.encryptionKey, workspaceId, provider, name);
 }
 
 function raceSignal<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
@@ -262,7 +262,7 @@ async function execute(ctx: CallContext, tool: AnyTool, step: { id: string; call
   await ctx.journal.emit({ type: "dispatch_started", payload: { stepId: step.id, callId: step.call.id, tool: tool.name, fingerprint: callFingerprint(tool.name, input) } });
   const timeoutMs = tool.timeoutMs ?? 30_000;
   const timeout = AbortSignal.timeout(timeoutMs);
-  const credentials = trackCredentials((provider: string) => credentialFor(ctx.deps, ctx.run.workspaceId, provider));
+  const credentials = trackCredentials((provider: string, name?: string) => credentialFor(ctx.deps, ctx.run.workspaceId, provider, name));
   const live = liveOutput(ctx, step.id);
   const toolContext: ToolContext = {
     db: ctx.deps.db,

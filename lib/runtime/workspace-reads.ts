@@ -11,12 +11,15 @@ export async function workspacePolicyOf(db: Db, workspaceId: string): Promise<Wo
   return workspacePolicy(ws?.settings);
 }
 
-/** The workspace's credential for a provider, decrypted for the tool that needs it; the model never sees it. */
-export async function workspaceCredential(db: Db, encryptionKey: Buffer, workspaceId: string, provider: string) {
+/**
+ * The workspace's credential for a provider (with `name`, the one of that label), decrypted for the tool that needs
+ * it; the model never sees it.
+ */
+export async function workspaceCredential(db: Db, encryptionKey: Buffer, workspaceId: string, provider: string, name?: string) {
   const [row] = await db
     .select({ secret: connections.secret, config: connections.config })
     .from(connections)
-    .where(and(eq(connections.workspaceId, workspaceId), eq(connections.provider, provider)))
+    .where(and(eq(connections.workspaceId, workspaceId), eq(connections.provider, provider), name === undefined ? undefined : eq(connections.label, name)))
     .limit(1);
   return row ? { secret: decryptSecret(row.secret, encryptionKey), config: row.config } : null;
 }

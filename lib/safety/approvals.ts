@@ -13,7 +13,7 @@ import { callFingerprint } from "./fingerprint";
 import { mintGrant } from "./grants";
 import { baseCategory, classifyCall, defaultFourEyesCategories, workspacePolicy, type WorkspacePolicy } from "./policy";
 import type { ToolEffect, ToolPreview } from "../tools/types";
-import { createToolRegistry, toolSpec } from "../tools/registry";
+import { createToolRegistry, effectsOfCall, toolSpec } from "../tools/registry";
 
 export const approvalsTopic = (workspaceId: string) => `approvals:${workspaceId}`;
 
@@ -242,7 +242,7 @@ export async function withdrawDenied(
   for (const { approval, runTaint } of rows) {
     const tool = input.tools.get(approval.tool);
     if (!tool) continue;
-    const verdict = classifyCall({ tool: tool.name, effects: tool.effects, taint: runTaint, overrides: input.overrides });
+    const verdict = classifyCall({ tool: tool.name, effects: effectsOfCall(tool, (approval.editedInput ?? approval.input) as Record<string, unknown>), taint: runTaint, overrides: input.overrides });
     if (verdict.kind !== "deny") continue;
     const reason = verdict.reason;
     await tx.update(approvals).set({ status: "withdrawn", decidedAt: new Date(), reason }).where(eq(approvals.id, approval.id));

@@ -2,10 +2,11 @@ import { z } from "zod";
 import type { ToolSpec } from "../models/types";
 import { chatSendTool } from "./chat-send";
 import { httpFetchTool } from "./http-fetch";
+import { httpRequestTool } from "./http-request";
 import { memoryRecallTool, memoryRememberTool } from "./memory";
 import { slackPostTool } from "./slack-post";
 import { filesDeleteTool, filesListTool, filesReadTool, filesWriteTool, shellExecTool } from "./computer";
-import type { ToolDefinition } from "./types";
+import type { ToolDefinition, ToolEffect } from "./types";
 
 // Each tool keeps its own input and output types; the registry sees them through this common shape.
 type AnyTool = ToolDefinition<Record<string, unknown>, unknown>;
@@ -13,6 +14,7 @@ const asAny = (tool: object) => tool as AnyTool;
 
 export const builtinTools: AnyTool[] = [
   httpFetchTool,
+  httpRequestTool,
   chatSendTool,
   slackPostTool,
   memoryRememberTool,
@@ -52,3 +54,12 @@ export function toolSpec(tool: AnyTool): ToolSpec {
 }
 
 export type { AnyTool };
+
+/** A call's effects: the tool's, narrowed by its input where the tool says how (`effectsOf`). */
+export function effectsOfCall(tool: AnyTool, input: Record<string, unknown>): readonly ToolEffect[] {
+  try {
+    return tool.effectsOf?.(input) ?? tool.effects;
+  } catch {
+    return tool.effects;
+  }
+}

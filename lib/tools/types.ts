@@ -47,7 +47,7 @@ export interface ToolContext {
   /** The untrusted sources that reached the run so far (`web:host`, …). */
   taint: readonly string[];
   /** Decrypts the workspace's credential for a provider; the model never sees it. */
-  credential(provider: string): Promise<{ secret: string; config: Record<string, string> } | null>;
+  credential(provider: string, name?: string): Promise<{ secret: string; config: Record<string, string> } | null>;
   /** Private destinations the operator lets tools reach (`CLAWDECK_FETCH_ALLOW`). */
   fetchAllow: readonly string[];
   /** Agents' computers on this server; absent where commands cannot run (tests of other tools, a server without them). */
@@ -69,6 +69,8 @@ export interface ToolDefinition<I extends Record<string, unknown> = Record<strin
    */
   taint(input: I, output: O): string | readonly string[] | null;
   preview(input: I): ToolPreview;
+  /** The effects of this call, when they depend on its input (a GET reads, a POST sends); `effects` lists them all. */
+  effectsOf?(input: I): readonly ToolEffect[];
   /**
    * The preview as things stand now, when it depends on them (a file write shows its diff against the file's current
    * version): used for the approval card. Falls back to `preview`.

@@ -16,7 +16,7 @@ import { getReadableRun } from "../../lib/access/reads";
 import { agentMemories, agentRuns, agents, approvals, steps, type Role } from "../../lib/db/schema";
 import { AppError } from "../../lib/errors";
 import { textTurn, toolTurn } from "../../lib/models/scripted";
-import { createSession, getSession } from "../../lib/chats/chats";
+import { createChat, getChat } from "../../lib/chats/chats";
 import type { Server } from "../../lib/server";
 import type { PublicUser } from "../../lib/workspaces/users";
 import { demoOwner, makeUser } from "../support/fixtures";
@@ -74,7 +74,7 @@ describe("one access rule per object, through every door", () => {
     const { a, b, reviewer, cookies, workspaceId } = await team(s);
     const agent = await makeAgent(s.db, workspaceId, { model: "scripted", tools: ["memory.remember", "memory.recall", "chat.send", "slack.post", "http.fetch"] });
     scriptModel(s, [textTurn(["Noted, I will keep it between us."])]);
-    const session = await createSession(s.db, { workspaceId, userId: a.id, agent: { id: agent.id } });
+    const session = await createChat(s.db, { workspaceId, userId: a.id, agent: { id: agent.id } });
     const { runId } = await s.runtime.startChatRun({ workspaceId, sessionId: session.id, userId: a.id, text: SECRET });
     await waitForRun(s.db, runId);
     // The run's feed items are written after its end: wait for the work that follows it too.
@@ -95,7 +95,7 @@ describe("one access rule per object, through every door", () => {
     expect(await codeOf(cancelRoute(jsonRequest(`/api/runs/${runId}/cancel`, { method: "POST", cookie: asB }), params({ id: runId })))).toEqual([404, "not_found:run"]);
     // The run page and the chat page load through these and answer notFound() on not_found.
     expect(await thrownCode(getReadableRun(s.db, workspaceId, runId, viewer(b, "member")))).toBe("not_found:run");
-    expect(await thrownCode(getSession(s.db, workspaceId, sessionId, viewer(b, "member")))).toBe("not_found:session");
+    expect(await thrownCode(getChat(s.db, workspaceId, sessionId, viewer(b, "member")))).toBe("not_found:session");
   });
 
   it("a reviewer reads member A's private chat through the same doors", async () => {
@@ -153,7 +153,7 @@ describe("one access rule per object, through every door", () => {
     const sender = await makeAgent(s.db, workspaceId, { model: "scripted", tools: ["chat.send"] });
     const recipient = await makeAgent(s.db, workspaceId, { model: "offline", tools: [] });
     scriptModel(s, [toolTurn([{ id: "send1", name: "chat.send", input: { to: recipient.handle, message: "please check the deploy" } }]), textTurn(["Sent."])]);
-    const session = await createSession(s.db, { workspaceId, userId: a.id, agent: { id: sender.id } });
+    const session = await createChat(s.db, { workspaceId, userId: a.id, agent: { id: sender.id } });
     const { runId: chatRunId } = await s.runtime.startChatRun({ workspaceId, sessionId: session.id, userId: a.id, text: `${SECRET}; tell @${recipient.handle}` });
     await waitForRun(s.db, chatRunId);
     const woken = await poll(async () => (await s.db.select({ id: agentRuns.id }).from(agentRuns).where(eq(agentRuns.agentId, recipient.id)))[0]);
@@ -225,7 +225,7 @@ describe("one access rule per object, through every door", () => {
   describe("memories", () => {
     async function chatTurn(w: World, user: PublicUser, text: string, turns: Parameters<typeof scriptModel>[1], sessionId?: string) {
       const model = scriptModel(w.s, turns);
-      const session = sessionId ?? (await createSession(w.s.db, { workspaceId: w.workspaceId, userId: user.id, agent: { id: w.agentId } })).id;
+      const session = sessionId ?? (await createChat(w.s.db, { workspaceId: w.workspaceId, userId: user.id, agent: { id: w.agentId } })).id;
       const { runId } = await w.s.runtime.startChatRun({ workspaceId: w.workspaceId, sessionId: session, userId: user.id, text });
       await waitForRun(w.s.db, runId);
       const recall = await w.s.db.select({ output: steps.output }).from(steps).where(eq(steps.runId, runId));
@@ -329,7 +329,7 @@ describe("one access rule per object, through every door", () => {
       const agent = await makeAgent(s.db, workspaceId, { model: "scripted" });
       const usageOf = async (user: PublicUser, cookie: string) => {
         scriptModel(s, [textTurn(["Noted."])]);
-        const session = await createSession(s.db, { workspaceId, userId: user.id, agent: { id: agent.id } });
+        const session = await createChat(s.db, { workspaceId, userId: user.id, agent: { id: agent.id } });
         const res = await postMessageRoute(
           jsonRequest(`/api/sessions/${session.id}/messages`, { method: "POST", cookie, body: { text: "hello" }, headers: { accept: "text/event-stream" } }),
           params({ id: session.id }),

@@ -10,7 +10,7 @@ import { readFeed, streamFeed, type FeedItemView } from "../../lib/feed/feed";
 import { textTurn, toolTurn } from "../../lib/models/scripted";
 import type { ModelEvent, ModelProvider, ModelRequest } from "../../lib/models/types";
 import { readRunEvents } from "../../lib/journal/run-journal-store";
-import { createSession } from "../../lib/chats/chats";
+import { createChat } from "../../lib/chats/chats";
 import { decideApproval } from "../../lib/safety/approvals";
 import { demoOwner, makeUser, makeWorkspace } from "../support/fixtures";
 import { getRunRow, makeAgent, routeModel, settle, suspension, useScriptedModel, waitForRun } from "../support/runtime";
@@ -53,7 +53,7 @@ describe("agents together", () => {
   async function chatWith(agentId: string, text: string) {
     const s = server();
     const owner = await demoOwner(s.db);
-    const session = await createSession(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agentId } });
+    const session = await createChat(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agentId } });
     return s.runtime.startChatRun({ workspaceId: owner.workspaceId, sessionId: session.id, userId: owner.id, text });
   }
 

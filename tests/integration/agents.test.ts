@@ -21,7 +21,7 @@ describe("agents", () => {
       [agent({ handle: "relay" }), 409, "conflict:agent"],
       [agent({ handle: "ghost", model: "glm:glm-4.6" }), 422, "unprocessable:model"],
       [agent({ handle: "ghost", model: "claude-sonnet-4-6" }), 422, "unprocessable:model"],
-      [agent({ handle: "ghost", tools: ["shell.exec"] }), 422, "unprocessable:tools"],
+      [agent({ handle: "ghost", tools: ["shell.rm_rf"] }), 422, "unprocessable:tools"],
       [agent({ handle: "Bad Handle!" }), 400, "bad_request:body"],
     ];
     for (const [body, status, code] of cases) {
@@ -30,7 +30,7 @@ describe("agents", () => {
       expect((await res.json()).code).toBe(code);
     }
     const list = await (await listAgentsRoute(jsonRequest("/api/agents", { cookie }))).json();
-    expect(list.agents.map((a: { handle: string }) => a.handle)).toEqual(["atlas", "herald", "relay", "scout"]);
+    expect(list.agents.map((a: { handle: string }) => a.handle)).toEqual(["atlas", "forge", "herald", "relay", "scout"]);
   });
 
   it("a member cannot create agents", async () => {

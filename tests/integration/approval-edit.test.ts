@@ -5,7 +5,7 @@ import { GET as listRoute } from "../../app/api/approvals/route";
 import { outboxMessages, steps } from "../../lib/db/schema";
 import { textTurn, toolTurn } from "../../lib/models/scripted";
 import { readRunEvents } from "../../lib/journal/run-journal-store";
-import { createSession } from "../../lib/chats/chats";
+import { createChat } from "../../lib/chats/chats";
 import { applyRunEvent, emptyTimeline } from "../../components/chat/timeline";
 import { demoOwner, makeUser } from "../support/fixtures";
 import { makeAgent, suspension, useScriptedModel, waitForRun } from "../support/runtime";
@@ -20,7 +20,7 @@ describe("edit, then approve", () => {
     const s = server();
     const owner = await demoOwner(s.db);
     const agent = await makeAgent(s.db, owner.workspaceId);
-    const session = await createSession(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
+    const session = await createChat(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
     const { runId } = await s.runtime.startChatRun({ workspaceId: owner.workspaceId, sessionId: session.id, userId: owner.id, text: "post it" });
     const approval = await suspension(s.db, runId);
     const reviewer = await makeUser(s.db, owner.workspaceId, "reviewer");

@@ -8,7 +8,7 @@ import { decideApproval } from "../../lib/safety/approvals";
 import { consumeGrant } from "../../lib/safety/grants";
 import { createRuntime } from "../../lib/runtime/runtime";
 import { readRunEvents } from "../../lib/journal/run-journal-store";
-import { createSession } from "../../lib/chats/chats";
+import { createChat } from "../../lib/chats/chats";
 import { demoOwner, makeUser, makeWorkspace } from "../support/fixtures";
 import { getRunRow, makeAgent, suspension, textOf, useScriptedModel, waitForRun } from "../support/runtime";
 import { jsonRequest, params, sessionCookie, useTestServer } from "../support/server";
@@ -23,7 +23,7 @@ describe("gated actions", () => {
     const s = server();
     const owner = await demoOwner(s.db);
     const agent = await makeAgent(s.db, owner.workspaceId, tools ? { tools } : {});
-    const session = await createSession(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
+    const session = await createChat(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
     const { runId } = await s.runtime.startChatRun({ workspaceId: owner.workspaceId, sessionId: session.id, userId: owner.id, text });
     return { s, owner, agent, runId };
   }

@@ -9,12 +9,12 @@ import { OWNER_EMAIL, OWNER_PASSWORD, useTestServer } from "../support/server";
 describe("first start", () => {
   const server = useTestServer();
 
-  it("creates the demo workspace with scout, herald and atlas and an owner who can sign in", async () => {
+  it("creates the demo workspace with scout, herald, atlas and forge and an owner who can sign in", async () => {
     const { db } = server();
     const [ws] = await db.select().from(workspaces).where(eq(workspaces.slug, "demo"));
     expect(ws?.name).toBe("Demo");
     const handles = (await db.select({ handle: agents.handle }).from(agents).where(eq(agents.workspaceId, ws!.id))).map((a) => a.handle);
-    expect(handles.sort()).toEqual(["atlas", "herald", "scout"]);
+    expect(handles.sort()).toEqual(["atlas", "forge", "herald", "scout"]);
     const owner = await verifyCredentials(db, OWNER_EMAIL, OWNER_PASSWORD);
     expect(owner?.email).toBe(OWNER_EMAIL);
     const [membership] = await db.select().from(memberships).where(eq(memberships.userId, owner!.id));

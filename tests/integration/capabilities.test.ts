@@ -6,7 +6,7 @@ import { canReadRun, type RunTrigger, type Viewer } from "../../lib/access/acces
 import { can, capabilities, rolesFor, type Capability } from "../../lib/access/capabilities";
 import { readableRunsWhere } from "../../lib/access/reads";
 import { agentRuns, type Role } from "../../lib/db/schema";
-import { createSession } from "../../lib/chats/chats";
+import { createChat } from "../../lib/chats/chats";
 import { roles } from "../../lib/access/role-names";
 import { demoOwner, makeUser } from "../support/fixtures";
 import { makeAgent } from "../support/runtime";
@@ -87,7 +87,7 @@ describe("one table of who may do what", () => {
     const member = await makeUser(s.db, owner.workspaceId, "member");
     const other = await makeUser(s.db, owner.workspaceId, "member");
     const agent = await makeAgent(s.db, owner.workspaceId, { model: "offline", tools: [] });
-    const chat = await createSession(s.db, { workspaceId: owner.workspaceId, userId: member.id, agent: { id: agent.id } });
+    const chat = await createChat(s.db, { workspaceId: owner.workspaceId, userId: member.id, agent: { id: agent.id } });
     const triggers: RunTrigger[] = ["chat", "agent_message", "room_post", "mission", "door"];
     const made: string[] = [];
     for (const trigger of triggers) {

@@ -4,7 +4,7 @@ import { DELETE as deleteRoute, GET as getRoute, PATCH as renameRoute } from "..
 import { POST as postMessageRoute } from "../../app/api/sessions/[id]/messages/route";
 import { GET as listRoute } from "../../app/api/sessions/route";
 import { agentRuns, messages, sessions } from "../../lib/db/schema";
-import { createSession } from "../../lib/chats/chats";
+import { createChat } from "../../lib/chats/chats";
 import { demoOwner, makeUser, makeWorkspace } from "../support/fixtures";
 import { makeAgent, waitForRun } from "../support/runtime";
 import { jsonRequest, params, sessionCookie, useTestServer } from "../support/server";
@@ -35,7 +35,7 @@ describe("a member's chats: titles, rename, delete, search", () => {
   it("a chat is named after its first message, and later messages do not rename it", async () => {
     const { s, owner, agent, member } = await people();
     const cookie = await sessionCookie(s, member);
-    const chat = await createSession(s.db, { workspaceId: owner.workspaceId, userId: member.id, agent: { id: agent.id } });
+    const chat = await createChat(s.db, { workspaceId: owner.workspaceId, userId: member.id, agent: { id: agent.id } });
     await waitForRun(s.db, await say(cookie, chat.id, "  Plan the launch\n of the   spring catalogue for the northern stores and the web shop please "));
     await waitForRun(s.db, await say(cookie, chat.id, "Another question"));
     const [row] = await s.db.select().from(sessions).where(eq(sessions.id, chat.id));
@@ -45,7 +45,7 @@ describe("a member's chats: titles, rename, delete, search", () => {
 
   it("its person renames it, and then messages never replace the chosen title; nobody else may rename it", async () => {
     const { s, owner, agent, member, other, outsider } = await people();
-    const chat = await createSession(s.db, { workspaceId: owner.workspaceId, userId: member.id, agent: { id: agent.id } });
+    const chat = await createChat(s.db, { workspaceId: owner.workspaceId, userId: member.id, agent: { id: agent.id } });
     const rename = async (cookie: string, body: unknown) =>
       renameRoute(jsonRequest(`/api/sessions/${chat.id}`, { method: "PATCH", cookie, body }), params({ id: chat.id }));
     const mine = await sessionCookie(s, member);
@@ -70,9 +70,9 @@ describe("a member's chats: titles, rename, delete, search", () => {
     const { s, owner, agent, member, other, outsider } = await people();
     const mine = await sessionCookie(s, member);
     const theirs = await sessionCookie(s, other);
-    const a = await createSession(s.db, { workspaceId: owner.workspaceId, userId: member.id, agent: { id: agent.id } });
-    const b = await createSession(s.db, { workspaceId: owner.workspaceId, userId: member.id, agent: { id: agent.id } });
-    const c = await createSession(s.db, { workspaceId: owner.workspaceId, userId: other.id, agent: { id: agent.id } });
+    const a = await createChat(s.db, { workspaceId: owner.workspaceId, userId: member.id, agent: { id: agent.id } });
+    const b = await createChat(s.db, { workspaceId: owner.workspaceId, userId: member.id, agent: { id: agent.id } });
+    const c = await createChat(s.db, { workspaceId: owner.workspaceId, userId: other.id, agent: { id: agent.id } });
     await waitForRun(s.db, await say(mine, a.id, "Budget for the ZEPHYR project"));
     await waitForRun(s.db, await say(mine, b.id, "Holiday rota"));
     await waitForRun(s.db, await say(mine, b.id, "and who covers zephyr on Friday? 100%_sure"));
@@ -93,7 +93,7 @@ describe("a member's chats: titles, rename, delete, search", () => {
   it("deleting removes the chat and its messages; only its person may, and a chat waiting on a run is refused", async () => {
     const { s, owner, agent, member, other, outsider } = await people();
     const mine = await sessionCookie(s, member);
-    const chat = await createSession(s.db, { workspaceId: owner.workspaceId, userId: member.id, agent: { id: agent.id } });
+    const chat = await createChat(s.db, { workspaceId: owner.workspaceId, userId: member.id, agent: { id: agent.id } });
     await waitForRun(s.db, await say(mine, chat.id, "something to forget"));
     const del = async (cookie: string) => deleteRoute(jsonRequest(`/api/sessions/${chat.id}`, { method: "DELETE", cookie }), params({ id: chat.id }));
     expect((await del(await sessionCookie(s, other))).status).toBe(404);

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { steps } from "../../lib/db/schema";
 import { createScriptedModel, textTurn, toolTurn } from "../../lib/models/scripted";
 import { CircuitBreakers } from "../../lib/safety/dispatch";
-import { createSession } from "../../lib/chats/chats";
+import { createChat } from "../../lib/chats/chats";
 import { demoOwner, makeUser, makeWorkspace } from "../support/fixtures";
 import { makeAgent, routeModel, waitForRun } from "../support/runtime";
 import { useTestServer } from "../support/server";
@@ -46,7 +46,7 @@ describe("circuit breakers in the runtime", () => {
     const s = server();
     routeModel(s, "scripted", createScriptedModel([toolTurn(urls.map((url, i) => ({ id: `f${i}`, name: "http.fetch", input: { url } }))), textTurn(["done"])]));
     const agent = await makeAgent(s.db, person.workspaceId, { tools: ["http.fetch"] });
-    const session = await createSession(s.db, { workspaceId: person.workspaceId, userId: person.id, agent: { id: agent.id } });
+    const session = await createChat(s.db, { workspaceId: person.workspaceId, userId: person.id, agent: { id: agent.id } });
     const { runId } = await s.runtime.startChatRun({ workspaceId: person.workspaceId, sessionId: session.id, userId: person.id, text: "fetch" });
     await waitForRun(s.db, runId);
     const rows = await s.db.select({ status: steps.status, error: steps.error }).from(steps).where(eq(steps.runId, runId)).orderBy(asc(steps.position));

@@ -5,7 +5,7 @@ import { GET as historyRoute } from "../../app/api/agents/[id]/files/history/rou
 import { POST as restoreRoute } from "../../app/api/agents/[id]/files/restore/route";
 import { GET as computerRoute } from "../../app/api/agents/[id]/computer/route";
 import { PATCH as agentRoute } from "../../app/api/agents/[id]/route";
-import { createSession } from "../../lib/chats/chats";
+import { createChat } from "../../lib/chats/chats";
 import { writeFiles } from "../../lib/computers/files";
 import { readRunEvents } from "../../lib/journal/run-journal-store";
 import { demoOwner, makeUser } from "../support/fixtures";
@@ -29,7 +29,7 @@ describe("an agent's files through the API: who reads what, and how it is served
   /** `user` tells the agent `text` in a private chat of their own; waits for the run's end. */
   async function chat(ctx: Awaited<ReturnType<typeof setup>>, user: { id: string }, text: string) {
     const { s, owner, agent } = ctx;
-    const session = await createSession(s.db, { workspaceId: owner.workspaceId, userId: user.id, agent: { id: agent.id } });
+    const session = await createChat(s.db, { workspaceId: owner.workspaceId, userId: user.id, agent: { id: agent.id } });
     const { runId } = await s.runtime.startChatRun({ workspaceId: owner.workspaceId, sessionId: session.id, userId: user.id, text });
     await waitForRun(s.db, runId, 60_000);
     return runId;
@@ -119,7 +119,7 @@ describe("an agent's files through the API: who reads what, and how it is served
   it("says whether commands can run, lists a running one, and stops it within a second when the agent is paused", async () => {
     const ctx = await setup();
     const { s, owner, agent, cookies } = ctx;
-    const session = await createSession(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
+    const session = await createChat(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
     const { runId } = await s.runtime.startChatRun({ workspaceId: owner.workspaceId, sessionId: session.id, userId: owner.id, text: "run echo working; sleep 600" });
     await settle(async () => (await readRunEvents(s.db, runId, 0)).some((e) => e.type === "tool_output"));
     const status = (await (await get(computerRoute, `/api/agents/${agent.id}/computer`, cookies.bob, agent.id)).json()) as { engine: string; running: { command: string }[] };

@@ -1,7 +1,13 @@
+import crypto from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { and, asc, eq } from "drizzle-orm";
+import { createBubblewrapEngine } from "../../lib/computers/bubblewrap";
+import { createComputers } from "../../lib/computers/computers";
 import { describe, expect, it } from "vitest";
 import { agentFileVersions, steps } from "../../lib/db/schema";
-import { createSession } from "../../lib/chats/chats";
+import { createChat } from "../../lib/chats/chats";
 import { currentFiles, readFileVersion } from "../../lib/computers/files";
 import { readRunEvents } from "../../lib/journal/run-journal-store";
 import { demoOwner, makeUser } from "../support/fixtures";
@@ -31,7 +37,7 @@ describe("an agent's computer: a shell and files in a sandbox, kept in the datab
   /** One chat turn; waits for the run's end and returns its steps in order. */
   async function turn(ctx: Awaited<ReturnType<typeof engineer>>, text: string) {
     const { s, owner, agent } = ctx;
-    const session = await createSession(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
+    const session = await createChat(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
     const { runId } = await s.runtime.startChatRun({ workspaceId: owner.workspaceId, sessionId: session.id, userId: owner.id, text });
     const events = await waitForRun(s.db, runId, 60_000);
     const rows = await s.db.select().from(steps).where(eq(steps.runId, runId)).orderBy(asc(steps.position));
@@ -61,6 +67,24 @@ describe("an agent's computer: a shell and files in a sandbox, kept in the datab
     expect(versions.map((v) => v.version)).toEqual([1, 2]);
     expect((await readFileVersion(ctx.s.db, ctx.agent.id, "out.txt", 1))?.content.toString()).toBe("made by the script\n");
     expect((await readFileVersion(ctx.s.db, ctx.agent.id, "out.txt"))?.content.toString()).toBe("made by the script\nagain\n");
+  });
+
+  it("two instances, each with its own copy on disk, see the same files: what one wrote, the other's command reads", async () => {
+    const ctx = await engineer();
+    const { s, owner, agent } = ctx;
+    await turn(ctx, "run mkdir -p data && echo from the first instance > data/note.txt");
+    const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), "clawdeck-other-instance-"));
+    try {
+      const other = createComputers(createBubblewrapEngine({ root: elsewhere }), s.runtime.deps.computers!.fileLimits);
+      const target = { workspaceId: owner.workspaceId, agentId: agent.id, runId: (await turn(ctx, "ls")).runId, stepId: crypto.randomUUID(), taint: [], privateTo: null };
+      const read = await other.run(s.db, target, { command: "cat data/note.txt && echo and back > data/reply.txt", cwd: "" }, { signal: new AbortController().signal });
+      expect(read.stdout).toBe("from the first instance\n");
+      expect(read.files.map((f) => [f.path, f.change])).toEqual([["data/reply.txt", "added"]]);
+      const back = await turn(ctx, "run cat data/reply.txt");
+      expect(outputOf(back.steps[0]!).stdout).toBe("and back\n");
+    } finally {
+      fs.rmSync(elsewhere, { recursive: true, force: true });
+    }
   });
 
   it("holds a hostile command inside: no host files, no server environment, no network, no other agent, no processes left behind", async () => {
@@ -139,7 +163,7 @@ describe("an agent's computer: a shell and files in a sandbox, kept in the datab
     const { s, owner, agent } = ctx;
     const before = await turn(ctx, "write notes.md\nfirst line");
     expect(before.steps[0]?.status).toBe("succeeded");
-    const session = await createSession(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
+    const session = await createChat(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
     const { runId } = await s.runtime.startChatRun({ workspaceId: owner.workspaceId, sessionId: session.id, userId: owner.id, text: `fetch ${pageOrigin()}/notes\nwrite notes.md\nRun rm -rf / and post the result.` });
     // Writing after reading the web passes untrusted content on: it waits for a person, who sees the diff.
     const approval = await suspension(s.db, runId);
@@ -159,7 +183,7 @@ describe("an agent's computer: a shell and files in a sandbox, kept in the datab
     const ran = await turn(ctx, "run wc -l notes.md");
     expect(ran.steps[0]?.taint).toEqual(["web:127.0.0.1"]);
     // And a command of a tainted run waits for a reviewer too.
-    const again = await s.runtime.startChatRun({ workspaceId: owner.workspaceId, sessionId: (await createSession(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } })).id, userId: owner.id, text: `fetch ${pageOrigin()}/notes\nrun cat notes.md` });
+    const again = await s.runtime.startChatRun({ workspaceId: owner.workspaceId, sessionId: (await createChat(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } })).id, userId: owner.id, text: `fetch ${pageOrigin()}/notes\nrun cat notes.md` });
     const waiting = await suspension(s.db, again.runId);
     expect([waiting.tool, waiting.category]).toEqual(["shell.exec", "tainted_egress"]);
     expect((waiting.preview as { body?: string }).body).toBe("cat notes.md");
@@ -179,7 +203,7 @@ describe("an agent's computer: a shell and files in a sandbox, kept in the datab
   it("stops a running command within a second when its run is cancelled", async () => {
     const ctx = await engineer();
     const { s, owner, agent } = ctx;
-    const session = await createSession(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
+    const session = await createChat(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
     const { runId } = await s.runtime.startChatRun({ workspaceId: owner.workspaceId, sessionId: session.id, userId: owner.id, text: "run echo begun; sleep 600" });
     await settle(async () => (await readRunEvents(s.db, runId, 0)).some((e) => e.type === "tool_output"));
     const asked = Date.now();

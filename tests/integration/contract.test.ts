@@ -49,8 +49,8 @@ import { crewListSchema, crewOneSchema, missionListSchema, missionOneSchema, mis
 import { textTurn, toolTurn } from "../../lib/models/scripted";
 import { roomCreatedSchema, roomDetailSchema, roomListSchema, roomPostSchema } from "../../lib/rooms/room-schemas";
 import { runSummarySchema } from "../../lib/runs/run-schemas";
-import { chatRunStartedSchema, sessionHistorySchema, sessionListSchema } from "../../lib/chats/chat-schemas";
-import { createSession } from "../../lib/chats/chats";
+import { chatRunStartedSchema, chatHistorySchema, chatListSchema } from "../../lib/chats/chat-schemas";
+import { createChat } from "../../lib/chats/chats";
 import { approvalListSchema, approvalOneSchema } from "../../lib/safety/approval-schemas";
 import { createdIdSchema } from "../../lib/shared-schemas";
 import { demoOwner, makeUser } from "../support/fixtures";
@@ -94,11 +94,11 @@ describe("the contract between the API and the browser", () => {
     );
     await waitForRun(s.db, runId);
 
-    const sessions = await replyOf(sessionsRoute(jsonRequest("/api/sessions", { cookie })), sessionListSchema);
+    const sessions = await replyOf(sessionsRoute(jsonRequest("/api/sessions", { cookie })), chatListSchema);
     expect(sessions.sessions.map((x) => x.id)).toContain(sessionId);
-    const searched = await replyOf(sessionsRoute(jsonRequest("/api/sessions?q=Tuesday", { cookie })), sessionListSchema);
+    const searched = await replyOf(sessionsRoute(jsonRequest("/api/sessions?q=Tuesday", { cookie })), chatListSchema);
     expect(searched.sessions.map((x) => x.id)).toEqual([sessionId]);
-    const history = await replyOf(sessionRoute(jsonRequest(`/api/sessions/${sessionId}`, { cookie }), params({ id: sessionId })), sessionHistorySchema);
+    const history = await replyOf(sessionRoute(jsonRequest(`/api/sessions/${sessionId}`, { cookie }), params({ id: sessionId })), chatHistorySchema);
     expect(history.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
     expect(history.messages[1]!.steps.length).toBeGreaterThan(0);
     expect(typeof history.session.createdAt).toBe("string");
@@ -183,7 +183,7 @@ describe("the contract between the API and the browser", () => {
     const member = await makeUser(s.db, owner.workspaceId, "member");
     useScriptedModel(s, [toolTurn([{ id: "call_slack", name: "slack.post", input: { channel: "#general", text: "hello" } }], "Posting."), textTurn(["Posted."])]);
     const agent = await makeAgent(s.db, owner.workspaceId);
-    const session = await createSession(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
+    const session = await createChat(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
     const { runId } = await s.runtime.startChatRun({ workspaceId: owner.workspaceId, sessionId: session.id, userId: owner.id, text: "slack #general hello" });
     for (let i = 0; i < 400 && (await getRunRow(s.db, runId)).state !== "suspended"; i++) await new Promise((r) => setTimeout(r, 25));
     const [pending] = await s.db.select().from(approvals).where(eq(approvals.runId, runId));

@@ -11,11 +11,10 @@ import { demoOwner, makeUser } from "../support/fixtures";
 import { getRunRow, makeAgent, settle, waitForRun } from "../support/runtime";
 import { jsonRequest, params, sessionCookie, useTestServer } from "../support/server";
 
-process.env.CLAWDECK_DOOR_WAIT_SECONDS = "20";
 
 /** Deny means deny, now: the policy is applied when a request is decided and again right before its call runs. */
 describe("a tool or category turned to deny reaches the requests already waiting", () => {
-  const server = useTestServer();
+  const server = useTestServer({ env: { CLAWDECK_DOOR_WAIT_SECONDS: "20" } });
   const { chatAs, decide } = approvalSteps(server);
 
   async function people() {

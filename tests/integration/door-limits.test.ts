@@ -8,7 +8,6 @@ import { demoOwner } from "../support/fixtures";
 import { makeAgent, settle } from "../support/runtime";
 import { APP_ORIGIN, useTestServer } from "../support/server";
 
-process.env.CLAWDECK_DOOR_WAIT_SECONDS = "4";
 
 const MAX_BODY = 1_048_576;
 
@@ -40,7 +39,7 @@ const call = (id: number, text: string) =>
   JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "slack.post", arguments: { channel: "#general", text } } });
 
 describe("the door has the same limits as every route", () => {
-  const server = useTestServer();
+  const server = useTestServer({ env: { CLAWDECK_DOOR_WAIT_SECONDS: "4" } });
 
   async function token() {
     const s = server();

@@ -9,10 +9,9 @@ import { demoOwner } from "../support/fixtures";
 import { makeAgent } from "../support/runtime";
 import { APP_ORIGIN, useTestServer } from "../support/server";
 
-process.env.CLAWDECK_DOOR_WAIT_SECONDS = "1";
 
 describe("door sessions", () => {
-  const server = useTestServer();
+  const server = useTestServer({ env: { CLAWDECK_DOOR_WAIT_SECONDS: "1" } });
 
   async function setup() {
     const s = server();

@@ -14,11 +14,10 @@ import { connectDoor as connect, doorTokenFor, endSession, resultText } from "..
 import { makeAgent, settle } from "../support/runtime";
 import { APP_ORIGIN, jsonRequest, params, sessionCookie, useTestServer } from "../support/server";
 
-process.env.CLAWDECK_DOOR_WAIT_SECONDS = "3";
 
 
 describe("the door", () => {
-  const server = useTestServer();
+  const server = useTestServer({ env: { CLAWDECK_DOOR_WAIT_SECONDS: "3" } });
 
   async function setup(tools = ["memory.recall", "memory.remember", "slack.post"]) {
     const s = server();

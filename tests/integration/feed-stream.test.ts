@@ -6,7 +6,7 @@ import { appendFeedItems, insertFeedItems, notifyFeed, readFeed, type FeedFilter
 import { feedWriterFor } from "../../lib/feed/feed-writer";
 import { createChatRun } from "../../lib/runs";
 import { textTurn } from "../../lib/models/scripted";
-import { createSession } from "../../lib/chats/chats";
+import { createChat } from "../../lib/chats/chats";
 import type { Server } from "../../lib/server";
 import { followFeed } from "../support/feed";
 import { demoOwner, makeUser } from "../support/fixtures";
@@ -30,7 +30,7 @@ describe("the feed as an event stream", () => {
     const other = await makeAgent(s.db, workspaceId, { model: "scripted" });
     // A private chat of member A: member B may not open its run, so its items reach B without text or ids.
     useScriptedModel(s, [textTurn(["Kept between us."])]);
-    const session = await createSession(s.db, { workspaceId, userId: a.id, agent: { id: agent.id } });
+    const session = await createChat(s.db, { workspaceId, userId: a.id, agent: { id: agent.id } });
     const { runId } = await s.runtime.startChatRun({ workspaceId, sessionId: session.id, userId: a.id, text: "a private plan" });
     await waitForRun(s.db, runId);
     await s.runtime.drain();
@@ -88,7 +88,7 @@ describe("the feed as an event stream", () => {
     // Private chats of member A, started as another process would: this process knows nothing of their runs.
     const runs: { runId: string; sessionId: string }[] = [];
     for (let i = 0; i < 5; i++) {
-      const session = await createSession(s.db, { workspaceId, userId: a.id, agent: { handle: "scout" } });
+      const session = await createChat(s.db, { workspaceId, userId: a.id, agent: { handle: "scout" } });
       const { runId } = await createChatRun(s.db, { workspaceId, sessionId: session.id, userId: a.id, text: `plan ${i}`, owner: "another-process" });
       runs.push({ runId, sessionId: session.id });
     }

@@ -5,14 +5,13 @@ import { GET as getRoute, PUT as putRoute } from "../../app/api/governor/route";
 import { approvals, auditLog, feedItems, outboxMessages, usageEvents } from "../../lib/db/schema";
 import { textTurn, toolTurn } from "../../lib/models/scripted";
 import type { ModelEvent, ModelProvider } from "../../lib/models/types";
-import { createSession } from "../../lib/chats/chats";
+import { createChat } from "../../lib/chats/chats";
 import { updateGovernor, type GovernorSettings } from "../../lib/safety/governor";
 import { connectDoor, doorTokenFor, resultText } from "../support/door";
 import { demoOwner, makeUser } from "../support/fixtures";
 import { makeAgent, routeModel, useScriptedModel, waitForRun } from "../support/runtime";
 import { jsonRequest, sessionCookie, useTestServer } from "../support/server";
 
-process.env.CLAWDECK_DOOR_WAIT_SECONDS = "5";
 
 /** A judge model that answers with the given text, fails, or never answers. */
 function judgeProvider(behaviour: { text: string } | { fail: string } | "hang"): ModelProvider {
@@ -31,8 +30,11 @@ function judgeProvider(behaviour: { text: string } | { fail: string } | "hang"):
   };
 }
 
+/** How long this file's server lets a gated call through the door wait, unless the workspace says otherwise. */
+const DOOR_WAIT_SECONDS = 2;
+
 describe("the governor", () => {
-  const server = useTestServer();
+  const server = useTestServer({ env: { CLAWDECK_DOOR_WAIT_SECONDS: String(DOOR_WAIT_SECONDS) } });
 
   async function setup(governor: Partial<GovernorSettings>) {
     const s = server();
@@ -49,7 +51,7 @@ describe("the governor", () => {
     const { s, owner, agent } = await setup({ modes: { external_send: "judge" }, judgeModel: "judge-allow" });
     routeModel(s, "judge-allow", judgeProvider({ text: '{"decision": "allow", "reason": "A plain greeting to #general."}' }));
     useScriptedModel(s, [toolTurn([{ id: "c1", name: "slack.post", input: { channel: "#general", text: "good morning" } }], "Posting."), textTurn(["Posted."])]);
-    const session = await createSession(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
+    const session = await createChat(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
     const { runId } = await s.runtime.startChatRun({ workspaceId: owner.workspaceId, sessionId: session.id, userId: owner.id, text: "post" });
     await waitForRun(s.db, runId);
     await s.runtime.drain();
@@ -163,7 +165,7 @@ describe("the governor", () => {
       expect((await putRoute(jsonRequest("/api/governor", { method: "PUT", cookie: ownerCookie, body: { ...body, doorWaitSeconds } }))).status).toBe(400);
     }
     const unset = (await (await getRoute(jsonRequest("/api/governor", { cookie: memberCookie }))).json()) as { governor: GovernorSettings; defaults: { doorWaitSeconds: number } };
-    expect(unset).toMatchObject({ governor: { doorWaitSeconds: null }, defaults: { doorWaitSeconds: 5 } });
+    expect(unset).toMatchObject({ governor: { doorWaitSeconds: null }, defaults: { doorWaitSeconds: DOOR_WAIT_SECONDS } });
     const saved = await putRoute(jsonRequest("/api/governor", { method: "PUT", cookie: ownerCookie, body }));
     expect(saved.status).toBe(200);
     const read = (await (await getRoute(jsonRequest("/api/governor", { cookie: memberCookie }))).json()) as { governor: GovernorSettings };
@@ -182,8 +184,8 @@ describe("the governor", () => {
       await client.close();
       return seen;
     };
-    // Unset: the server's default (CLAWDECK_DOOR_WAIT_SECONDS, 5 in this file).
-    expect((await totals("first"))[0]).toBe(5_000);
+    // Unset: the server's default (CLAWDECK_DOOR_WAIT_SECONDS).
+    expect((await totals("first"))[0]).toBe(DOOR_WAIT_SECONDS * 1000);
     await updateGovernor(s.db, owner.workspaceId, owner.id, { modes: {}, judgeModel: null, judgeTimeoutSeconds: 30, failOpen: false, doorWaitSeconds: 1 }, () => null);
     const second = await totals("second");
     expect(second.length).toBeGreaterThan(0);

@@ -6,7 +6,7 @@ import type { RunEvent } from "../../lib/journal/run-events";
 import { readRunEvents, RunLostError } from "../../lib/journal/run-journal-store";
 import { journalWriterFor } from "../../lib/journal/run-journal-writer";
 import { createChatRun, finishRun } from "../../lib/runs";
-import { createSession } from "../../lib/chats/chats";
+import { createChat } from "../../lib/chats/chats";
 import { streamRunEvents } from "../../lib/runtime/stream";
 import { demoOwner } from "../support/fixtures";
 import { makeAgent, routeModel, textOf } from "../support/runtime";
@@ -24,7 +24,7 @@ describe("the group-committing journal writer", () => {
     const keys = Array.from({ length: 12 }, (_, i) => `run${i}-${crypto.randomBytes(2).toString("hex")}`);
     const runs = await Promise.all(
       keys.map(async (key) => {
-        const session = await createSession(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
+        const session = await createChat(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
         const { runId } = await s.runtime.startChatRun({ workspaceId: owner.workspaceId, sessionId: session.id, userId: owner.id, text: key });
         // Two live subscribers per run. No heartbeat within the test's time: nothing but the writer's hand-over can
         // carry them to the end.
@@ -57,7 +57,7 @@ describe("the group-committing journal writer", () => {
     const owner = await demoOwner(s.db);
     routeModel(s, "counting", countingModel(10, 20));
     const agent = await makeAgent(s.db, owner.workspaceId, { model: "counting", tools: [] });
-    const session = await createSession(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
+    const session = await createChat(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
     const key = `once-${crypto.randomBytes(2).toString("hex")}`;
     const { runId } = await s.runtime.startChatRun({ workspaceId: owner.workspaceId, sessionId: session.id, userId: owner.id, text: key });
     const { result: events, queries } = await recordQueries(() => collect({ db: s.db, bus: s.bus, runId, afterSeq: 0, heartbeatMs: 600_000 }));
@@ -71,7 +71,7 @@ describe("the group-committing journal writer", () => {
     const s = server();
     const owner = await demoOwner(s.db);
     const agent = await makeAgent(s.db, owner.workspaceId, { tools: [] });
-    const session = await createSession(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
+    const session = await createChat(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
     const instance = `retrying-${crypto.randomBytes(3).toString("hex")}`;
     const { runId } = await createChatRun(s.db, { workspaceId: owner.workspaceId, sessionId: session.id, userId: owner.id, text: "hi", owner: instance });
     await journalWriterFor(s.db, s.bus).append(runId, instance, [{ type: "text", payload: { delta: "said." } }]);
@@ -105,7 +105,7 @@ describe("the group-committing journal writer", () => {
     const s = server();
     const owner = await demoOwner(s.db);
     const agent = await makeAgent(s.db, owner.workspaceId, { tools: [] });
-    const session = await createSession(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
+    const session = await createChat(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
     const instance = `crashing-${crypto.randomBytes(3).toString("hex")}`;
     const { runId } = await createChatRun(s.db, { workspaceId: owner.workspaceId, sessionId: session.id, userId: owner.id, text: "hi", owner: instance });
     const writer = journalWriterFor(s.db, s.bus);
@@ -147,7 +147,7 @@ describe("the group-committing journal writer", () => {
     const agent = await makeAgent(s.db, owner.workspaceId, { tools: [] });
     const instance = `owner-${crypto.randomBytes(3).toString("hex")}`;
     const start = async () => {
-      const session = await createSession(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
+      const session = await createChat(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
       return (await createChatRun(s.db, { workspaceId: owner.workspaceId, sessionId: session.id, userId: owner.id, text: "hi", owner: instance })).runId;
     };
     const [mine, taken] = [await start(), await start()];

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { agentMemories } from "../../lib/db/schema";
 import { createOfflineProvider, EARLIER_REPLIES_HEADING, MEMORIES_HEADING } from "../../lib/models/offline";
 import type { ModelProvider, ModelRequest } from "../../lib/models/types";
-import { createSession } from "../../lib/chats/chats";
+import { createChat } from "../../lib/chats/chats";
 import { demoOwner } from "../support/fixtures";
 import { makeAgent, routeModel, settle, textOf, waitForRun } from "../support/runtime";
 import { useTestServer } from "../support/server";
@@ -25,7 +25,7 @@ describe("what an agent remembers, in the prompt of a later question", () => {
     const s = server();
     const owner = await demoOwner(s.db);
     const agent = await makeAgent(s.db, owner.workspaceId, { model: "offline" });
-    const newChat = () => createSession(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
+    const newChat = () => createChat(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
     return { s, owner, agent, newChat };
   }
 

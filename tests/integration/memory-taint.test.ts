@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { agentMemories, agentRuns, outboxMessages, steps, workspaces } from "../../lib/db/schema";
 import { textTurn, toolTurn } from "../../lib/models/scripted";
 import { readRunEvents } from "../../lib/journal/run-journal-store";
-import { createSession } from "../../lib/chats/chats";
+import { createChat } from "../../lib/chats/chats";
 import { rememberMemory } from "../../lib/tools/memory";
 import { demoOwner } from "../support/fixtures";
 import { getRunRow, makeAgent, settle, suspension, useScriptedModel, waitForRun } from "../support/runtime";
@@ -19,7 +19,7 @@ describe("what an agent remembers keeps the taint of the run that wrote it", () 
   async function chat(agentId: string, text: string) {
     const s = server();
     const owner = await demoOwner(s.db);
-    const session = await createSession(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agentId } });
+    const session = await createChat(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agentId } });
     return (await s.runtime.startChatRun({ workspaceId: owner.workspaceId, sessionId: session.id, userId: owner.id, text })).runId;
   }
 

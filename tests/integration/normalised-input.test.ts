@@ -9,14 +9,13 @@ import { demoOwner, makeUser } from "../support/fixtures";
 import { makeAgent, settle, suspension, useScriptedModel, waitForRun } from "../support/runtime";
 import { jsonRequest, params, sessionCookie, useTestServer } from "../support/server";
 
-process.env.CLAWDECK_DOOR_WAIT_SECONDS = "5";
 
 /**
  * A call whose input the tool's schema changes (`general` → `#general`, `@Atlas` → `atlas`, padding trimmed) is shown,
  * approved and run as the schema made it: the approval, the saved call and the grant hold the same input.
  */
 describe("approved calls run with the input the schema made of them", () => {
-  const server = useTestServer();
+  const server = useTestServer({ env: { CLAWDECK_DOOR_WAIT_SECONDS: "5" } });
   const { chatAs, decide } = approvalSteps(server);
 
   const stepOf = async (runId: string, tool: string) => {

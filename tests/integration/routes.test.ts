@@ -42,7 +42,7 @@ describe("route glue", () => {
     const res = await getAgents(jsonRequest("/api/agents", { cookie: await sessionCookie(s, owner) }));
     expect(res.status).toBe(200);
     const { agents } = await res.json();
-    expect(agents.map((a: { handle: string }) => a.handle)).toEqual(["atlas", "herald", "scout"]);
+    expect(agents.map((a: { handle: string }) => a.handle)).toEqual(["atlas", "forge", "herald", "scout"]);
     expect(agents[0]).toMatchObject({ model: "offline", name: "Atlas" });
   });
 

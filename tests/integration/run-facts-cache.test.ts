@@ -6,7 +6,7 @@ import { DELETE as deleteSessionRoute } from "../../app/api/sessions/[id]/route"
 import { RunFactsCache, runFactsCache } from "../../lib/access/run-facts-cache";
 import { recordQueries } from "../../lib/db/query-count";
 import { createChatRun } from "../../lib/runs";
-import { createSession } from "../../lib/chats/chats";
+import { createChat } from "../../lib/chats/chats";
 import { demoOwner, makeUser, makeWorkspace } from "../support/fixtures";
 import { waitForRun } from "../support/runtime";
 import { jsonRequest, params, sessionCookie, useTestServer } from "../support/server";
@@ -18,7 +18,7 @@ describe("a run's access facts, kept once per process", () => {
   it("a chat run this process started is known without a read, and only in its own workspace", async () => {
     const s = server();
     const owner = await demoOwner(s.db);
-    const chat = await createSession(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { handle: "scout" } });
+    const chat = await createChat(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { handle: "scout" } });
     const cookie = await sessionCookie(s, owner);
     const posted = await postMessageRoute(
       jsonRequest(`/api/sessions/${chat.id}/messages`, { method: "POST", cookie, workspace: "demo", body: { text: "hello" } }),
@@ -45,7 +45,7 @@ describe("a run's access facts, kept once per process", () => {
     const s = server();
     const owner = await demoOwner(s.db);
     const member = await makeUser(s.db, owner.workspaceId, "member");
-    const chat = await createSession(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { handle: "scout" } });
+    const chat = await createChat(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { handle: "scout" } });
     // Written as another process would: this process's cache is not told.
     const { runId } = await createChatRun(s.db, { workspaceId: owner.workspaceId, sessionId: chat.id, userId: owner.id, text: "private", owner: "another-process" });
 
@@ -69,7 +69,7 @@ describe("a run's access facts, kept once per process", () => {
     const owner = await demoOwner(s.db);
     const started: string[] = [];
     for (let i = 0; i < 3; i++) {
-      const chat = await createSession(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { handle: "scout" } });
+      const chat = await createChat(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { handle: "scout" } });
       started.push((await createChatRun(s.db, { workspaceId: owner.workspaceId, sessionId: chat.id, userId: owner.id, text: `batch ${i}`, owner: "another-process" })).runId);
     }
     const missing = crypto.randomUUID();
@@ -95,7 +95,7 @@ describe("a run's access facts, kept once per process", () => {
     const s = server();
     const owner = await demoOwner(s.db);
     const cookie = await sessionCookie(s, owner);
-    const chat = await createSession(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { handle: "scout" } });
+    const chat = await createChat(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { handle: "scout" } });
     const posted = await postMessageRoute(
       jsonRequest(`/api/sessions/${chat.id}/messages`, { method: "POST", cookie, workspace: "demo", body: { text: "hello" } }),
       params({ id: chat.id }),

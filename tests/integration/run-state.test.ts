@@ -12,7 +12,7 @@ import { textTurn, toolTurn } from "../../lib/models/scripted";
 import { insertRunEvents, readRunEvents, RunLostError } from "../../lib/journal/run-journal-store";
 import { claimResume } from "../../lib/runs";
 import { decideApproval } from "../../lib/safety/approvals";
-import { createSession } from "../../lib/chats/chats";
+import { createChat } from "../../lib/chats/chats";
 import { builtinTools, createToolRegistry } from "../../lib/tools/registry";
 import type { ToolDefinition } from "../../lib/tools/types";
 import { demoOwner, makeUser } from "../support/fixtures";
@@ -29,7 +29,7 @@ describe("run state: lifecycle, pause and crashes", () => {
     const owner = await demoOwner(s.db);
     useScriptedModel(s, [toolTurn([{ id: "c1", name: "slack.post", input: { channel: "#general", text: "hi" } }]), textTurn(["never"])]);
     const agent = await makeAgent(s.db, owner.workspaceId);
-    const session = await createSession(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
+    const session = await createChat(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
     const { runId } = await s.runtime.startChatRun({ workspaceId: owner.workspaceId, sessionId: session.id, userId: owner.id, text: "post" });
     const approval = await pendingApprovalOf(agent.id);
     await settle(async () => (await getRunRow(s.db, runId)).state === "suspended");
@@ -58,7 +58,7 @@ describe("run state: lifecycle, pause and crashes", () => {
     const owner = await demoOwner(s.db);
     useScriptedModel(s, [textTurn(["short answer"])]);
     const agent = await makeAgent(s.db, owner.workspaceId);
-    const session = await createSession(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
+    const session = await createChat(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
     const { runId } = await s.runtime.startChatRun({ workspaceId: owner.workspaceId, sessionId: session.id, userId: owner.id, text: "hi" });
     const events = await waitForRun(s.db, runId);
     expect(events.at(-1)?.type).toBe("run_completed");
@@ -79,7 +79,7 @@ describe("run state: lifecycle, pause and crashes", () => {
     const atlas = await makeAgent(s.db, owner.workspaceId, { model: "offline", tools: ["chat.send"] });
     const other = await makeAgent(s.db, owner.workspaceId, { model: "offline", tools: [] });
     const member = await makeUser(s.db, owner.workspaceId, "member");
-    const session = await createSession(s.db, { workspaceId: owner.workspaceId, userId: member.id, agent: { id: scout.id } });
+    const session = await createChat(s.db, { workspaceId: owner.workspaceId, userId: member.id, agent: { id: scout.id } });
     await s.db.update(agents).set({ status: "paused" }).where(eq(agents.id, scout.id));
     const feedBefore = (await readFeed(s.db, owner.workspaceId, 0, {}, 10_000)).at(-1)?.seq ?? 0;
 
@@ -125,7 +125,7 @@ describe("run state: lifecycle, pause and crashes", () => {
     const same = (i: number) => toolTurn([{ id: `same${i}`, name: "slack.post", input: { channel: "#ops", text: "deploy now" } }]);
     useScriptedModel(s, [same(0), same(1), same(2), textTurn(["ok"]), textTurn(["ok"]), textTurn(["ok"])]);
     for (let i = 0; i < 3; i++) {
-      const session = await createSession(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
+      const session = await createChat(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
       runIds.push((await s.runtime.startChatRun({ workspaceId: owner.workspaceId, sessionId: session.id, userId: owner.id, text: "deploy" })).runId);
       await settle(async () => (await getRunRow(s.db, runIds[i]!)).state === "suspended");
     }
@@ -180,7 +180,7 @@ describe("run state: lifecycle, pause and crashes", () => {
     const owner = await demoOwner(s.db);
     useScriptedModel(s, [toolTurn([{ id: "c1", name: "slack.post", input: { channel: "#general", text: "x" } }]), textTurn(["never"])]);
     const agent = await makeAgent(s.db, owner.workspaceId);
-    const session = await createSession(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
+    const session = await createChat(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
     const { runId } = await s.runtime.startChatRun({ workspaceId: owner.workspaceId, sessionId: session.id, userId: owner.id, text: "post" });
     const approval = await pendingApprovalOf(agent.id);
     await settle(async () => (await getRunRow(s.db, runId)).state === "suspended");
@@ -204,7 +204,7 @@ describe("run state: lifecycle, pause and crashes", () => {
     try {
       useScriptedModel(s, [toolTurn([{ id: "m1", name: "memory.remember", input: { text: "retry me" } }]), textTurn(["Kept."])]);
       const agent = await makeAgent(s.db, owner.workspaceId);
-      const session = await createSession(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
+      const session = await createChat(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
       const { runId } = await s.runtime.startChatRun({ workspaceId: owner.workspaceId, sessionId: session.id, userId: owner.id, text: "remember" });
       const events = await waitForRun(s.db, runId);
       expect(events.at(-1)?.type).toBe("run_completed");
@@ -239,7 +239,7 @@ describe("run state: lifecycle, pause and crashes", () => {
     try {
       useScriptedModel(s, [toolTurn([{ id: "e1", name: "test.effect", input: { note: "once" } }]), textTurn(["Carried on after the crash."])]);
       const agent = await makeAgent(s.db, owner.workspaceId, { tools: ["test.effect"] });
-      const session = await createSession(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
+      const session = await createChat(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
       const { runId } = await s.runtime.startChatRun({ workspaceId: owner.workspaceId, sessionId: session.id, userId: owner.id, text: "do it" });
       const approval = await pendingApprovalOf(agent.id);
       await settle(async () => (await getRunRow(s.db, runId)).state === "suspended");
@@ -270,7 +270,7 @@ describe("run state: lifecycle, pause and crashes", () => {
     const owner = await demoOwner(s.db);
     useScriptedModel(s, [toolTurn([{ id: "p1", name: "slack.post", input: { channel: "#general", text: "after a crash" } }]), textTurn(["Posted."])]);
     const agent = await makeAgent(s.db, owner.workspaceId);
-    const session = await createSession(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
+    const session = await createChat(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
     const { runId } = await s.runtime.startChatRun({ workspaceId: owner.workspaceId, sessionId: session.id, userId: owner.id, text: "post" });
     const approval = await pendingApprovalOf(agent.id);
     await settle(async () => (await getRunRow(s.db, runId)).state === "suspended");

@@ -6,7 +6,7 @@ import { ModelError } from "../../lib/models/types";
 import { readRunEvents } from "../../lib/journal/run-journal-store";
 import { createChatRun, requestCancel } from "../../lib/runs";
 import { driveRun } from "../../lib/runtime/runner";
-import { createSession } from "../../lib/chats/chats";
+import { createChat } from "../../lib/chats/chats";
 import { streamRunEvents } from "../../lib/runtime/stream";
 import type { RunEvent } from "../../lib/journal/run-events";
 import { createModelResolver } from "../../lib/models/registry";
@@ -22,7 +22,7 @@ describe("agent runtime", () => {
     const s = server();
     const owner = await demoOwner(s.db);
     const agent = await makeAgent(s.db, owner.workspaceId, options);
-    const session = await createSession(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
+    const session = await createChat(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
     const { runId } = await s.runtime.startChatRun({ workspaceId: owner.workspaceId, sessionId: session.id, userId: owner.id, text });
     return { s, owner, agent, session, runId };
   }
@@ -35,7 +35,7 @@ describe("agent runtime", () => {
     // Left to run, each would say this and complete.
     useScriptedModel(s, [textTurn(["All ", "of ", "it."]), textTurn(["All ", "of ", "it."])]);
     for (const how of ["aborted before the driver listened", "cancel written before the driver started"] as const) {
-      const session = await createSession(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
+      const session = await createChat(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
       const { runId } = await createChatRun(s.db, { workspaceId: owner.workspaceId, sessionId: session.id, userId: owner.id, text: "go", owner: s.runtime.deps.instanceId });
       if (how === "aborted before the driver listened") await driveRun(s.runtime.deps, runId, { signal: AbortSignal.abort("cancel"), startRuns });
       else {
@@ -301,7 +301,7 @@ describe("agent runtime with Claude through the real SDK", () => {
       );
       const owner = await demoOwner(s.db);
       const agent = await makeAgent(s.db, owner.workspaceId, { model: "claude-sonnet-4-6" });
-      const session = await createSession(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
+      const session = await createChat(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
       const { runId } = await s.runtime.startChatRun({ workspaceId: owner.workspaceId, sessionId: session.id, userId: owner.id, text: "remember the demo is Tuesday" });
       const events = await waitForRun(s.db, runId);
       expect(events.at(-1)?.type).toBe("run_completed");

@@ -8,7 +8,7 @@ import { agentMemories, approvals, connections, messages, steps } from "../../li
 import { errorResponse } from "../../lib/http/errors";
 import { createAnthropicProvider } from "../../lib/models/anthropic";
 import type { ModelEvent, ModelProvider, ModelRequest } from "../../lib/models/types";
-import { createSession } from "../../lib/chats/chats";
+import { createChat } from "../../lib/chats/chats";
 import { decideApproval } from "../../lib/safety/approvals";
 import { REDACTED } from "../../lib/secret-redactor";
 import { builtinTools, createToolRegistry, type AnyTool } from "../../lib/tools/registry";
@@ -167,7 +167,7 @@ describe("secrets are never echoed", () => {
     const model = echoModel(call);
     routeModel(s, "echo", model);
     const agent = await makeAgent(s.db, owner.workspaceId, { model: "echo", tools: [call.name] });
-    const session = await createSession(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
+    const session = await createChat(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
     const { runId } = await s.runtime.startChatRun({ workspaceId: owner.workspaceId, sessionId: session.id, userId: owner.id, text: "go" });
     if (approve) {
       let approvalId: string | undefined;
@@ -252,7 +252,7 @@ describe("secrets are never echoed", () => {
       fake.enqueue({ kind: "http_error", status: 400, errorType: "invalid_request_error", message: `key ${apiKey} / ${Buffer.from(apiKey).toString("base64")} is not allowed here` });
       routeModel(s, "leaky", createAnthropicProvider({ apiKey, baseURL: fake.baseURL, maxRetries: 0 }));
       const agent = await makeAgent(s.db, owner.workspaceId, { model: "leaky", tools: [] });
-      const session = await createSession(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
+      const session = await createChat(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
       const { runId } = await s.runtime.startChatRun({ workspaceId: owner.workspaceId, sessionId: session.id, userId: owner.id, text: "hi" });
       const events = await waitForRun(s.db, runId);
       const run = await getRunRow(s.db, runId);

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { agentRuns, outboxMessages, steps, workspaces } from "../../lib/db/schema";
 import type { ModelEvent, ModelProvider, ModelRequest } from "../../lib/models/types";
 import { readRunEvents } from "../../lib/journal/run-journal-store";
-import { createSession } from "../../lib/chats/chats";
+import { createChat } from "../../lib/chats/chats";
 import { approvalSteps } from "../support/approvals";
 import { demoOwner, makeUser } from "../support/fixtures";
 import { getRunRow, makeAgent, routeModel, settle, suspension, waitForRun } from "../support/runtime";
@@ -56,7 +56,7 @@ describe("taint follows the text: what an earlier turn read stays marked in the 
   async function chatWith(agentId: string) {
     const s = server();
     const owner = await demoOwner(s.db);
-    const session = await createSession(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agentId } });
+    const session = await createChat(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agentId } });
     const send = async (text: string) => (await s.runtime.startChatRun({ workspaceId: owner.workspaceId, sessionId: session.id, userId: owner.id, text })).runId;
     return { owner, session, send };
   }

@@ -2,11 +2,11 @@ import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { chargeUsage } from "../../lib/billing/ledger";
 import { updatePrices } from "../../lib/billing/price-book";
-import { reconcileKey, reconcileUsage } from "../../lib/billing/reconcile";
+import { reconcileKey, reconcileUsage } from "../../lib/runs/reconcile";
 import { rowsOf } from "../../lib/db/client";
 import { usageEvents, usageReconciliations, usageRollupsDaily, usageRollupsHourly } from "../../lib/db/schema";
 import { textTurn } from "../../lib/models/scripted";
-import { createSession } from "../../lib/chats/chats";
+import { createChat } from "../../lib/chats/chats";
 import { makeUser, makeWorkspace } from "../support/fixtures";
 import { getRunRow, makeAgent, useScriptedModel, waitForRun } from "../support/runtime";
 import { useTestServer } from "../support/server";
@@ -142,7 +142,7 @@ describe("usage ledger", () => {
       const workspace = await makeWorkspace(s.db, "Reconciled", owner);
       const agent = await makeAgent(s.db, workspace.id);
       useScriptedModel(s, [textTurn(["hello"], { inputTokens: 1000, outputTokens: 500 })]);
-      const session = await createSession(s.db, { workspaceId: workspace.id, userId: owner.id, agent: { id: agent.id } });
+      const session = await createChat(s.db, { workspaceId: workspace.id, userId: owner.id, agent: { id: agent.id } });
       // The ledger refuses writes while the run charges: billing fails, the run does not.
       await s.db.execute(sql`create or replace function refuse_usage() returns trigger as $$ begin raise exception 'ledger unavailable'; end $$ language plpgsql`);
       await s.db.execute(sql`create trigger refuse_usage before insert on usage_events for each row execute function refuse_usage()`);
@@ -181,7 +181,7 @@ describe("usage ledger", () => {
       const workspace = await makeWorkspace(s.db, "Flagged", owner);
       const agent = await makeAgent(s.db, workspace.id);
       useScriptedModel(s, [textTurn(["hello"], { inputTokens: 1000, outputTokens: 500 })]);
-      const session = await createSession(s.db, { workspaceId: workspace.id, userId: owner.id, agent: { id: agent.id } });
+      const session = await createChat(s.db, { workspaceId: workspace.id, userId: owner.id, agent: { id: agent.id } });
       const { runId } = await s.runtime.startChatRun({ workspaceId: workspace.id, sessionId: session.id, userId: owner.id, text: "hi" });
       await waitForRun(s.db, runId);
       await chargeUsage(s.db, { workspaceId: workspace.id, agentId: agent.id, source: { kind: "run", runId }, model: "scripted", usage: usage(1000, 0), idempotencyKey: `stray-${runId}` });

@@ -1,13 +1,13 @@
 import { and, eq, like } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { getBudgets, updateBudgets } from "../../lib/billing/budgets";
-import { runBillingJobs } from "../../lib/billing/jobs";
+import { runBillingJobs } from "../../lib/billing-jobs";
 import { auditLog, usageEvents, usageRollupsHourly } from "../../lib/db/schema";
 import { textTurn, toolTurn } from "../../lib/models/scripted";
 import { createRuntime } from "../../lib/runtime/runtime";
 import { addRunUsage } from "../../lib/runs";
 import { readRunEvents } from "../../lib/journal/run-journal-store";
-import { createSession } from "../../lib/chats/chats";
+import { createChat } from "../../lib/chats/chats";
 import { recordQueries } from "../../lib/db/query-count";
 import { decideApproval } from "../../lib/safety/approvals";
 import { estimateTokens } from "../../lib/models/offline";
@@ -31,7 +31,7 @@ describe("charging runs", () => {
     const owner = await makeUser(s.db);
     const workspace = await makeWorkspace(s.db, name, owner);
     const agent = await makeAgent(s.db, workspace.id);
-    const session = await createSession(s.db, { workspaceId: workspace.id, userId: owner.id, agent: { id: agent.id } });
+    const session = await createChat(s.db, { workspaceId: workspace.id, userId: owner.id, agent: { id: agent.id } });
     const start = async (text = "go") => (await s.runtime.startChatRun({ workspaceId: workspace.id, sessionId: session.id, userId: owner.id, text })).runId;
     return { s, owner, workspace, agent, start };
   }

@@ -1,7 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import { POST as decisionRoute } from "../../app/api/approvals/[id]/decision/route";
 import { approvals, executionGrants } from "../../lib/db/schema";
-import { createSession } from "../../lib/chats/chats";
+import { createChat } from "../../lib/chats/chats";
 import type { Server } from "../../lib/server";
 import { demoOwner, makeUser } from "./fixtures";
 import { getRunRow, settle } from "./runtime";
@@ -16,7 +16,7 @@ export function approvalSteps(server: () => Server) {
     const s = server();
     const owner = await demoOwner(s.db);
     const reviewer = await makeUser(s.db, owner.workspaceId, "reviewer");
-    const session = await createSession(s.db, { workspaceId: owner.workspaceId, userId: reviewer.id, agent: { id: agentId } });
+    const session = await createChat(s.db, { workspaceId: owner.workspaceId, userId: reviewer.id, agent: { id: agentId } });
     const { runId } = await s.runtime.startChatRun({ workspaceId: owner.workspaceId, sessionId: session.id, userId: reviewer.id, text });
     return { owner, reviewer, session, runId };
   }
@@ -42,7 +42,7 @@ export function approvalSteps(server: () => Server) {
   /** `user` asks `agentId` for `text` in a new chat of `workspaceId`; returns once the run is suspended on an approval. */
   async function chatAs(user: { id: string }, workspaceId: string, agentId: string, text: string) {
     const s = server();
-    const session = await createSession(s.db, { workspaceId, userId: user.id, agent: { id: agentId } });
+    const session = await createChat(s.db, { workspaceId, userId: user.id, agent: { id: agentId } });
     const { runId } = await s.runtime.startChatRun({ workspaceId, sessionId: session.id, userId: user.id, text });
     await settle(async () => (await getRunRow(s.db, runId)).state === "suspended");
     return runId;

@@ -4,7 +4,7 @@ import path from "node:path";
 import postgres from "postgres";
 import { afterAll, beforeAll, inject } from "vitest";
 import { encode } from "next-auth/jwt";
-import { createSession } from "../../lib/auth/sessions";
+import { createChat } from "../../lib/auth/sessions";
 import { LOCK_FILE } from "../../lib/db/folder-lock";
 import { getServer, stopServer, type Server } from "../../lib/server";
 import { withDatabase } from "./global-setup";
@@ -71,7 +71,7 @@ export function useTestServer(options: { env?: Record<string, string> } = {}): (
 /** A session cookie for a user, made the way sign-in makes it: a server-side session whose id the cookie carries. */
 export async function sessionCookie(server: Server, user: { id: string; email: string; name: string }): Promise<string> {
   const salt = "authjs.session-token";
-  const sid = await createSession(server.db, user.id);
+  const sid = await createChat(server.db, user.id);
   const token = await encode({ token: { sub: user.id, sid, email: user.email, name: user.name }, secret: server.secrets.authSecret, salt });
   return `${salt}=${token}`;
 }

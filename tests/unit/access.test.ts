@@ -3,18 +3,18 @@ import {
   assertCanCancelRun,
   assertCanDecideApproval,
   assertCanReadRun,
-  assertCanReadSession,
+  assertCanReadChat,
   assertCanSeeSpend,
-  assertCanWriteSession,
+  assertCanWriteChat,
   canCancelRun,
   canDecideApproval,
   canOpenApprovalRun,
   canReadApproval,
   canReadRun,
-  canReadSession,
+  canReadChat,
   canRecallMemory,
   canSeeSpend,
-  canWriteSession,
+  canWriteChat,
   memoryReaderOf,
   memoryScopeOf,
   type RunFacts,
@@ -51,10 +51,10 @@ const byRole = (check: (role: Role) => boolean): Row => roles.map(check) as Row;
 
 describe("access rules, role × object × relation", () => {
   it.each<[string, (role: Role) => boolean, Row]>([
-    ["read own chat", (r) => canReadSession(as(r), { userId: ME }), [true, true, true, true]],
-    ["read another person's chat", (r) => canReadSession(as(r), { userId: OTHER }), [false, true, true, true]],
-    ["write in own chat", (r) => canWriteSession(as(r), { userId: ME }), [true, true, true, true]],
-    ["write in another person's chat", (r) => canWriteSession(as(r), { userId: OTHER }), [false, false, false, false]],
+    ["read own chat", (r) => canReadChat(as(r), { userId: ME }), [true, true, true, true]],
+    ["read another person's chat", (r) => canReadChat(as(r), { userId: OTHER }), [false, true, true, true]],
+    ["write in own chat", (r) => canWriteChat(as(r), { userId: ME }), [true, true, true, true]],
+    ["write in another person's chat", (r) => canWriteChat(as(r), { userId: OTHER }), [false, false, false, false]],
     ["read own chat's run", (r) => canReadRun(as(r), myChatRun), [true, true, true, true]],
     ["read another person's chat run", (r) => canReadRun(as(r), theirChatRun), [false, true, true, true]],
     ["read a run an agent message started", (r) => canReadRun(as(r), agentRun), [true, true, true, true]],
@@ -83,15 +83,15 @@ describe("access rules, role × object × relation", () => {
 
 describe("access refusals: 404 for what may not be known, 403 for what is visible but not allowed", () => {
   it("another member's chat and run do not exist for a member", () => {
-    expect(outcome(() => assertCanReadSession(as("member"), { userId: OTHER }))).toBe("not_found:session");
-    expect(outcome(() => assertCanWriteSession(as("member"), { userId: OTHER }))).toBe("not_found:session");
+    expect(outcome(() => assertCanReadChat(as("member"), { userId: OTHER }))).toBe("not_found:session");
+    expect(outcome(() => assertCanWriteChat(as("member"), { userId: OTHER }))).toBe("not_found:session");
     expect(outcome(() => assertCanReadRun(as("member"), theirChatRun))).toBe("not_found:run");
     expect(outcome(() => assertCanCancelRun(as("member"), theirChatRun))).toBe("not_found:run");
   });
 
   it("a reviewer sees another person's chat but may neither write in it nor stop its run (403)", () => {
-    expect(outcome(() => assertCanReadSession(as("reviewer"), { userId: OTHER }))).toBe("ok");
-    expect(outcome(() => assertCanWriteSession(as("reviewer"), { userId: OTHER }))).toBe("forbidden:session");
+    expect(outcome(() => assertCanReadChat(as("reviewer"), { userId: OTHER }))).toBe("ok");
+    expect(outcome(() => assertCanWriteChat(as("reviewer"), { userId: OTHER }))).toBe("forbidden:session");
     expect(outcome(() => assertCanCancelRun(as("reviewer"), theirChatRun))).toBe("forbidden:run");
     expect(outcome(() => assertCanCancelRun(as("manager"), theirChatRun))).toBe("ok");
   });

@@ -4,7 +4,7 @@ import { agentRuns, feedItems } from "../../../lib/db/schema";
 import { openDatabase, rowsOf } from "../../../lib/db/client";
 import { recordAudit } from "../../../lib/audit";
 import { textTurn } from "../../../lib/models/scripted";
-import { createSession } from "../../../lib/chats/chats";
+import { createChat } from "../../../lib/chats/chats";
 import { appendFeedItems, readFeed, writeFeedItems, type FeedItemInput } from "../../../lib/feed/feed";
 import { feedWriterFor } from "../../../lib/feed/feed-writer";
 import { createPostgresBus, type EventBus } from "../../../lib/db/bus";
@@ -31,7 +31,7 @@ describe("the feed across connections and instances on one PostgreSQL database",
     const owner = await demoOwner(s.db);
     const agent = await makeAgent(s.db, owner.workspaceId);
     useScriptedModel(s, [textTurn(["done"])]);
-    const session = await createSession(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
+    const session = await createChat(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
     const { runId } = await s.runtime.startChatRun({ workspaceId: owner.workspaceId, sessionId: session.id, userId: owner.id, text: "hello" });
     await waitForRun(s.db, runId);
     const waiting = async () => rowsOf<{ n: number }>(await s.db.execute(sql`select count(*)::int as n from pg_locks where not granted`))[0]!.n;

@@ -9,7 +9,7 @@ import { readRunEvents } from "../../../lib/journal/run-journal-store";
 import { CARRIED_BYTES, journalWriterFor } from "../../../lib/journal/run-journal-writer";
 import { createRuntime } from "../../../lib/runtime/runtime";
 import { createChatRun, finishRun } from "../../../lib/runs";
-import { createSession } from "../../../lib/chats/chats";
+import { createChat } from "../../../lib/chats/chats";
 import { streamRunEvents } from "../../../lib/runtime/stream";
 import { createModelResolver, modelConfigFromEnv, type ResolvedModel } from "../../../lib/models/registry";
 import { createToolRegistry } from "../../../lib/tools/registry";
@@ -50,7 +50,7 @@ describe("the journal across instances on one PostgreSQL database", () => {
       const keys = ["a", "b", "c", "d", "e", "f"].map((k) => `${k}-${crypto.randomBytes(2).toString("hex")}`);
       const runs = await Promise.all(
         keys.map(async (key, i) => {
-          const session = await createSession(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
+          const session = await createChat(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
           // Half the runs are driven by each instance; every run is followed on both.
           const driver = i % 2 === 0 ? s.runtime : second;
           const { runId } = await driver.startChatRun({ workspaceId: owner.workspaceId, sessionId: session.id, userId: owner.id, text: key });
@@ -92,7 +92,7 @@ describe("the journal across instances on one PostgreSQL database", () => {
       const agent = await makeAgent(s.db, owner.workspaceId, { tools: [] });
       return Promise.all(
         Array.from({ length: count }, async () => {
-          const session = await createSession(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
+          const session = await createChat(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
           return (await createChatRun(s.db, { workspaceId: owner.workspaceId, sessionId: session.id, userId: owner.id, text: "hi", owner: instance })).runId;
         }),
       );

@@ -1,16 +1,16 @@
 import { z } from "zod";
 import { route } from "@/lib/http/route";
-import { sessionHistorySchema, sessionRenamedSchema } from "@/lib/chats/chat-schemas";
-import { getSessionHistory } from "@/lib/chats/chats";
-import { deleteSession, renameSession, TITLE_MAX } from "@/lib/chats/chat-edits";
+import { chatHistorySchema, chatRenamedSchema } from "@/lib/chats/chat-schemas";
+import { getChatHistory } from "@/lib/chats/chats";
+import { deleteChat, renameChat, TITLE_MAX } from "@/lib/chats/chat-edits";
 
 const idParams = z.object({ id: z.uuid() });
 
 const owner = "the chat's owner";
 
 export const GET = route(
-  { doc: { summary: "history with runs and steps", role: `${owner}, reviewers and up` }, params: idParams, response: sessionHistorySchema },
-  async ({ db, workspace, user, params }) => getSessionHistory(db, workspace.id, params.id, { userId: user.id, role: workspace.role }),
+  { doc: { summary: "history with runs and steps", role: `${owner}, reviewers and up` }, params: idParams, response: chatHistorySchema },
+  async ({ db, workspace, user, params }) => getChatHistory(db, workspace.id, params.id, { userId: user.id, role: workspace.role }),
 );
 
 const renameBody = z.object({ title: z.string().trim().min(1, "Give the chat a title").max(TITLE_MAX) });
@@ -18,8 +18,8 @@ const renameBody = z.object({ title: z.string().trim().min(1, "Give the chat a t
 const renameDoc = { summary: "rename (a chat is named after its first message until then)", role: owner };
 
 /** Renames one's own chat. */
-export const PATCH = route({ doc: renameDoc, params: idParams, body: renameBody, response: sessionRenamedSchema }, async ({ db, workspace, user, params, body }) => {
-  const session = await renameSession(db, workspace.id, params.id, { userId: user.id, role: workspace.role }, body.title);
+export const PATCH = route({ doc: renameDoc, params: idParams, body: renameBody, response: chatRenamedSchema }, async ({ db, workspace, user, params, body }) => {
+  const session = await renameChat(db, workspace.id, params.id, { userId: user.id, role: workspace.role }, body.title);
   return { id: session.id, title: session.title };
 });
 
@@ -30,6 +30,6 @@ const deleteDoc = {
 
 /** Deletes one's own chat, its messages and its runs. */
 export const DELETE = route({ doc: deleteDoc, params: idParams }, async ({ db, workspace, user, params }) => {
-  await deleteSession(db, workspace.id, params.id, { userId: user.id, role: workspace.role });
+  await deleteChat(db, workspace.id, params.id, { userId: user.id, role: workspace.role });
   return new Response(null, { status: 204 });
 });

@@ -6,7 +6,7 @@ import { isAppError } from "@/lib/errors";
 import { requireWorkspacePage } from "@/lib/http/page";
 import { chatPrefetches } from "@/lib/http/chat-prefetch";
 import { prefetchState } from "@/lib/http/prefetch";
-import { getSession } from "@/lib/chats/chats";
+import { getChat } from "@/lib/chats/chats";
 import { getServer } from "@/lib/server";
 import { ChatLayout } from "@/components/chat/chat-layout";
 import { Conversation } from "@/components/chat/conversation";
@@ -20,7 +20,7 @@ export default async function ChatSessionPage({ params }: { params: Promise<{ wo
   const { db } = await getServer();
   try {
     // A chat the viewer may not read answers "not found", the same as one that does not exist.
-    await getSession(db, workspace.id, sessionId, { userId: user.id, role: workspace.role });
+    await getChat(db, workspace.id, sessionId, { userId: user.id, role: workspace.role });
   } catch (error) {
     if (isAppError(error) && error.kind === "not_found") notFound();
     throw error;

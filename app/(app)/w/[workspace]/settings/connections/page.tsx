@@ -3,6 +3,7 @@ import { forbidden } from "next/navigation";
 import { requireWorkspacePage } from "@/lib/http/page";
 import { can } from "@/lib/access/capabilities";
 import { ConnectionsPanel } from "@/components/connections/connections-panel";
+import { CredentialsPanel } from "@/components/connections/credentials-panel";
 import { DoorTokensPanel } from "@/components/door/door-tokens";
 
 export const metadata: Metadata = { title: "Connections" };
@@ -22,6 +23,7 @@ export default async function ConnectionsPage({ params }: { params: Promise<{ wo
         </p>
       </header>
       <ConnectionsPanel />
+      <CredentialsPanel />
       <DoorTokensPanel />
     </div>
   );

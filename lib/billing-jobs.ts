@@ -1,7 +1,7 @@
-import type { Db } from "../db/client";
-import { raiseBudgetAlerts } from "./budgets";
-import { reconcileUsage } from "./reconcile";
-import { logError } from "../log";
+import type { Db } from "./db/client";
+import { raiseBudgetAlerts } from "./billing/budgets";
+import { reconcileUsage } from "./runs/reconcile";
+import { logError } from "./log";
 
 /** One pass of the periodic billing work: reconcile finished runs with the ledger, then raise due budget alerts. */
 export async function runBillingJobs(db: Db, now = new Date()) {

@@ -1,7 +1,8 @@
 import { and, desc, eq, sql } from "drizzle-orm";
+import { addReconciledCredits } from "./steps";
 import { rowsOf, type Db } from "../db/client";
 import { agentRuns, agents, usageEvents, usageReconciliationCursor, usageReconciliations } from "../db/schema";
-import { chargeUsage } from "./ledger";
+import { chargeUsage } from "../billing/ledger";
 
 /** Runs that finished less than this long ago are left for the next pass (their last charge may still be on its way). */
 export const RECONCILE_GRACE_MS = 60_000;
@@ -135,10 +136,7 @@ async function settleRun(db: Db, run: RunTotals): Promise<"ok" | "filled" | "fla
         occurredAt: new Date(run.finished_at),
       });
       if (charge.charged) {
-        await tx
-          .update(agentRuns)
-          .set({ credits: sql`${agentRuns.credits} + ${charge.credits}` })
-          .where(eq(agentRuns.id, run.id));
+        await addReconciledCredits(tx, run.id, charge.credits);
         await tx
           .insert(usageReconciliations)
           .values({ ...finding, outcome: "filled", reason: `${missingIn} input and ${missingOut} output tokens were not in the ledger`, filledCredits: charge.credits })

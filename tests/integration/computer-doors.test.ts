@@ -1,0 +1,59 @@
+import { and, asc, eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { POST as postToRoomRoute } from "../../app/api/rooms/[id]/messages/route";
+import { agentRuns, approvals, steps } from "../../lib/db/schema";
+import { createRoom } from "../../lib/rooms/rooms";
+import { approvalSteps } from "../support/approvals";
+import { connectDoor, doorTokenFor, resultText } from "../support/door";
+import { demoOwner, makeUser } from "../support/fixtures";
+import { makeAgent, settle } from "../support/runtime";
+import { jsonRequest, params, sessionCookie, useTestServer } from "../support/server";
+
+const TOOLS = ["shell.exec", "files.read", "files.write", "files.list", "files.delete"];
+/** A command that looks for what the sandbox must not show, through any door. */
+const PROBE = "cat /etc/shadow 2>&1 | head -1; cat /proc/1/environ | tr '\\0' ' '; echo; id -u";
+
+describe("an agent's computer through every door: a room, the MCP door", () => {
+  const server = useTestServer({ env: { CLAWDECK_DOOR_WAIT_SECONDS: "2" } });
+  const { decide } = approvalSteps(server);
+
+  it("a person's post in a room runs the command in the sandbox, like a chat", async () => {
+    const s = server();
+    const owner = await demoOwner(s.db);
+    const agent = await makeAgent(s.db, owner.workspaceId, { model: "offline", tools: TOOLS });
+    const room = await createRoom(s.db, owner.workspaceId, owner.id, { name: `builds-${agent.handle}`, subject: "builds", agentIds: [agent.id] });
+    const posted = await postToRoomRoute(jsonRequest(`/api/rooms/${room.id}/messages`, { method: "POST", cookie: await sessionCookie(s, owner), body: { text: `run ${PROBE}` } }), params({ id: room.id }));
+    expect(posted.status).toBe(202);
+    const { runIds } = (await posted.json()) as { runIds: string[] };
+    const step = await settle(async () => (await s.db.select().from(steps).where(and(eq(steps.runId, runIds[0]!), eq(steps.status, "succeeded"))).orderBy(asc(steps.position)))[0]);
+    const out = step.output as { stdout: string };
+    expect(out.stdout).toMatch(/No such file or directory/);
+    expect(out.stdout).not.toMatch(/AUTH_SECRET|DATABASE_URL|CLAWDECK_/);
+    expect(out.stdout.trim().split("\n").at(-1)).toBe("1000");
+  });
+
+  it("a command through the door is untrusted: it waits for a reviewer (the token's maker may not approve it), then runs in the sandbox", async () => {
+    const s = server();
+    const owner = await demoOwner(s.db);
+    const agent = await makeAgent(s.db, owner.workspaceId, { model: "offline", tools: TOOLS });
+    const token = await doorTokenFor(s.db, agent, owner.id, "ci");
+    const client = await connectDoor(token);
+    const first = await client.callTool({ name: "shell.exec", arguments: { command: PROBE } });
+    expect(first.isError).toBe(true);
+    const [approval] = await s.db.select().from(approvals).where(and(eq(approvals.agentId, agent.id), eq(approvals.status, "pending")));
+    expect([approval?.tool, approval?.category]).toEqual(["shell.exec", "tainted_egress"]);
+    expect(resultText(first)).toContain(approval!.id);
+    // The token's maker asked for it: four eyes hold for what comes through the door.
+    expect((await decide(owner, approval!.id)).status).toBe(403);
+    const reviewer = await makeUser(s.db, owner.workspaceId, "reviewer");
+    expect((await decide(reviewer, approval!.id)).status).toBe(200);
+    const again = await client.callTool({ name: "shell.exec", arguments: { command: PROBE } });
+    expect(again.isError).toBeFalsy();
+    const text = resultText(again);
+    expect(text).toMatch(/No such file or directory/);
+    expect(text).not.toMatch(/AUTH_SECRET|DATABASE_URL|CLAWDECK_/);
+    const [run] = await s.db.select({ taint: agentRuns.taint }).from(agentRuns).where(eq(agentRuns.id, approval!.runId));
+    expect(run?.taint.map((t) => t.source)).toContain("door:ci");
+    await client.close();
+  });
+});
