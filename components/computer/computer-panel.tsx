@@ -52,6 +52,12 @@ export function ComputerPanel({ agentId, canManage }: { agentId: string; canMana
     refetchInterval: running ? 2_000 : 15_000,
   });
   const crumbs = folder ? folder.split("/") : [];
+  const queryClient = useQueryClient();
+  const stop = useMutation({
+    mutationFn: () => api(`/api/agents/${agentId}/computer/stop`, { method: "POST" }),
+    onSuccess: () => toast.success("The running commands were stopped."),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: agentKeys.computer(slug, agentId) }),
+  });
 
   return (
     <section aria-labelledby="computer-heading" className="space-y-2" data-testid="computer">
@@ -68,6 +74,12 @@ export function ComputerPanel({ agentId, canManage }: { agentId: string; canMana
             </p>
           )
         ) : null}
+        {status.data && status.data.running.length > 0 && canManage ? (
+          <button type="button" className="btn-danger py-1 text-xs" disabled={stop.isPending} onClick={() => stop.mutate()}>
+            {stop.isPending ? "Stopping…" : status.data.running.length === 1 ? "Stop the running command" : `Stop the ${status.data.running.length} running commands`}
+          </button>
+        ) : null}
+        {stop.isError ? <ErrorNotice error={stop.error} fallback="The commands could not be stopped." /> : null}
         {status.data && status.data.running.length > 0 ? (
           <ul aria-label="Running commands" className="space-y-1">
             {status.data.running.map((r) => (

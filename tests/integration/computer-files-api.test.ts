@@ -5,6 +5,7 @@ import { GET as historyRoute } from "../../app/api/agents/[id]/files/history/rou
 import { POST as restoreRoute } from "../../app/api/agents/[id]/files/restore/route";
 import { GET as computerRoute } from "../../app/api/agents/[id]/computer/route";
 import { PATCH as agentRoute } from "../../app/api/agents/[id]/route";
+import { POST as stopRoute } from "../../app/api/agents/[id]/computer/stop/route";
 import { createChat } from "../../lib/chats/chats";
 import { writeFiles } from "../../lib/computers/files";
 import { readRunEvents } from "../../lib/journal/run-journal-store";
@@ -132,5 +133,22 @@ describe("an agent's files through the API: who reads what, and how it is served
     const events = await waitForRun(s.db, runId, 30_000);
     const finished = events.find((e) => e.type === "step_finished")?.payload as { output?: { stoppedBy?: string } };
     expect(finished.output?.stoppedBy).toBe("cancelled");
+  });
+
+  it("a manager stops a running command from the agent's page within a second (a member may not); the run goes on", async () => {
+    const ctx = await setup();
+    const { s, owner, agent, cookies } = ctx;
+    const session = await createChat(s.db, { workspaceId: owner.workspaceId, userId: owner.id, agent: { id: agent.id } });
+    const { runId } = await s.runtime.startChatRun({ workspaceId: owner.workspaceId, sessionId: session.id, userId: owner.id, text: "run echo going; sleep 600" });
+    await settle(async () => (await readRunEvents(s.db, runId, 0)).some((e) => e.type === "tool_output"));
+    const stop = (cookie: string) => stopRoute(jsonRequest(`/api/agents/${agent.id}/computer/stop`, { method: "POST", cookie }), params({ id: agent.id }));
+    expect((await stop(cookies.alice)).status).toBe(403);
+    expect(s.runtime.deps.computers!.running(agent.id)).toHaveLength(1);
+    const asked = Date.now();
+    expect((await stop(cookies.manager)).status).toBe(204);
+    await settle(async () => s.runtime.deps.computers!.running(agent.id).length === 0, 5_000);
+    expect(Date.now() - asked).toBeLessThan(1_500);
+    const events = await waitForRun(s.db, runId, 30_000);
+    expect(events.at(-1)?.type).toBe("run_completed");
   });
 });

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
@@ -118,10 +119,12 @@ describe("an agent's computer: a shell and files in a sandbox, kept in the datab
     expect(parts[6]).toBe("");
     expect(parts[7]).toBe("1000");
 
-    const left = await turn(ctx, "run (sleep 300 &) ; nohup sleep 300 > /dev/null 2>&1 & echo started");
+    // Processes left in the background end with their command: none is left on the host (looked for from outside,
+    // where a sandbox's own view could not see an earlier sandbox's processes).
+    const left = await turn(ctx, "run (sleep 3017 &) ; nohup sleep 3018 > /dev/null 2>&1 & setsid sleep 3019 & echo started");
     expect(outputOf(left.steps[0]!).stdout).toContain("started");
+    await settle(async () => !/sleep 301[789]/.test(execFileSync("ps", ["-eo", "args"], { encoding: "utf8" })), 5_000);
     const after = await turn(ctx, "run cat /proc/[0-9]*/comm | sort | tr '\\n' ' '");
-    // The sandbox's processes now: the sleeps ended with their command.
     expect(outputOf(after.steps[0]!).stdout).toContain("cat");
     expect(outputOf(after.steps[0]!).stdout).not.toContain("sleep");
   });
