@@ -1,6 +1,8 @@
 import { and, asc, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { POST as postToRoomRoute } from "../../app/api/rooms/[id]/messages/route";
+import { POST as createCrewRoute } from "../../app/api/crews/route";
+import { POST as startMissionRoute } from "../../app/api/crews/[id]/missions/route";
 import { agentRuns, approvals, steps } from "../../lib/db/schema";
 import { createRoom } from "../../lib/rooms/rooms";
 import { approvalSteps } from "../support/approvals";
@@ -13,7 +15,7 @@ const TOOLS = ["shell.exec", "files.read", "files.write", "files.list", "files.d
 /** A command that looks for what the sandbox must not show, through any door. */
 const PROBE = "cat /etc/shadow 2>&1 | head -1; cat /proc/1/environ | tr '\\0' ' '; echo; id -u";
 
-describe("an agent's computer through every door: a room, the MCP door", () => {
+describe("an agent's computer through every door: a room, a mission node, the MCP door", () => {
   const server = useTestServer({ env: { CLAWDECK_DOOR_WAIT_SECONDS: "2" } });
   const { decide } = approvalSteps(server);
 
@@ -26,6 +28,33 @@ describe("an agent's computer through every door: a room, the MCP door", () => {
     expect(posted.status).toBe(202);
     const { runIds } = (await posted.json()) as { runIds: string[] };
     const step = await settle(async () => (await s.db.select().from(steps).where(and(eq(steps.runId, runIds[0]!), eq(steps.status, "succeeded"))).orderBy(asc(steps.position)))[0]);
+    const out = step.output as { stdout: string };
+    expect(out.stdout).toMatch(/No such file or directory/);
+    expect(out.stdout).not.toMatch(/AUTH_SECRET|DATABASE_URL|CLAWDECK_/);
+    expect(out.stdout.trim().split("\n").at(-1)).toBe("1000");
+  });
+
+  it("a mission node whose instructions hold a command runs it in the sandbox, as the node's run", async () => {
+    const s = server();
+    const owner = await demoOwner(s.db);
+    const agent = await makeAgent(s.db, owner.workspaceId, { model: "offline", tools: TOOLS });
+    const manager = await makeUser(s.db, owner.workspaceId, "manager");
+    const cookie = await sessionCookie(s, manager);
+    const crew = await createCrewRoute(
+      jsonRequest("/api/crews", { method: "POST", cookie, body: { name: `build-${agent.handle}`, nodes: [{ id: "build", role: "Builder", agentHandle: agent.handle, instructions: `run ${PROBE}` }], edges: [] } }),
+    );
+    expect(crew.status).toBe(201);
+    const { id: crewId } = (await crew.json()) as { id: string };
+    const started = await startMissionRoute(jsonRequest(`/api/crews/${crewId}/missions`, { method: "POST", cookie, body: { goal: "Check the build box" } }), params({ id: crewId }));
+    expect(started.status).toBe(202);
+    const step = await settle(async () => {
+      const [row] = await s.db
+        .select({ status: steps.status, output: steps.output, tool: steps.tool })
+        .from(steps)
+        .innerJoin(agentRuns, eq(agentRuns.id, steps.runId))
+        .where(and(eq(agentRuns.agentId, agent.id), eq(agentRuns.trigger, "mission"), eq(steps.tool, "shell.exec"), eq(steps.status, "succeeded")));
+      return row;
+    });
     const out = step.output as { stdout: string };
     expect(out.stdout).toMatch(/No such file or directory/);
     expect(out.stdout).not.toMatch(/AUTH_SECRET|DATABASE_URL|CLAWDECK_/);
