@@ -17,7 +17,7 @@ async function newWorkspace(page: Page, name: string, timeZone = "UTC"): Promise
 
 const agentFilter = (page: Page) => page.getByRole("group", { name: "Filters" }).getByRole("combobox", { name: "Agent" });
 
-/** `YYYY-MM-DD` of the day `days` from today, in UTC (the demo workspace's zone). */
+/** `YYYY-MM-DD` of the day `days` from today, in UTC (the zone of the workspaces made here). */
 const utcDay = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
 
 test.describe("the manager's views", () => {
@@ -71,35 +71,38 @@ test.describe("the manager's views", () => {
 
   test("the usage range lives in the address, and a bad custom range is explained and cannot be exported", async ({ page }) => {
     await new SignInPage(page).signInAs(OWNER);
-    // Some usage by @atlas, so its bar is drawn in its own colour.
+    // A workspace of its own (the chart draws the five biggest spenders and "Other", and the demo workspace's
+    // agents spend all day in other tests), with one agent whose reply is charged to the ledger.
+    const slug = await newWorkspace(page, `Usage ${stamp()}`);
+    const made = await page.request.post("/api/agents", {
+      headers: { origin: APP_ORIGIN, "x-clawdeck-workspace": slug },
+      data: { handle: "scribe", name: "Scribe", model: "offline" },
+    });
+    expect(made.status()).toBe(201);
+    const scribeColor = ((await made.json()) as { agent: { color: string } }).agent.color;
     const chat = new ChatPage(page);
-    await chat.goto("demo");
-    await chat.startWith("atlas");
-    await chat.send("recall launch");
+    await chat.goto(slug);
+    await chat.startWith("scribe");
+    await chat.send("hello");
     await chat.waitUntilIdle();
 
     const usage = new UsagePage(page);
     const range = page.getByRole("group", { name: "Range" });
-    await page.goto("/w/demo/usage?range=30d");
+    await page.goto(`/w/${slug}/usage?range=30d`);
     await expect(range.getByRole("button", { name: "30 days" })).toHaveAttribute("aria-pressed", "true");
     await page.reload();
     await expect(range.getByRole("button", { name: "30 days" })).toHaveAttribute("aria-pressed", "true");
     await usage.choose("Today");
     await expect(page).toHaveURL(/[?&]range=today(&|$)/);
-    // @atlas's own colour, in the chart and in its legend.
-    const atlasColor = (
-      (await (await page.request.get("/api/agents", { headers: { "x-clawdeck-workspace": "demo" } })).json()) as { agents: { handle: string; color: string }[] }
-    ).agents.find((a) => a.handle === "atlas")!.color;
-    // Its colour is drawn in the spend chart (a bar, however thin beside other agents' spend today, and its legend
-    // entry), once the page has read the ledger after @atlas's reply was charged.
+    // @scribe's own colour, in the spend chart (its bar and its legend entry) and in the tokens chart's legend.
     await expect(async () => {
       await page.reload();
-      await expect(usage.chart("Spend over time").locator(`[fill="${atlasColor}"]`).first()).toBeAttached({ timeout: 2_000 });
+      await expect(usage.chart("Spend over time").locator(`path[fill="${scribeColor}"]`).first()).toBeAttached({ timeout: 2_000 });
     }).toPass({ timeout: 20_000 });
-    await expect(usage.chart("Tokens over time").locator(`.recharts-legend-item path[fill="${atlasColor}"], .recharts-legend-item svg [fill="${atlasColor}"]`).first()).toBeVisible();
+    await expect(usage.chart("Tokens over time").locator(`.recharts-legend-item path[fill="${scribeColor}"], .recharts-legend-item svg [fill="${scribeColor}"]`).first()).toBeVisible();
 
     // A custom range whose start is after its end: said inline, no export of any other range.
-    await page.goto(`/w/demo/usage?from=${utcDay(-2)}&to=${utcDay(-5)}`);
+    await page.goto(`/w/${slug}/usage?from=${utcDay(-2)}&to=${utcDay(-5)}`);
     await expect(range.getByRole("button", { name: "Custom" })).toHaveAttribute("aria-pressed", "true");
     await expect(page.getByTestId("usage-range-problem")).toHaveText(/start day is after the end day/);
     await expect(page.getByRole("link", { name: "Export CSV" })).toHaveCount(0);
@@ -107,10 +110,10 @@ test.describe("the manager's views", () => {
     await expect(usage.table()).toHaveCount(0);
 
     // Unparsable and too long are refused the same way.
-    await page.goto(`/w/demo/usage?from=yesterday&to=${utcDay(0)}`);
+    await page.goto(`/w/${slug}/usage?from=yesterday&to=${utcDay(0)}`);
     await expect(page.getByTestId("usage-range-problem")).toHaveText(/"yesterday" is not a day/);
     await expect(page.getByRole("button", { name: "Export CSV" })).toBeDisabled();
-    await page.goto(`/w/demo/usage?from=${utcDay(-500)}&to=${utcDay(0)}`);
+    await page.goto(`/w/${slug}/usage?from=${utcDay(-500)}&to=${utcDay(0)}`);
     await expect(page.getByTestId("usage-range-problem")).toHaveText(/at most 400/);
     await expect(page.getByRole("button", { name: "Export CSV" })).toBeDisabled();
 
