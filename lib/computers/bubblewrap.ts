@@ -15,6 +15,8 @@ import type { CommandStream, ComputerEngine, EngineAvailability, ExecRequest, Ex
  *   and file permissions separate agents even outside the namespaces;
  * - new user, PID, IPC, UTS, cgroup, mount and network namespaces: no
  *   network at all (only a loopback of its own), no other process visible;
+ *   a command the policy gave the network reaches it only through the
+ *   egress proxy's socket (./egress.ts), forwarded from its own loopback;
  * - the system is `/usr` read-only (with the usual `/bin`, `/lib` links) and
  *   a few files of `/etc`; nothing else of the host is there: not the data
  *   folder, not other agents' folders, not the server's environment (the
@@ -131,6 +133,33 @@ export function createBubblewrapEngine(options: BubblewrapOptions): ComputerEngi
   };
 }
 
+/** Where the egress proxy's socket and the server's Node are mounted inside a sandbox with network. */
+const EGRESS_SOCKET = "/run/clawdeck/egress.sock";
+const SANDBOX_NODE = "/run/clawdeck/node";
+export const SANDBOX_PROXY = "http://127.0.0.1:3128";
+
+/**
+ * The first process of a sandbox with network: it listens on the sandbox's own loopback (port 3128) and passes each
+ * connection to the egress proxy's socket, runs the command, and ends as the command ended.
+ */
+const FORWARDER = `
+const net = require("node:net");
+const { spawn } = require("node:child_process");
+const server = net.createServer((inside) => {
+  const out = net.connect(${JSON.stringify(EGRESS_SOCKET)});
+  const end = () => { inside.destroy(); out.destroy(); };
+  inside.on("error", end); out.on("error", end); inside.on("close", end); out.on("close", end);
+  inside.pipe(out); out.pipe(inside);
+});
+server.listen(3128, "127.0.0.1", () => {
+  const command = spawn("/bin/sh", ["-c", process.argv[1]], { stdio: "inherit" });
+  command.on("exit", (code, signal) => {
+    if (signal) process.kill(process.pid, signal);
+    process.exit(code ?? 1);
+  });
+});
+`;
+
 function sandboxArgs(sandbox: Sandbox, request: ExecRequest): string[] {
   const { limits } = request;
   const args = ["--unshare-all", "--die-with-parent", "--new-session", "--uid", "1000", "--gid", "1000", "--hostname", "computer", "--clearenv"];
@@ -138,6 +167,10 @@ function sandboxArgs(sandbox: Sandbox, request: ExecRequest): string[] {
   args.push("--proc", "/proc", "--dev", "/dev", "--size", String(TMP_BYTES), "--tmpfs", "/tmp");
   args.push("--bind", sandbox.workspaceDir, "/workspace", "--chdir", request.cwd ? `/workspace/${request.cwd}` : "/workspace");
   for (const [name, value] of Object.entries(SANDBOX_ENV)) args.push("--setenv", name, value);
+  if (request.egress) {
+    args.push("--ro-bind", process.execPath, SANDBOX_NODE, "--bind", request.egress.socketPath, EGRESS_SOCKET);
+    for (const name of ["http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"]) args.push("--setenv", name, SANDBOX_PROXY);
+  }
   args.push(
     "--",
     "/usr/bin/prlimit",
@@ -148,10 +181,9 @@ function sandboxArgs(sandbox: Sandbox, request: ExecRequest): string[] {
     "--nofile=1024",
     "--core=0",
     "--",
-    "/bin/sh",
-    "-c",
-    request.command,
   );
+  if (request.egress) args.push(SANDBOX_NODE, "-e", FORWARDER, request.command);
+  else args.push("/bin/sh", "-c", request.command);
   return args;
 }
 

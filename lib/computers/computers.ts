@@ -1,6 +1,7 @@
 import { diffLines } from "diff";
 import type { Db } from "../db/client";
 import { DEFAULT_COMMAND_LIMITS, type CommandLimits, type CommandStream, type ComputerEngine, type EngineAvailability, type ExecResult } from "./engine";
+import { openEgressProxy } from "./egress";
 import type { FileLimits } from "./files";
 import { materialise, writeBack } from "./sync";
 
@@ -23,8 +24,10 @@ export interface FileChangeSummary {
 
 export interface CommandOutcome extends ExecResult {
   files: FileChangeSummary[];
-  /** The untrusted sources of the files the command could read: its output carries them. */
+  /** The untrusted sources of the files the command could read and of the hosts it reached: its output carries them. */
   taint: string[];
+  /** What the command did on the network, when it had it: the hosts it reached, and each refusal as a sentence. */
+  network: { hosts: string[]; refused: string[] } | null;
   /** Entries the command made that are not kept (links, pipes, devices, names that cannot be paths). */
   ignored: string[];
   tooLarge: string[];
@@ -47,7 +50,7 @@ export interface Computers {
   run(
     db: Db,
     target: { workspaceId: string; agentId: string; runId: string; stepId: string; taint: readonly string[]; privateTo: string | null },
-    command: { command: string; cwd: string; timeoutSeconds?: number },
+    command: { command: string; cwd: string; timeoutSeconds?: number; network?: { allow: readonly string[] } | null },
     options: { signal: AbortSignal; onOutput?: (stream: CommandStream, text: string) => void },
   ): Promise<CommandOutcome>;
   /** Commands running now on this server, of one agent or of all. */
@@ -90,15 +93,32 @@ export function createComputers(engine: ComputerEngine, fileLimits: FileLimits, 
           const sandbox = await engine.prepare({ workspaceId: owner.workspaceId, agentId: owner.agentId });
           const present = await materialise(db, sandbox);
           const limits = { ...commandLimits, ...(command.timeoutSeconds ? { wallMs: Math.min(command.timeoutSeconds * 1000, commandLimits.wallMs) } : {}) };
-          const result = await engine.exec(sandbox, { command: command.command, cwd: command.cwd, limits, signal, onOutput: options.onOutput });
+          const proxy = command.network ? await openEgressProxy({ allow: command.network.allow }) : null;
+          let result: ExecResult;
+          try {
+            result = await engine.exec(sandbox, {
+              command: command.command,
+              cwd: command.cwd,
+              limits,
+              signal,
+              onOutput: options.onOutput,
+              ...(proxy ? { egress: { socketPath: proxy.socketPath } } : {}),
+            });
+          } finally {
+            await proxy?.close();
+          }
+          const hosts = proxy?.hosts() ?? [];
+          // Whatever came from the network is untrusted, and so is every file the command wrote after reading it.
+          const taint = [...new Set([...target.taint, ...hosts.map((host) => `web:${host}`)])];
           // What the command changed is kept whatever its exit code, as a terminal keeps it.
-          const back = await writeBack(db, sandbox, { runId: target.runId, stepId: target.stepId, taint: target.taint, privateTo: target.privateTo }, fileLimits);
+          const back = await writeBack(db, sandbox, { runId: target.runId, stepId: target.stepId, taint, privateTo: target.privateTo }, fileLimits);
           return {
             ...result,
             files: back.written.map((w) => ({ path: w.path, version: w.version, change: w.deleted ? "deleted" : w.previous === 0 ? "added" : "changed", ...lineCounts(w.before, w.after) })),
             ignored: back.ignored,
             tooLarge: back.tooLarge,
-            taint: [...new Set(present.flatMap((f) => f.taint))],
+            taint: [...new Set([...present.flatMap((f) => f.taint), ...hosts.map((host) => `web:${host}`)])],
+            network: proxy ? { hosts, refused: proxy.refusals() } : null,
           };
         } finally {
           running.delete(target.stepId);

@@ -56,6 +56,12 @@ export interface ExecRequest {
   limits: CommandLimits;
   /** Aborting kills the command (a cancel, a pause, the agent's deletion). */
   signal: AbortSignal;
+  /**
+   * The network, when the policy gave the command one: the Unix socket of Clawdeck's egress proxy. The command then
+   * sees an HTTP proxy at `http://127.0.0.1:3128` (in `http_proxy` and `https_proxy`) and nothing else; without it,
+   * it has no network at all.
+   */
+  egress?: { socketPath: string };
   /** Each piece of output as it comes (already decoded). */
   onOutput?: (stream: CommandStream, text: string) => void;
 }

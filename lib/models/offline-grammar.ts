@@ -7,6 +7,7 @@ export const offlineGrammar = [
   { command: "remember <text>", tool: "memory.remember", example: "remember the launch is on Friday" },
   { command: "recall <query>", tool: "memory.recall", example: "recall launch" },
   { command: "run <command>", tool: "shell.exec", example: "run python3 hello.py" },
+  { command: "run online <command>", tool: "shell.exec", example: "run online curl -sI https://example.com" },
   { command: "write <path>, then the file's lines", tool: "files.write", example: "write hello.py\nprint('hello')" },
   { command: "read <path>", tool: "files.read", example: "read hello.py" },
   { command: "ls [<folder>]", tool: "files.list", example: "ls" },

@@ -51,6 +51,7 @@ function grammarCommand(line: string): Call | null {
   if ((m = text.match(/^slack\s+#([a-z0-9_.-]+)\s+([\s\S]+)$/i))) return { name: "slack.post", input: { channel: `#${m[1]!.toLowerCase()}`, text: m[2]!.trim() } };
   if ((m = text.match(/^remember\s+([\s\S]+)$/i))) return { name: "memory.remember", input: { text: m[1]!.trim() } };
   if ((m = text.match(/^recall\s+([\s\S]+)$/i))) return { name: "memory.recall", input: { query: m[1]!.trim() } };
+  if ((m = text.match(/^run\s+online\s+([\s\S]+)$/i))) return { name: "shell.exec", input: { command: m[1]!.trim(), network: true } };
   if ((m = text.match(/^run\s+([\s\S]+)$/i))) return { name: "shell.exec", input: { command: m[1]!.trim() } };
   if ((m = text.match(/^read\s+(?!https?:\/\/)(\S+)$/i))) return { name: "files.read", input: { path: m[1]! } };
   if ((m = text.match(/^ls(?:\s+(\S+))?$/i))) return { name: "files.list", input: m[1] ? { path: m[1] } : {} };

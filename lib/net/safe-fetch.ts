@@ -87,6 +87,8 @@ export class FetchRefusedError extends Error {
   readonly host: string;
   /** The resolved address that was refused, when the host is a name. */
   readonly address?: string;
+  /** Why, as the end of a sentence ("10.0.0.5 is a private address"). */
+  readonly detail: string;
 
   constructor(init: { reason: FetchRefusalReason; url: string; host: string; detail: string; address?: string; from?: string }) {
     const via = init.from ? ` (redirected from ${init.from})` : "";
@@ -96,6 +98,7 @@ export class FetchRefusedError extends Error {
     this.url = init.url;
     this.host = init.host;
     this.address = init.address;
+    this.detail = init.detail;
   }
 }
 
@@ -466,4 +469,33 @@ export async function safeFetch(input: string, options: SafeFetchOptions = {}): 
     clearTimeout(timer);
     options.signal?.removeEventListener("abort", forwardAbort);
   }
+}
+
+// ---------------------------------------------------------------------------
+// Connections that are not fetches (the egress proxy of agents' computers)
+
+/**
+ * The address a connection to `host:port` may go to, by the same rules as a fetch: a host on the allow-list goes
+ * wherever it resolves; any other must resolve to public addresses only (one bad address refuses the name). The
+ * check is made when connecting, on the address connected to, so a name cannot change its answer in between.
+ */
+export async function checkedAddress(host: string, port: number, options: { allow?: readonly string[]; lookup?: SafeLookup } = {}): Promise<LookupAddress> {
+  const allow = parseAllowList(options.allow ?? []);
+  const bracketed = net.isIP(host) === 6 ? `[${host}]` : host;
+  const url = parseUrl(`http://${bracketed}:${port}/`);
+  checkUrl(url, allow, undefined);
+  const name = bareHost(url);
+  const shown = `${url.hostname}:${port}`;
+  if (net.isIP(name)) return { address: name, family: net.isIP(name) };
+  const addresses = await new Promise<LookupAddress[]>((resolve, reject) =>
+    (options.lookup ?? defaultLookup)(name, { all: true }, (error, found) => (error ? reject(error) : resolve(found))),
+  );
+  if (addresses.length === 0) throw Object.assign(new Error(`No address for ${name}`), { code: "ENOTFOUND" });
+  if (!hostAllowed(url, allow)) {
+    for (const { address } of addresses) {
+      const reason = refusalFor(address, allow);
+      if (reason) throw new FetchRefusedError({ reason, url: shown, host: url.hostname, address, detail: `${name} resolves to ${address}, ${describeAddress(address, reason)}` });
+    }
+  }
+  return addresses[0]!;
 }

@@ -46,6 +46,11 @@ const egressEffects: readonly ToolEffect[] = ["sends_internal", "sends_externall
  */
 export const categoryDefaults: Partial<Record<ApprovalCategory, PolicyMode>> = { code_exec: "allow" };
 
+/** Whether a category's default applies to a call: code that can reach the network is not contained, so it asks. */
+function defaultApplies(category: ApprovalCategory, effects: readonly ToolEffect[]): boolean {
+  return !(category === "code_exec" && effects.includes("sends_externally"));
+}
+
 export function baseCategory(effects: readonly ToolEffect[]): ApprovalCategory | null {
   if (effects.includes("spends_money")) return "spend";
   if (effects.includes("executes_code")) return "code_exec";
@@ -71,7 +76,7 @@ export function classifyCall(input: {
   const base = baseCategory(input.effects);
   const category: ApprovalCategory | null = tainted ? "tainted_egress" : base;
   const toolMode = overrides.tools[input.tool];
-  const categoryMode = category ? (overrides.categories[category] ?? categoryDefaults[category]) : undefined;
+  const categoryMode = category ? (overrides.categories[category] ?? (defaultApplies(category, input.effects) ? categoryDefaults[category] : undefined)) : undefined;
   const sources = input.taint.map((t) => t.source).join(", ");
 
   if (toolMode === "deny" || categoryMode === "deny") {
@@ -84,7 +89,10 @@ export function classifyCall(input: {
     return { kind: "require_approval", category: category ?? "data_write", reason: "The workspace policy asks for approval of this call." };
   }
   if (toolMode === "allow" || categoryMode === "allow") return { kind: "allow" };
-  if (category) return { kind: "require_approval", category, reason: `This call ${categoryLabels[category].toLowerCase()}.` };
+  if (category) {
+    const networked = category === "code_exec" && input.effects.includes("sends_externally");
+    return { kind: "require_approval", category, reason: networked ? "This call runs code with access to the internet." : `This call ${categoryLabels[category].toLowerCase()}.` };
+  }
   return { kind: "allow" };
 }
 

@@ -7,7 +7,7 @@ import { normalisePath, PathError } from "../computers/paths";
 import { isAppError } from "../errors";
 import { isPrivateRun } from "../access/access";
 import { truncate } from "../text";
-import { ToolError, type ToolContext, type ToolDefinition, type ToolPreview } from "./types";
+import { ToolError, type ToolContext, type ToolDefinition, type ToolEffect, type ToolPreview } from "./types";
 
 /**
  * The tools of an agent's computer: a shell in its sandbox and its files.
@@ -45,10 +45,18 @@ const pathField = z.string().min(1).max(4096).describe("A path relative to the w
 // ---------------------------------------------------------------- shell.exec
 
 const shellInput = z.object({
-  command: z.string().trim().min(1).max(MAX_COMMAND_CHARS).describe("A shell command (sh -c), run in the agent's sandbox with no network"),
+  command: z.string().trim().min(1).max(MAX_COMMAND_CHARS).describe("A shell command (sh -c), run in the agent's sandbox"),
   cwd: z.string().max(4096).optional().describe("The folder to start in, relative to the workspace (its root by default)"),
   timeoutSeconds: z.number().int().min(1).max(600).optional().describe("Wall-clock limit in seconds (at most the server's limit)"),
+  network: z
+    .boolean()
+    .optional()
+    .describe("Give the command the internet (public addresses only, through an HTTP proxy in http_proxy/https_proxy). Off by default; a person usually has to approve it."),
 });
+
+/** A command without the network stays in its sandbox; with it, it reads from and can send to the outside. */
+const CONTAINED: readonly ToolEffect[] = ["executes_code", "writes_computer"];
+const NETWORKED: readonly ToolEffect[] = [...CONTAINED, "reads_external", "sends_externally"];
 
 export type ShellOutput = Omit<CommandOutcome, "taint" | "signal"> & { signal: string | null; summary: string; taint: string[] };
 
@@ -69,22 +77,27 @@ function describeCommand(command: string, out: CommandOutcome): string {
   if (out.files.length > 0) {
     lines.push("", `Files: ${out.files.map((f) => `${f.path} (${f.change}${f.added !== null ? `, +${f.added} −${f.removed}` : ""})`).join(", ")}.`);
   }
+  if (out.network) {
+    if (out.network.hosts.length > 0) lines.push("", `Network: it reached ${out.network.hosts.join(", ")}.`);
+    for (const refusal of out.network.refused.slice(0, 5)) lines.push(`- ${refusal}`);
+  }
   return lines.join("\n");
 }
 
 export const shellExecTool: ToolDefinition<z.infer<typeof shellInput>, ShellOutput> = {
   name: "shell.exec",
   description:
-    "Run a shell command in your own computer: a Linux sandbox whose /workspace holds your files (they persist between commands). There is no network. Output is kept up to 64 kB per stream.",
+    "Run a shell command in your own computer: a Linux sandbox whose /workspace holds your files (they persist between commands). There is no network unless you ask for it with network: true. Output is kept up to 64 kB per stream.",
   input: shellInput,
-  effects: ["executes_code", "writes_computer"],
+  effects: NETWORKED,
+  effectsOf: (input) => (input.network ? NETWORKED : CONTAINED),
   timeoutMs: 11 * 60_000,
   taint: (_input, output) => output.taint,
   preview: (input) => ({
     title: "Run a command in the agent's computer",
     fields: [
       { label: "Folder", value: `/workspace${input.cwd ? `/${safePathText(input.cwd)}` : ""}` },
-      { label: "Network", value: "Off" },
+      { label: "Network", value: input.network ? "On: public addresses only, through Clawdeck's proxy" : "Off" },
       { label: "Time limit", value: `${input.timeoutSeconds ?? 60} seconds` },
     ],
     body: input.command,
@@ -101,7 +114,7 @@ export const shellExecTool: ToolDefinition<z.infer<typeof shellInput>, ShellOutp
     const out = await computers.run(
       ctx.db,
       { workspaceId: ctx.workspaceId, agentId: ctx.agentId, runId: ctx.runId, stepId: ctx.stepId, taint: ctx.taint, privateTo: privateToOf(ctx) },
-      { command: input.command, cwd, timeoutSeconds: input.timeoutSeconds },
+      { command: input.command, cwd, timeoutSeconds: input.timeoutSeconds, network: input.network ? { allow: ctx.fetchAllow ?? [] } : null },
       { signal: ctx.signal, onOutput: ctx.progress },
     );
     return { ...out, summary: describeCommand(input.command, out) };

@@ -22,6 +22,9 @@ describe("policy", () => {
     // Code in the agent's own sandbox runs without asking, until the run has read untrusted content.
     ["shell.exec", ["executes_code", "writes_computer"], false, "allow"],
     ["shell.exec", ["executes_code", "writes_computer"], true, "tainted_egress"],
+    // With the network, code can send anything anywhere: it asks by default.
+    ["shell.exec", ["executes_code", "writes_computer", "reads_external", "sends_externally"], false, "code_exec"],
+    ["shell.exec", ["executes_code", "writes_computer", "reads_external", "sends_externally"], true, "tainted_egress"],
     ["files.write", ["writes_computer"], false, "allow"],
     ["files.write", ["writes_computer"], true, "tainted_egress"],
     ["files.read", ["reads_workspace"], true, "allow"],
@@ -38,6 +41,10 @@ describe("policy", () => {
       category: "code_exec",
     });
     expect(classifyCall({ tool: "shell.exec", effects, taint: [], overrides: { tools: { "shell.exec": "deny" }, categories: {} } }).kind).toBe("deny");
+    // A workspace that lets code run without asking lets networked code run too: it said so for the category.
+    const networked: ToolEffect[] = [...effects, "reads_external", "sends_externally"];
+    expect(classifyCall({ tool: "shell.exec", effects: networked, taint: [] })).toEqual({ kind: "require_approval", category: "code_exec", reason: "This call runs code with access to the internet." });
+    expect(classifyCall({ tool: "shell.exec", effects: networked, taint: [], overrides: { tools: {}, categories: { code_exec: "allow" } } }).kind).toBe("allow");
   });
 
   it("workspace overrides tighten anything and loosen only untainted calls", () => {
