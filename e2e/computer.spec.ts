@@ -1,6 +1,8 @@
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test } from "@playwright/test";
-import { OWNER } from "./fixtures";
+import { APP_ORIGIN, OWNER } from "./fixtures";
+import { ApprovalsPage } from "./pages/approvals-page";
+import { personWithRole } from "./people";
 import { ChatPage } from "./pages/chat-page";
 import { horizontalOverflow } from "./pages/main-pages";
 import { SignInPage } from "./pages/sign-in-page";
@@ -58,5 +60,54 @@ test.describe("an agent's computer", () => {
       const result = await new AxeBuilder({ page }).include("[data-testid=computer]").withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]).analyze();
       expect(result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual([]);
     }
+  });
+
+  test("a reviewer on a phone approves @forge's command that asks for the network; then @forge's browser opens a page and shows it", async ({ page, browser }) => {
+    await new SignInPage(page).signInAs(OWNER);
+    const reviewer = await personWithRole(browser, page, "reviewer");
+    const chat = new ChatPage(page);
+    await chat.goto("demo");
+    await chat.startWith("forge");
+    // "The web" here is the app's own address, which the test server's allow-list lets through the egress proxy.
+    const tag = Date.now().toString(36);
+    await chat.send(`run online curl -sS ${APP_ORIGIN}/api/health?from=${tag}`);
+    const step = chat.step(chat.lastReply(), "shell.exec");
+    await expect(chat.stepStatus(step)).toHaveText("Awaiting approval");
+    await expect(step).toContainText("On: public addresses only, through Clawdeck's proxy");
+
+    // A reviewer, on a phone, sees exactly what will run (the command, the network on) and approves it.
+    await reviewer.page.setViewportSize({ width: 390, height: 844 });
+    const inbox = new ApprovalsPage(reviewer.page);
+    await inbox.goto("demo");
+    const card = inbox.pending().getByRole("article").filter({ hasText: `from=${tag}` });
+    await expect(card).toContainText("Run a command in the agent's computer");
+    await expect(card).toContainText("On: public addresses only, through Clawdeck's proxy");
+    await expect(card).toContainText("Runs code");
+    expect(await horizontalOverflow(reviewer.page)).toBe(0);
+    await inbox.approve(card);
+    await expect(card).toHaveCount(0);
+    await reviewer.context.close();
+
+    // The command ran with the network: the app's health answer is in its output.
+    const terminal = step.getByTestId("terminal");
+    await expect(terminal.getByTestId("terminal-ending")).toContainText("Exit code 0", { timeout: 30_000 });
+    await expect(terminal).toContainText('"status"');
+    await chat.waitUntilIdle();
+
+    // The browser: a page opened in @forge's own Chromium, shown with its screenshot and address.
+    await chat.send(`browse ${APP_ORIGIN}/sign-in`);
+    const browsed = chat.step(chat.lastReply(), "browser.open");
+    await expect(chat.stepStatus(browsed)).toHaveText("Succeeded", { timeout: 60_000 });
+    const shot = browsed.getByTestId("browser-block");
+    await expect(shot).toContainText(`${APP_ORIGIN}/sign-in`);
+    await expect(shot.getByRole("img", { name: /^Screenshot of / })).toHaveJSProperty("complete", true);
+    expect(await shot.getByRole("img").evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(1280);
+    await chat.waitUntilIdle();
+
+    // The agent's page shows what its browser showed last.
+    await page.goto("/w/demo/agents");
+    await page.getByRole("link", { name: /Forge/ }).first().click();
+    const seen = page.getByTestId("computer").getByRole("group", { name: "Browser" });
+    await expect(seen).toContainText(`${APP_ORIGIN}/sign-in`);
   });
 });

@@ -69,7 +69,7 @@ test.describe("usage and budgets", () => {
     expect((await usage.rowCredits()).reduce((a, b) => a + b, 0)).toBe(total);
 
     const csv = (await usage.exportCsv()).trim().split("\r\n");
-    expect(csv[0]).toBe("group,key,label,calls,input_tokens,output_tokens,cache_read_tokens,cache_write_tokens,unpriced_calls,credits,usd");
+    expect(csv[0]).toBe("group,key,label,calls,input_tokens,output_tokens,cache_read_tokens,cache_write_tokens,unpriced_calls,credits,usd,compute_seconds");
     const body = csv.slice(1, -1);
     const totalLine = csv.at(-1)!.split(",");
     expect(totalLine[0]).toBe("total");

@@ -51,6 +51,7 @@ export async function stopServer(): Promise<void> {
   if (!pending) return;
   const server = await pending;
   await server.runtime.drain();
+  await server.runtime.deps.computers?.browsers.closeAll();
   await server.bus.close();
   await server.handle.close();
 }

@@ -37,12 +37,18 @@ function PricesEditor({ list, canEdit }: { list: PriceList; canEdit: boolean }) 
   const [rows, setRows] = useState<DraftPrice[]>(() => list.prices.filter((p) => p.source === "workspace").map((p) => toDraft(p.model, p)));
   const [ownDefault, setOwnDefault] = useState(list.defaultPrice.source === "workspace");
   const [fallback, setFallback] = useState<DraftPrice>(() => toDraft("*", list.defaultPrice));
+  const [ownCompute, setOwnCompute] = useState(list.compute.source === "workspace");
+  const [compute, setCompute] = useState(String(list.compute.usdPerSecond));
   const save = useMutation({
     mutationFn: () => {
       const price = (d: DraftPrice) => ({ input: Number(d.input), output: Number(d.output), cacheRead: Number(d.cacheRead), cacheWrite: Number(d.cacheWrite) });
       return api("/api/prices", {
         method: "PUT",
-        body: { prices: rows.map((r) => ({ model: r.model.trim(), ...price(r) })), defaultPrice: ownDefault ? price(fallback) : null },
+        body: {
+          prices: rows.map((r) => ({ model: r.model.trim(), ...price(r) })),
+          defaultPrice: ownDefault ? price(fallback) : null,
+          compute: ownCompute ? { usdPerSecond: Number(compute) } : null,
+        },
         schema: priceListSchema,
       });
     },
@@ -156,7 +162,36 @@ function PricesEditor({ list, canEdit }: { list: PriceList; canEdit: boolean }) 
         {save.isError ? (
           <ErrorNotice error={save.error} fallback="Could not save the prices." className="border-t border-rose-100 bg-rose-50 px-4 py-2" />
         ) : null}
-        
+      </section>
+
+      <section className="card space-y-2 p-4" aria-label="Compute price">
+        <h3 className="text-sm font-semibold">Agents&apos; computers</h3>
+        <p className="text-xs text-slate-500">
+          Every command an agent runs and every page its browser opens is charged by the second it took, beside its model calls: it counts
+          towards spend and budgets, and shows as its own source on the usage page.
+        </p>
+        <label className="flex items-center gap-2 text-sm">
+          <input type="checkbox" disabled={!canEdit} checked={ownCompute} onChange={(e) => setOwnCompute(e.target.checked)} />
+          Our own price
+        </label>
+        {ownCompute ? (
+          <label className="flex flex-wrap items-center gap-2 text-sm">
+            <input
+              className="input w-32 py-1 text-right tabular-nums disabled:bg-slate-50"
+              inputMode="decimal"
+              aria-label="Price of a second of an agent's computer, US dollars"
+              disabled={!canEdit}
+              value={compute}
+              onChange={(e) => setCompute(e.target.value)}
+            />
+            US dollars per second
+          </label>
+        ) : (
+          <p className="text-sm text-slate-700" data-testid="compute-price">
+            Built-in: {usd(list.compute.usdPerSecond)} per second (about {usd(Math.round(list.compute.usdPerSecond * 3600 * 100) / 100)} an hour).{" "}
+            <span className="rounded bg-slate-100 px-1.5 py-0.5 text-xs text-slate-600">nominal: the computers run on this server</span>
+          </p>
+        )}
       </section>
 
       <section className="card overflow-x-auto" aria-label="Built-in prices">

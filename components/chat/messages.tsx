@@ -139,7 +139,7 @@ export function replyText(view: ReplyView): string {
 }
 
 export function AssistantReply({ agent, view, offline, actions }: {
-  agent: { name: string; color: string };
+  agent: { id?: string; name: string; color: string };
   view: ReplyView;
   offline: boolean;
   /** Copy and Retry, once the reply is finished. */
@@ -174,7 +174,7 @@ export function AssistantReply({ agent, view, offline, actions }: {
 
         {view.items.map((item, index) =>
           item.kind === "step" ? (
-            <StepCard key={item.step.key} step={item.step} />
+            <StepCard key={item.step.key} step={item.step} agentId={agent.id} />
           ) : (
             <div key={`text-${index}`} data-testid="reply-text" className="relative">
               <Markdown text={item.text} />

@@ -8,6 +8,7 @@ import { Revealed } from "../ui/revealed";
 import { exactJson } from "@/lib/hidden-characters";
 import { DiffBlock } from "../computer/diff-block";
 import { TerminalBlock } from "../computer/terminal-block";
+import { BrowserBlock, browserShotOf } from "../computer/browser-block";
 
 function ApprovalNotice({ approval }: { approval: StepApproval }) {
   const { slug } = useWorkspace();
@@ -104,8 +105,9 @@ function duration(ms: number | null): string | null {
   return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
 }
 
-export function StepCard({ step }: { step: StepView }) {
+export function StepCard({ step, agentId }: { step: StepView; agentId?: string }) {
   const summary = summaryOf(step.output);
+  const shot = agentId && step.status === "succeeded" ? browserShotOf(step.output) : null;
   const took = duration(step.durationMs);
   const finished = step.status !== "running" && step.status !== "pending";
   return (
@@ -149,6 +151,7 @@ export function StepCard({ step }: { step: StepView }) {
       ) : null}
 
       {step.tool === "shell.exec" ? <TerminalBlock step={step} /> : null}
+      {shot && agentId ? <BrowserBlock agentId={agentId} shot={shot} /> : null}
 
       {step.approval ? <ApprovalNotice approval={step.approval} /> : null}
 

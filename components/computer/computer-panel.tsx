@@ -8,6 +8,7 @@ import { useApi, useWorkspace } from "../providers";
 import { ErrorNotice } from "../ui/error-notice";
 import { Time } from "../ui/time";
 import { toast } from "../ui/toaster";
+import { agentFileUrl, BrowserBlock } from "./browser-block";
 
 const IMAGE = /\.(png|jpe?g|gif|webp)$/i;
 
@@ -70,7 +71,7 @@ export function ComputerPanel({ agentId, canManage }: { agentId: string; canMana
             <p className="rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900">{status.data.reason ?? "Commands cannot run on this server."}</p>
           ) : (
             <p className="text-sm text-slate-600">
-              A sandbox with a shell and these files, with no network. {status.data.running.length === 0 ? "No command is running." : null}
+              A sandbox with a shell, a browser and these files. Commands have no network unless a person allows it. {status.data.running.length === 0 ? "No command is running." : null}
             </p>
           )
         ) : null}
@@ -117,6 +118,15 @@ export function ComputerPanel({ agentId, canManage }: { agentId: string; canMana
               ))}
             </pre>
           </details>
+        ) : null}
+
+        {status.data?.browser ? (
+          <div aria-label="Browser" role="group" className="rounded-md ring-1 ring-slate-200">
+            <p className="px-3 pt-2 text-sm text-slate-600">
+              Its browser, last seen <Time at={status.data.browser.at} />:
+            </p>
+            <BrowserBlock agentId={agentId} shot={status.data.browser} />
+          </div>
         ) : null}
 
         <nav aria-label="Folder" className="flex flex-wrap items-center gap-1 text-sm">
@@ -166,7 +176,7 @@ function FileView(props: { agentId: string; path: string; version: number | null
   const api = useApi();
   const { slug } = useWorkspace();
   const queryClient = useQueryClient();
-  const url = `/api/agents/${agentId}/files/content?path=${encodeURIComponent(path)}${version ? `&version=${version}` : ""}&workspace=${encodeURIComponent(slug)}`;
+  const url = agentFileUrl(slug, agentId, path, version);
   const image = IMAGE.test(path);
   const text = useQuery({
     queryKey: agentKeys.file(slug, agentId, path, version),

@@ -166,6 +166,8 @@ function ReportBody({ report }: { report: Report }) {
   const name = (key: string) => (key === OTHER ? "Other" : (labels.get(key) ?? key));
   const colors = useMemo(() => seriesColors(report.rows.filter((r) => keys.includes(r.key)), OTHER), [report.rows, keys]);
   const groupLabel = groups.find((g) => g.id === report.group)!.label;
+  // Seconds of agents' computers, in their own column once there are any.
+  const compute = report.totals.computeMs > 0;
 
   return (
     <>
@@ -208,12 +210,13 @@ function ReportBody({ report }: { report: Report }) {
               <th className="px-4 py-2 text-right">Output tokens</th>
               <th className="px-4 py-2 text-right">Cache read</th>
               <th className="px-4 py-2 text-right">Cache write</th>
+              {compute ? <th className="px-4 py-2 text-right">Computer time</th> : null}
             </tr>
           </thead>
           <tbody className="divide-y divide-slate-100">
             {report.rows.length === 0 ? (
               <tr>
-                <td colSpan={7} className="px-4 py-6 text-center text-slate-500">
+                <td colSpan={compute ? 8 : 7} className="px-4 py-6 text-center text-slate-500">
                   No model calls in this range.
                 </td>
               </tr>
@@ -239,6 +242,7 @@ function ReportBody({ report }: { report: Report }) {
                   <td className="px-4 py-2 text-right tabular-nums">{formatCount(r.outputTokens)}</td>
                   <td className="px-4 py-2 text-right tabular-nums">{formatCount(r.cacheReadTokens)}</td>
                   <td className="px-4 py-2 text-right tabular-nums">{formatCount(r.cacheWriteTokens)}</td>
+                  {compute ? <td className="px-4 py-2 text-right tabular-nums">{formatSeconds(r.computeMs)}</td> : null}
                 </tr>
               ))
             )}
@@ -254,6 +258,7 @@ function ReportBody({ report }: { report: Report }) {
               <td className="px-4 py-2 text-right tabular-nums">{formatCount(report.totals.outputTokens)}</td>
               <td className="px-4 py-2 text-right tabular-nums">{formatCount(report.totals.cacheReadTokens)}</td>
               <td className="px-4 py-2 text-right tabular-nums">{formatCount(report.totals.cacheWriteTokens)}</td>
+              {compute ? <td className="px-4 py-2 text-right tabular-nums">{formatSeconds(report.totals.computeMs)}</td> : null}
             </tr>
           </tfoot>
         </table>
@@ -288,6 +293,15 @@ function UsageChart({ title, label, ...bars }: { title: string; label: string } 
  * time zone as the server counts them; a bucket without usage holds zeros.
  * The five largest groups keep their own colour, the rest are "Other".
  */
+/** Milliseconds of computer time as a person reads them: "4.2 s", "3 min 20 s". */
+function formatSeconds(ms: number): string {
+  if (ms === 0) return "–";
+  const seconds = ms / 1000;
+  if (seconds < 60) return `${seconds.toFixed(1)} s`;
+  const minutes = Math.floor(seconds / 60);
+  return minutes < 60 ? `${minutes} min ${Math.round(seconds % 60)} s` : `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+}
+
 function chartData(report: Report, timeZone: string): { chart: ChartPoint[]; keys: string[] } {
   const top = report.rows.slice(0, 5).map((r) => r.key);
   const keys = report.rows.length > 5 ? [...top, OTHER] : top;

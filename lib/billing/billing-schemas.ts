@@ -20,6 +20,8 @@ export const priceListSchema = z.object({
   ),
   /** Charged for models with no price; such charges are flagged. */
   defaultPrice: z.object({ ...modelPrice, source: priceSource }),
+  /** US dollars per second of an agent's computer (a command, a browser call); the built-in price is nominal. */
+  compute: z.object({ usdPerSecond: z.number(), source: priceSource, nominal: z.boolean() }),
 });
 export type PriceList = z.infer<typeof priceListSchema>;
 
@@ -53,6 +55,7 @@ const usageTotals = {
   cacheWriteTokens: z.number(),
   credits: z.number(),
   unpricedCalls: z.number(),
+  computeMs: z.number(),
 };
 
 export const usageReportSchema = z.object({

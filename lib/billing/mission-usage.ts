@@ -33,6 +33,7 @@ export async function missionUsage(db: Db, workspaceId: string, range: HourRange
         cacheWriteTokens: sum(usageEvents.cacheWriteTokens),
         credits: sum(usageEvents.credits),
         unpricedCalls: sum(usageEvents.unpriced),
+        computeMs: sum(usageEvents.computeMs),
       })
       .from(usageEvents)
       .where(where)

@@ -1,15 +1,19 @@
-import { asc, eq, sql } from "drizzle-orm";
+import { and, asc, eq, ne, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "../db/client";
 import { statement } from "../db/statements";
 import { modelPrices } from "../db/schema";
 import { recordAudit } from "../audit";
 import {
+  COMPUTE_PRICE_KEY,
+  CREDITS_PER_USD,
   DEFAULT_PRICE_KEY,
+  defaultComputeUsdPerSecond,
   defaultPrices,
   fallbackPrice,
   isNominal,
   priceOf,
+  creditsPerMtok,
   ratesOf,
   resolvePrice,
   type ModelPrice,
@@ -34,6 +38,12 @@ export async function lookupPrice(db: Db, workspaceId: string, model: string): P
   return resolvePrice(model, await loadWorkspacePrices(db, workspaceId));
 }
 
+/** The price of a second of an agent's computer in this workspace (see `COMPUTE_PRICE_KEY`). */
+export async function lookupComputePrice(db: Db, workspaceId: string): Promise<{ creditsPerSecond: number; source: "workspace" | "built-in" }> {
+  const own = (await loadWorkspacePrices(db, workspaceId)).find((p) => p.model === COMPUTE_PRICE_KEY);
+  return own ? { creditsPerSecond: own.rates.input, source: "workspace" } : { creditsPerSecond: Math.round(defaultComputeUsdPerSecond * CREDITS_PER_USD), source: "built-in" };
+}
+
 export interface PriceListEntry extends ModelPrice {
   model: string;
   source: "workspace" | "built-in";
@@ -47,13 +57,16 @@ export interface PriceList {
   prices: PriceListEntry[];
   /** Charged for models with no price; such charges are flagged. */
   defaultPrice: ModelPrice & { source: "workspace" | "built-in" };
+  /** A second of an agent's computer (a command, a browser call); the built-in price is nominal. */
+  compute: { usdPerSecond: number; source: "workspace" | "built-in"; nominal: boolean };
 }
 
 /** The workspace's prices and the built-in list beside them, as the settings page shows them. */
 export async function getPriceList(db: Db, workspaceId: string): Promise<PriceList> {
   const rows = await db.select().from(modelPrices).where(eq(modelPrices.workspaceId, workspaceId)).orderBy(asc(modelPrices.model));
-  const own = rows.filter((r) => r.model !== DEFAULT_PRICE_KEY);
+  const own = rows.filter((r) => r.model !== DEFAULT_PRICE_KEY && r.model !== COMPUTE_PRICE_KEY);
   const fallback = rows.find((r) => r.model === DEFAULT_PRICE_KEY);
+  const compute = rows.find((r) => r.model === COMPUTE_PRICE_KEY);
   const toPrice = (r: (typeof rows)[number]) =>
     priceOf({ input: r.inputCreditsPerMtok, output: r.outputCreditsPerMtok, cacheRead: r.cacheReadCreditsPerMtok, cacheWrite: r.cacheWriteCreditsPerMtok });
   return {
@@ -68,6 +81,9 @@ export async function getPriceList(db: Db, workspaceId: string): Promise<PriceLi
       })),
     ],
     defaultPrice: fallback ? { ...toPrice(fallback), source: "workspace" } : { ...fallbackPrice, source: "built-in" },
+    compute: compute
+      ? { usdPerSecond: compute.inputCreditsPerMtok / CREDITS_PER_USD, source: "workspace", nominal: false }
+      : { usdPerSecond: defaultComputeUsdPerSecond, source: "built-in", nominal: true },
   };
 }
 
@@ -101,6 +117,8 @@ export const updatePricesSchema = z
       .max(200),
     /** Null goes back to the built-in default. */
     defaultPrice: modelPriceSchema.nullable(),
+    /** US dollars per second of an agent's computer; null goes back to the built-in price, left out keeps it as it is. */
+    compute: z.object({ usdPerSecond: usdPerMtokSchema.max(10) }).nullable().optional(),
   })
   .refine((v) => new Set(v.prices.map((p) => p.model)).size === v.prices.length, { message: "Each model may appear once", path: ["prices"] });
 
@@ -112,8 +130,12 @@ export async function updatePrices(db: Db, workspaceId: string, actorId: string,
     ...input.prices.map((p) => ({ model: p.model, rates: ratesOf(p) })),
     ...(input.defaultPrice ? [{ model: DEFAULT_PRICE_KEY, rates: ratesOf(input.defaultPrice) }] : []),
   ];
+  if (input.compute) rows.push({ model: COMPUTE_PRICE_KEY, rates: { input: creditsPerMtok(input.compute.usdPerSecond), output: 0, cacheRead: 0, cacheWrite: 0 } });
   await db.transaction(async (tx) => {
-    await tx.delete(modelPrices).where(eq(modelPrices.workspaceId, workspaceId));
+    // Left out, the compute price stays as it is (a client that knows only model prices keeps it).
+    await tx
+      .delete(modelPrices)
+      .where(and(eq(modelPrices.workspaceId, workspaceId), input.compute === undefined ? ne(modelPrices.model, COMPUTE_PRICE_KEY) : undefined));
     if (rows.length > 0) {
       await tx.insert(modelPrices).values(
         rows.map((r) => ({
@@ -131,7 +153,7 @@ export async function updatePrices(db: Db, workspaceId: string, actorId: string,
       actor: { kind: "user", id: actorId },
       action: "prices.updated",
       target: { type: "workspace", id: workspaceId },
-      detail: { prices: input.prices, defaultPrice: input.defaultPrice, creditsPerMtok: rows.map((r) => ({ model: r.model, ...r.rates })) },
+      detail: { prices: input.prices, defaultPrice: input.defaultPrice, compute: input.compute, creditsPerMtok: rows.map((r) => ({ model: r.model, ...r.rates })) },
     });
   });
   return getPriceList(db, workspaceId);

@@ -104,6 +104,27 @@ export function priceFor(model: string): { price: ModelPrice; priced: boolean } 
   return { price: priceOf(resolved.rates), priced: resolved.priced };
 }
 
+/** What a compute charge is for: the sandbox of a command, or the agent's browser. */
+export const computeKinds = ["sandbox", "browser"] as const;
+export type ComputeKind = (typeof computeKinds)[number];
+
+/**
+ * The price book's key of a workspace's compute price (no model id starts with "~"). Its row holds credits per
+ * second in the input rate; the other rates are zero.
+ */
+export const COMPUTE_PRICE_KEY = "~compute";
+
+/**
+ * The built-in price of a second of an agent's computer, in US dollars: nominal, since the sandbox and the browser
+ * run on this server and no provider bills them; a workspace sets its own to count what its machines cost.
+ */
+export const defaultComputeUsdPerSecond = 0.000014;
+
+/** Credits for `ms` milliseconds at `creditsPerSecond`, rounded up to a whole credit. */
+export function computeCredits(ms: number, creditsPerSecond: number): number {
+  return Math.ceil((ms * creditsPerSecond) / 1000);
+}
+
 /** Credits for a call at integer rates, rounded up to a whole credit (never undercharges by a fraction). */
 export function creditsAtRates(usage: Usage, rates: PriceRates): number {
   const microCredits =

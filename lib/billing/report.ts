@@ -23,6 +23,8 @@ export interface UsageTotals {
   cacheWriteTokens: number;
   credits: number;
   unpricedCalls: number;
+  /** Milliseconds of agents' computers (compute rows). */
+  computeMs: number;
 }
 
 export interface UsageRow extends UsageTotals {
@@ -52,7 +54,11 @@ const sourceLabels: Record<string, string> = {
   judge: "Judge calls",
   governor: "Governor calls",
   door: "Door calls",
+  compute: "Agents' computers (commands and browsers)",
 };
+
+/** What a compute row's `model` names, as the model grouping shows it. */
+const computeLabels: Record<string, string> = { sandbox: "Commands in agents' computers", browser: "Agents' browsers" };
 
 function groupKey(group: UsageGroup): SQL<string> {
   if (group === "agent") return sql<string>`coalesce(${usageRollupsHourly.agentId}::text, '')`;
@@ -98,6 +104,7 @@ export async function getUsageReport(db: Db, workspaceId: string, query: ReportQ
         cacheWriteTokens: sum(usageRollupsHourly.cacheWriteTokens),
         credits: sum(usageRollupsHourly.credits),
         unpricedCalls: sum(usageRollupsHourly.unpricedCalls),
+        computeMs: sum(usageRollupsHourly.computeMs),
       })
       .from(usageRollupsHourly)
       .where(where)
@@ -128,7 +135,7 @@ export async function getUsageReport(db: Db, workspaceId: string, query: ReportQ
     if (query.group === "agent") return k ? (agentLabels.get(k) ?? "Deleted agent") : "No agent";
     if (query.group === "source") return sourceLabels[k] ?? k;
     if (query.group === "mission") return k ? (missionNames.get(k) ?? "Deleted mission") : "Outside missions";
-    return isNominal(k) ? `${k} (nominal price)` : k;
+    return computeLabels[k] ?? (isNominal(k) ? `${k} (nominal price)` : k);
   };
   const rows = grouped
     .map((g) => ({
@@ -147,8 +154,9 @@ export async function getUsageReport(db: Db, workspaceId: string, query: ReportQ
       cacheWriteTokens: t.cacheWriteTokens + r.cacheWriteTokens,
       credits: t.credits + r.credits,
       unpricedCalls: t.unpricedCalls + r.unpricedCalls,
+      computeMs: t.computeMs + r.computeMs,
     }),
-    { calls: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, credits: 0, unpricedCalls: 0 },
+    { calls: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, credits: 0, unpricedCalls: 0, computeMs: 0 },
   );
   // Grouped by source, door activity has its row too: tool calls without spend, outside the ledger's totals.
   if (query.group === "source") {
@@ -167,7 +175,7 @@ function csvCell(value: string | number): string {
   return /[",\n\r]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 
-export const csvColumns = ["group", "key", "label", "calls", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "unpriced_calls", "credits", "usd"] as const;
+export const csvColumns = ["group", "key", "label", "calls", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "unpriced_calls", "credits", "usd", "compute_seconds"] as const;
 
 /** The report's table as CSV: the same rows, then one `total` row. Credits are exact integers; `usd` is credits / 1,000,000. */
 export function reportToCsv(report: UsageReport): string {
@@ -184,6 +192,7 @@ export function reportToCsv(report: UsageReport): string {
       t.unpricedCalls,
       t.credits,
       (t.credits / 1_000_000).toFixed(6),
+      (t.computeMs / 1000).toFixed(3),
     ]
       .map(csvCell)
       .join(",");

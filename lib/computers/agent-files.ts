@@ -1,4 +1,4 @@
-import { and, desc, eq } from "drizzle-orm";
+import { and, desc, eq, inArray } from "drizzle-orm";
 import type { Viewer } from "../access/access";
 import { canReadFileVersion, readableRunsWhere } from "../access/reads";
 import { recordAudit } from "../audit";
@@ -99,6 +99,26 @@ export async function recentCommands(db: Db, workspaceId: string, agentId: strin
       at: (r.startedAt ?? r.createdAt).toISOString(),
     };
   });
+}
+
+/** What the agent's browser showed last, in a run the viewer may read: the address and the screenshot of that call. */
+export async function latestBrowserView(db: Db, workspaceId: string, agentId: string, viewer: Viewer) {
+  const [row] = await db
+    .select({ output: steps.output, finishedAt: steps.finishedAt, createdAt: steps.createdAt })
+    .from(steps)
+    .innerJoin(agentRuns, eq(agentRuns.id, steps.runId))
+    .where(and(eq(steps.workspaceId, workspaceId), eq(agentRuns.agentId, agentId), inArray(steps.tool, ["browser.open", "browser.act"]), eq(steps.status, "succeeded"), readableRunsWhere(viewer)))
+    .orderBy(desc(steps.createdAt))
+    .limit(1);
+  const output = (row?.output ?? null) as { url?: unknown; title?: unknown; screenshotPath?: unknown; screenshotVersion?: unknown } | null;
+  if (!row || typeof output?.url !== "string" || typeof output.screenshotPath !== "string") return null;
+  return {
+    url: output.url,
+    title: typeof output.title === "string" ? output.title : "",
+    screenshotPath: output.screenshotPath,
+    screenshotVersion: typeof output.screenshotVersion === "number" ? output.screenshotVersion : null,
+    at: (row.finishedAt ?? row.createdAt).toISOString(),
+  };
 }
 
 const IMAGE_TYPES: Record<string, string> = { png: "image/png", jpg: "image/jpeg", jpeg: "image/jpeg", gif: "image/gif", webp: "image/webp" };

@@ -40,7 +40,7 @@ const SYSTEM_LINKS: [string, string][] = [
   ["usr/lib64", "/lib64"],
 ];
 /** The few files of /etc that programs need to start (and no others: no accounts, no host names, no secrets). */
-const ETC_FILES = ["/etc/ld.so.cache", "/etc/alternatives", "/etc/ssl/certs", "/etc/mime.types", "/etc/localtime"];
+const ETC_FILES = ["/etc/ld.so.cache", "/etc/alternatives", "/etc/ssl/certs", "/etc/mime.types", "/etc/localtime", "/etc/fonts"];
 /** What a command sees as its environment. */
 const SANDBOX_ENV: Record<string, string> = {
   PATH: "/usr/local/bin:/usr/bin:/bin",
@@ -122,6 +122,28 @@ export function createBubblewrapEngine(options: BubblewrapOptions): ComputerEngi
       }
     },
 
+    async browserLauncher(owner, egress) {
+      const chromium = CHROMIUM.find((file) => fs.existsSync(file));
+      if (!chromium) throw new Error("Agents' browsers need Chromium, which is not installed on this server (Debian and Ubuntu: apt-get install chromium).");
+      const folder = folderOf(owner);
+      fs.mkdirSync(folder, { recursive: true, mode: 0o711 });
+      const args = wallArgs({
+        workspaceDir: null,
+        cwd: "/tmp",
+        tmpBytes: BROWSER_TMP_BYTES,
+        env: BROWSER_ENV,
+        egress,
+        limits: ["--cpu=600", `--fsize=${100 * 1024 * 1024}`, "--nproc=2048", "--nofile=4096", "--core=0"],
+        program: [chromium],
+      });
+      // Started by the driver as the server's user; it drops to the agent's own user before the sandbox is made.
+      const asAgent = asRoot ? ["/usr/bin/setpriv", `--reuid=${uidOf(owner)}`, `--regid=${uidOf(owner)}`, "--clear-groups", "--"] : [];
+      const launcher = path.join(folder, "browser.sh");
+      const script = `#!/bin/sh\nexec /usr/bin/env -i PATH=/usr/bin:/bin ${[...asAgent, bwrapPath(bwrap), ...args].map(shellWord).join(" ")} "$@"\n`;
+      await fs.promises.writeFile(launcher, script, { mode: 0o700 });
+      return launcher;
+    },
+
     kill(owner) {
       for (const child of running.get(owner.agentId) ?? []) child.kill("SIGKILL");
     },
@@ -140,10 +162,12 @@ export const SANDBOX_PROXY = "http://127.0.0.1:3128";
 
 /**
  * The first process of a sandbox with network: it listens on the sandbox's own loopback (port 3128) and passes each
- * connection to the egress proxy's socket, runs the command, and ends as the command ended.
+ * connection to the egress proxy's socket, runs the program given after it (with the pipes a browser is driven
+ * through, fds 3 and 4, when there are any), and ends as the program ended.
  */
 const FORWARDER = `
 const net = require("node:net");
+const fs = require("node:fs");
 const { spawn } = require("node:child_process");
 const server = net.createServer((inside) => {
   const out = net.connect(${JSON.stringify(EGRESS_SOCKET)});
@@ -151,40 +175,80 @@ const server = net.createServer((inside) => {
   inside.on("error", end); out.on("error", end); inside.on("close", end); out.on("close", end);
   inside.pipe(out); out.pipe(inside);
 });
+const passed = (fd) => { try { fs.fstatSync(fd); return fd; } catch { return "ignore"; } };
 server.listen(3128, "127.0.0.1", () => {
-  const command = spawn("/bin/sh", ["-c", process.argv[1]], { stdio: "inherit" });
-  command.on("exit", (code, signal) => {
+  const [program, ...args] = process.argv.slice(1);
+  const child = spawn(program, args, { stdio: ["inherit", "inherit", "inherit", passed(3), passed(4)] });
+  child.on("exit", (code, signal) => {
     if (signal) process.kill(process.pid, signal);
     process.exit(code ?? 1);
   });
 });
 `;
 
-function sandboxArgs(sandbox: Sandbox, request: ExecRequest): string[] {
-  const { limits } = request;
+/** What differs between the sandbox of a command and that of a browser; the wall around them is the same. */
+interface WallOptions {
+  /** Mounted writable at /workspace (a browser has none of the agent's files). */
+  workspaceDir: string | null;
+  cwd: string;
+  tmpBytes: number;
+  env: Record<string, string>;
+  egress?: { socketPath: string };
+  /** prlimit's options. */
+  limits: string[];
+  /** The program and its arguments. */
+  program: string[];
+}
+
+function wallArgs(options: WallOptions): string[] {
   const args = ["--unshare-all", "--die-with-parent", "--new-session", "--uid", "1000", "--gid", "1000", "--hostname", "computer", "--clearenv"];
   args.push(...systemArgs());
-  args.push("--proc", "/proc", "--dev", "/dev", "--size", String(TMP_BYTES), "--tmpfs", "/tmp");
-  args.push("--bind", sandbox.workspaceDir, "/workspace", "--chdir", request.cwd ? `/workspace/${request.cwd}` : "/workspace");
-  for (const [name, value] of Object.entries(SANDBOX_ENV)) args.push("--setenv", name, value);
-  if (request.egress) {
-    args.push("--ro-bind", process.execPath, SANDBOX_NODE, "--bind", request.egress.socketPath, EGRESS_SOCKET);
+  args.push("--proc", "/proc", "--dev", "/dev", "--size", String(options.tmpBytes), "--tmpfs", "/tmp");
+  if (options.workspaceDir) args.push("--bind", options.workspaceDir, "/workspace");
+  args.push("--chdir", options.cwd);
+  for (const [name, value] of Object.entries(options.env)) args.push("--setenv", name, value);
+  if (options.egress) {
+    args.push("--ro-bind", process.execPath, SANDBOX_NODE, "--bind", options.egress.socketPath, EGRESS_SOCKET);
     for (const name of ["http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"]) args.push("--setenv", name, SANDBOX_PROXY);
   }
-  args.push(
-    "--",
-    "/usr/bin/prlimit",
-    `--cpu=${limits.cpuSeconds}`,
-    `--as=${limits.memoryBytes}`,
-    `--fsize=${limits.fileBytes}`,
-    `--nproc=${limits.processes}`,
-    "--nofile=1024",
-    "--core=0",
-    "--",
-  );
-  if (request.egress) args.push(SANDBOX_NODE, "-e", FORWARDER, request.command);
-  else args.push("/bin/sh", "-c", request.command);
+  args.push("--", "/usr/bin/prlimit", ...options.limits, "--");
+  if (options.egress) args.push(SANDBOX_NODE, "-e", FORWARDER);
+  args.push(...options.program);
   return args;
+}
+
+function sandboxArgs(sandbox: Sandbox, request: ExecRequest): string[] {
+  const { limits } = request;
+  return wallArgs({
+    workspaceDir: sandbox.workspaceDir,
+    cwd: request.cwd ? `/workspace/${request.cwd}` : "/workspace",
+    tmpBytes: TMP_BYTES,
+    env: SANDBOX_ENV,
+    egress: request.egress,
+    limits: [`--cpu=${limits.cpuSeconds}`, `--as=${limits.memoryBytes}`, `--fsize=${limits.fileBytes}`, `--nproc=${limits.processes}`, "--nofile=1024", "--core=0"],
+    program: ["/bin/sh", "-c", request.command],
+  });
+}
+
+/**
+ * The sandbox of an agent's browser: the same wall, without the agent's files, with a larger private /tmp for its
+ * profile, and the network only through the egress proxy. Chromium reserves far more address space than it uses,
+ * so its memory is held by V8's heap limit rather than an address-space limit.
+ */
+const BROWSER_TMP_BYTES = 256 * 1024 * 1024;
+const BROWSER_ENV: Record<string, string> = { PATH: "/usr/bin:/bin", HOME: "/tmp", TMPDIR: "/tmp", LANG: "C.UTF-8" };
+const CHROMIUM = ["/usr/lib/chromium/chromium", "/usr/lib/chromium-browser/chromium-browser", "/usr/bin/chromium"];
+
+/** A word of a shell script, quoted. */
+function shellWord(word: string): string {
+  return `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The bubblewrap binary as a path (a script's PATH is not the server's). */
+function bwrapPath(bwrap: string): string {
+  if (bwrap.includes("/")) return bwrap;
+  const found = spawnSync("/bin/sh", ["-c", `command -v ${shellWord(bwrap)}`], { encoding: "utf8", env: BARE_ENV });
+  return found.stdout.trim() || bwrap;
 }
 
 /** The read-only system every sandbox sees: `/usr`, the usual links into it, and a few files of `/etc`. */

@@ -7,8 +7,10 @@ export const computerStatusSchema = z.object({
   engine: z.enum(["bubblewrap", "off"]),
   reason: z.nullable(z.string()),
   running: z.array(z.object({ runId: id, stepId: z.string(), command: z.string(), startedAt: isoDate })),
-  /** The agent's browser (not part of the computer on this server yet). */
-  browser: z.null(),
+  /** What the agent's browser showed last (in a run the viewer may read), or null. */
+  browser: z.nullable(
+    z.object({ url: z.string(), title: z.string(), screenshotPath: z.string(), screenshotVersion: z.nullable(z.number()), at: isoDate }),
+  ),
 });
 export type ComputerStatus = z.infer<typeof computerStatusSchema>;
 

@@ -1,6 +1,7 @@
 import { diffLines } from "diff";
 import type { Db } from "../db/client";
 import { DEFAULT_COMMAND_LIMITS, type CommandLimits, type CommandStream, type ComputerEngine, type EngineAvailability, type ExecResult } from "./engine";
+import { createBrowsers, type Browsers } from "./browsers";
 import { openEgressProxy } from "./egress";
 import type { FileLimits } from "./files";
 import { materialise, writeBack } from "./sync";
@@ -45,6 +46,8 @@ export interface Computers {
   engine: ComputerEngine;
   fileLimits: FileLimits;
   commandLimits: CommandLimits;
+  /** The agents' browsers on this server. */
+  browsers: Browsers;
   availability(): Promise<EngineAvailability>;
   /** Runs one command in the agent's computer, with its files current before and stored after. */
   run(
@@ -55,13 +58,14 @@ export interface Computers {
   ): Promise<CommandOutcome>;
   /** Commands running now on this server, of one agent or of all. */
   running(agentId?: string): RunningCommand[];
-  /** Stops every command of the agent on this server (a pause, a deletion). */
+  /** Stops every command of the agent on this server and closes its browser (a pause, a deletion). */
   stop(agentId: string, workspaceId: string): void;
 }
 
 export function createComputers(engine: ComputerEngine, fileLimits: FileLimits, commandLimits: CommandLimits = DEFAULT_COMMAND_LIMITS): Computers {
   const locks = new Map<string, Promise<unknown>>();
   const running = new Map<string, RunningCommand & { controller: AbortController }>();
+  const browsers = createBrowsers(engine, fileLimits);
 
   /** Runs `work` after every earlier command of the agent here has ended. */
   function inTurn<T>(agentId: string, work: () => Promise<T>): Promise<T> {
@@ -79,6 +83,7 @@ export function createComputers(engine: ComputerEngine, fileLimits: FileLimits, 
     engine,
     fileLimits,
     commandLimits,
+    browsers,
     availability: () => engine.availability(),
 
     run(db, target, command, options) {
@@ -135,6 +140,7 @@ export function createComputers(engine: ComputerEngine, fileLimits: FileLimits, 
     stop(agentId, workspaceId) {
       for (const entry of running.values()) if (entry.agentId === agentId) entry.controller.abort("stopped");
       engine.kill({ workspaceId, agentId });
+      void browsers.close(agentId);
     },
   };
 }

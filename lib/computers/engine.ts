@@ -92,6 +92,11 @@ export interface ComputerEngine {
   availability(): Promise<EngineAvailability>;
   prepare(owner: SandboxOwner): Promise<Sandbox>;
   exec(sandbox: Sandbox, request: ExecRequest): Promise<ExecResult>;
+  /**
+   * An executable that starts Chromium inside a sandbox of the agent's (no files of its, the network only through
+   * `egress`), passing on its arguments: a browser driver launches it and drives it over the pipes it inherits.
+   */
+  browserLauncher(owner: SandboxOwner, egress: { socketPath: string }): Promise<string>;
   /** Kills every command of the agent running on this machine. */
   kill(owner: SandboxOwner): void;
   /** Removes the agent's folder (its files stay in the database). */

@@ -51,6 +51,8 @@ export const runEventSchemas = {
     /** Null for viewers who may not see spend (members). */
     credits: z.nullable(z.int()),
     estimated: z.boolean(),
+    /** Milliseconds of the agent's computer, for a compute charge (its `model` is `sandbox` or `browser`). */
+    computeMs: z.optional(z.int()),
   }),
   approval_required: z.object({
     approvalId: z.string(),

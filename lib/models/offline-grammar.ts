@@ -12,6 +12,8 @@ export const offlineGrammar = [
   { command: "read <path>", tool: "files.read", example: "read hello.py" },
   { command: "ls [<folder>]", tool: "files.list", example: "ls" },
   { command: "delete <path>", tool: "files.delete", example: "delete old.txt" },
+  { command: "browse <url>", tool: "browser.open", example: "browse https://example.com" },
+  { command: "click <text>", tool: "browser.act", example: "click More information" },
 ] as const;
 
 export const OFFLINE_MODEL = "offline";

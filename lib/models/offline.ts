@@ -56,6 +56,8 @@ function grammarCommand(line: string): Call | null {
   if ((m = text.match(/^read\s+(?!https?:\/\/)(\S+)$/i))) return { name: "files.read", input: { path: m[1]! } };
   if ((m = text.match(/^ls(?:\s+(\S+))?$/i))) return { name: "files.list", input: m[1] ? { path: m[1] } : {} };
   if ((m = text.match(/^delete\s+(\S+)$/i))) return { name: "files.delete", input: { path: m[1]! } };
+  if ((m = text.match(/^browse\s+(\S+)$/i))) return { name: "browser.open", input: { url: m[1]! } };
+  if ((m = text.match(/^click\s+([\s\S]+)$/i))) return { name: "browser.act", input: { action: "click", target: m[1]!.trim() } };
   return null;
 }
 

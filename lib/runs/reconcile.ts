@@ -1,5 +1,5 @@
 import { and, desc, eq, sql } from "drizzle-orm";
-import { addReconciledCredits } from "./steps";
+import { addRunCredits } from "./steps";
 import { rowsOf, type Db } from "../db/client";
 import { agentRuns, agents, usageEvents, usageReconciliationCursor, usageReconciliations } from "../db/schema";
 import { chargeUsage } from "../billing/ledger";
@@ -136,7 +136,7 @@ async function settleRun(db: Db, run: RunTotals): Promise<"ok" | "filled" | "fla
         occurredAt: new Date(run.finished_at),
       });
       if (charge.charged) {
-        await addReconciledCredits(tx, run.id, charge.credits);
+        await addRunCredits(tx, run.id, charge.credits);
         await tx
           .insert(usageReconciliations)
           .values({ ...finding, outcome: "filled", reason: `${missingIn} input and ${missingOut} output tokens were not in the ledger`, filledCredits: charge.credits })

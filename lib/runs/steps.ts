@@ -45,10 +45,10 @@ export async function addRunUsage(db: Db, runId: string, usage: { inputTokens: n
 }
 
 /**
- * Adds credits charged after the run ended (reconciliation filling a gap in the ledger) to the run's total, inside the
- * caller's transaction, so the ledger row and the run's total change together.
+ * Adds credits charged outside a model call to the run's total: the seconds of its computer, or (reconciliation
+ * filling a gap in the ledger, inside its transaction) a call whose charge failed.
  */
-export async function addReconciledCredits(tx: Db, runId: string, credits: number): Promise<void> {
+export async function addRunCredits(tx: Db, runId: string, credits: number): Promise<void> {
   await tx
     .update(agentRuns)
     .set({ credits: sql`${agentRuns.credits} + ${credits}` })

@@ -1,10 +1,11 @@
 import type { Database } from "../db/client";
 import type { AgentRun } from "../db/schema";
-import { chargeUsage } from "../billing/ledger";
+import { chargeCompute, chargeUsage } from "../billing/ledger";
+import type { ComputeKind } from "../billing/prices";
 import { estimateTokens } from "../models/offline";
 import type { ModelMessage, Usage } from "../models/types";
 import type { RunJournal } from "../journal/run-journal";
-import { addRunUsage } from "../runs";
+import { addRunCredits, addRunUsage } from "../runs";
 import { logError } from "../log";
 
 /**
@@ -50,4 +51,22 @@ export async function chargeModelCall(input: {
   await input.journal
     .emit({ type: "usage", payload: { model: input.modelSpec, inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, credits, estimated } })
     .catch(() => undefined);
+}
+
+/**
+ * Charges the seconds a step spent on the agent's computer (once per step, whatever its end) and adds them to the
+ * run's credits; the chat and the run page see it as a usage event. Billing never fails the run.
+ */
+export async function chargeComputeTime(input: { db: Database; run: AgentRun; journal: RunJournal; stepId: string; kind: ComputeKind; ms: number }): Promise<void> {
+  const { db, run } = input;
+  try {
+    const result = await chargeCompute(db, { workspaceId: run.workspaceId, agentId: run.agentId, runId: run.id, stepId: input.stepId, kind: input.kind, ms: input.ms });
+    if (!result.charged) return;
+    await addRunCredits(db, run.id, result.credits);
+    await input.journal
+      .emit({ type: "usage", payload: { model: input.kind, inputTokens: 0, outputTokens: 0, credits: result.credits, estimated: false, computeMs: Math.round(input.ms) } })
+      .catch(() => undefined);
+  } catch (error) {
+    logError(`Could not charge the compute of step ${input.stepId} of run ${run.id}`, error);
+  }
 }

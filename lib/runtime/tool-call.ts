@@ -15,6 +15,7 @@ import { recordStepFinish, recordStepStart, recordTaint, suspendWithCheckpoint, 
 import type { CallContext, RuntimeDeps, ToolResultBlock } from "./types";
 import { workspaceRedactor } from "../connections/connections";
 import { logError } from "../log";
+import { chargeComputeTime } from "./run-usage";
 import { issueWords } from "../issue-words";
 import { trackCredentials } from "../secret-redactor";
 import { taintSourcesOf } from "../safety/taint";
@@ -285,6 +286,18 @@ async function execute(ctx: CallContext, tool: AnyTool, step: { id: string; call
   let end: StepEnd;
   let followUps: FollowUp[] = [];
   let health: BreakerOutcome = "failure";
+  if (tool.compute) {
+    // The computer costs money like a model call: a spent budget stops it before it starts.
+    const spent = await ctx.deps.checkBudget?.({ workspaceId: ctx.run.workspaceId, agentId: ctx.agent.id, runId: ctx.run.id }).then(
+      () => null,
+      (error: unknown) => (isAppError(error) && error.code === "unprocessable:budget_exceeded" ? error.message : Promise.reject(error)),
+    );
+    if (spent) {
+      await live.close();
+      return finishStep(ctx, step, { status: "refused", error: spent });
+    }
+  }
+  const computeStarted = performance.now();
   try {
     const output = cleanDeep(await raceSignal(tool.execute(toolContext, input), toolContext.signal));
     followUps = tool.after?.(toolContext, input, output) ?? [];
@@ -298,7 +311,10 @@ async function execute(ctx: CallContext, tool: AnyTool, step: { id: string; call
     end = { status: "succeeded", output, taint: sources };
     health = "success";
   } catch (caught) {
-    if (ctx.signal.aborted) throw caught;
+    if (ctx.signal.aborted) {
+      if (tool.compute) await chargeComputeTime({ db: ctx.deps.db, run: ctx.run, journal: ctx.journal, stepId: step.id, kind: tool.compute, ms: performance.now() - computeStarted });
+      throw caught;
+    }
     if (timeout.aborted) {
       const effectful = tool.effects.some((e) => SIDE_EFFECTS.includes(e));
       end = effectful
@@ -313,6 +329,7 @@ async function execute(ctx: CallContext, tool: AnyTool, step: { id: string; call
     }
   }
   await live.close();
+  if (tool.compute) await chargeComputeTime({ db: ctx.deps.db, run: ctx.run, journal: ctx.journal, stepId: step.id, kind: tool.compute, ms: performance.now() - computeStarted });
   // Nothing a tool returns or throws is stored, journaled or shown to the model with a credential in it.
   end = (await workspaceRedactor(ctx.deps.db, ctx.run.workspaceId, ctx.deps.encryptionKey, credentials.used())).value(end);
   ctx.deps.breakers.record(breaker, health);

@@ -86,6 +86,7 @@ function describeCommand(command: string, out: CommandOutcome): string {
 
 export const shellExecTool: ToolDefinition<z.infer<typeof shellInput>, ShellOutput> = {
   name: "shell.exec",
+  compute: "sandbox",
   description:
     "Run a shell command in your own computer: a Linux sandbox whose /workspace holds your files (they persist between commands). There is no network unless you ask for it with network: true. Output is kept up to 64 kB per stream.",
   input: shellInput,

@@ -5,6 +5,7 @@ import { httpFetchTool } from "./http-fetch";
 import { httpRequestTool } from "./http-request";
 import { memoryRecallTool, memoryRememberTool } from "./memory";
 import { slackPostTool } from "./slack-post";
+import { browserActTool, browserOpenTool } from "./browser";
 import { filesDeleteTool, filesListTool, filesReadTool, filesWriteTool, shellExecTool } from "./computer";
 import type { ToolDefinition, ToolEffect } from "./types";
 
@@ -24,6 +25,8 @@ export const builtinTools: AnyTool[] = [
   filesWriteTool,
   filesListTool,
   filesDeleteTool,
+  browserOpenTool,
+  browserActTool,
 ].map(asAny);
 
 export interface ToolRegistry {

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { RunTrigger } from "../access/access";
 import type { Db } from "../db/client";
+import type { ComputeKind } from "../billing/prices";
 import type { Computers } from "../computers/computers";
 
 /**
@@ -69,6 +70,11 @@ export interface ToolDefinition<I extends Record<string, unknown> = Record<strin
    */
   taint(input: I, output: O): string | readonly string[] | null;
   preview(input: I): ToolPreview;
+  /**
+   * The tool runs on the agent's computer: the runtime checks the budgets before it and charges the seconds it took
+   * (finished, failed or cancelled) to the ledger as compute of this kind.
+   */
+  compute?: ComputeKind;
   /** The effects of this call, when they depend on its input (a GET reads, a POST sends); `effects` lists them all. */
   effectsOf?(input: I): readonly ToolEffect[];
   /**

@@ -42,10 +42,10 @@ export const demoAgents = [
   {
     handle: "forge",
     name: "Forge",
-    description: "Engineering: writes and runs code in its own computer (a sandbox with a shell and files).",
+    description: "Engineering: writes and runs code in its own computer (a sandbox with a shell, files and a browser).",
     systemPrompt:
-      "You are Forge, the engineer of this team. You have your own computer: a Linux sandbox with a shell and a workspace of files that persist between commands, and no network. Write small programs, run them, check their output, and say what you did.",
-    tools: ["shell.exec", "files.read", "files.write", "files.list", "files.delete", "memory.remember", "memory.recall"],
+      "You are Forge, the engineer of this team. You have your own computer: a Linux sandbox with a shell, a workspace of files that persist between commands, and a browser. Commands have no network unless you ask for it and a person allows it. Write small programs, run them, check their output, and say what you did.",
+    tools: ["shell.exec", "files.read", "files.write", "files.list", "files.delete", "browser.open", "browser.act", "memory.remember", "memory.recall"],
     color: "#8b5cf6",
   },
 ] as const;

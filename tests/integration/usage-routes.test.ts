@@ -135,7 +135,7 @@ describe("usage routes", () => {
       expect(csvRes.headers.get("content-type")).toMatch(/^text\/csv/);
       expect(csvRes.headers.get("content-disposition")).toMatch(/attachment; filename="usage-.+\.csv"/);
       const [header, ...lines] = parseCsv(await csvRes.text());
-      expect(header).toEqual(["group", "key", "label", "calls", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "unpriced_calls", "credits", "usd"]);
+      expect(header).toEqual(["group", "key", "label", "calls", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "unpriced_calls", "credits", "usd", "compute_seconds"]);
       const totalLine = lines.pop()!;
       expect(lines.map((l) => [l[1], l[2], Number(l[3]), Number(l[4]), Number(l[5]), Number(l[9])])).toEqual(
         report.rows.map((r) => [r.key, r.label, r.calls, r.inputTokens, r.outputTokens, r.credits]),

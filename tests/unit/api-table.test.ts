@@ -34,7 +34,7 @@ describe("the README's API table", () => {
       "| `GET /api/sessions?q=`, `POST /api/sessions` `{agentId}` or `{agentHandle}` | member | your chats (with `q`: those whose title or any message contains the words; only your own, whatever your role); start one (201 `{id}`) |",
     );
     expect(table).toContain(
-      "| `GET /api/prices`, `PUT /api/prices` `{prices: [{input, output, cacheRead, cacheWrite, model}], defaultPrice: {input, output, cacheRead, cacheWrite}}` | reviewer; manager to change |",
+      "| `GET /api/prices`, `PUT /api/prices` `{prices: [{input, output, cacheRead, cacheWrite, model}], defaultPrice: {input, output, cacheRead, cacheWrite}, compute?: {usdPerSecond}}` | reviewer; manager to change |",
     );
     expect(table).toContain('| `POST /api/invitations` `{email, role: "owner"\\|"manager"\\|"reviewer"\\|"member"}` | manager (owner to invite an owner) |');
     expect(table).toContain("| `GET /api/workspaces`, `POST /api/workspaces` `{name, timeZone?}` | signed in |");

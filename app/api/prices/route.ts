@@ -8,6 +8,6 @@ export const GET = route(
 );
 
 export const PUT = route(
-  { doc: { summary: "a workspace price for a model id or prefix beats the built-in list" }, can: "billing.manage", body: updatePricesSchema, response: priceListSchema },
+  { doc: { summary: "a workspace price for a model id or prefix beats the built-in list; compute is US$ per second of an agent's computer" }, can: "billing.manage", body: updatePricesSchema, response: priceListSchema },
   async ({ db, workspace, user, body }) => updatePrices(db, workspace.id, user.id, body),
 );

@@ -5,11 +5,13 @@ import { agentRuns } from "./runs";
 import { workspaces } from "./workspaces";
 
 /**
- * What a model call was made for. Only `run` rows point at `agent_runs`;
+ * What a charge was made for. Only `run` rows point at `agent_runs`;
  * every other source names itself in `sourceKind` + `sourceId` so that no
- * caller is tempted to put a foreign id into `run_id`.
+ * caller is tempted to put a foreign id into `run_id`. `compute` rows are
+ * seconds of an agent's computer (a command, a browser call), not model calls:
+ * their `model` says which (`sandbox`, `browser`), their `computeMs` how long.
  */
-export const usageSourceEnum = pgEnum("usage_source", ["run", "mission_run", "judge", "governor", "door"]);
+export const usageSourceEnum = pgEnum("usage_source", ["run", "mission_run", "judge", "governor", "door", "compute"]);
 
 /** The usage ledger: one row per model call. Credits are integers (1 credit = 1/1,000,000 USD). */
 export const usageEvents = pgTable(
@@ -31,6 +33,8 @@ export const usageEvents = pgTable(
     credits: bigint({ mode: "number" }).notNull().default(0),
     /** Charged at the default price because the model had none. */
     unpriced: integer().notNull().default(0),
+    /** Milliseconds of an agent's computer (compute rows only). */
+    computeMs: bigint({ mode: "number" }).notNull().default(0),
     idempotencyKey: text().notNull(),
     createdAt: createdAt(),
   },
@@ -42,8 +46,8 @@ export const usageEvents = pgTable(
 );
 
 /** A rollup's key and sums, workspace and time first: the order of the covering index that range scans read. */
-function rollupColumns<T extends Record<"workspaceId" | "agentId" | "model" | "sourceKind" | "calls" | "inputTokens" | "outputTokens" | "cacheReadTokens" | "cacheWriteTokens" | "credits" | "unpricedCalls", AnyPgColumn>>(t: T, time: AnyPgColumn) {
-  return [t.workspaceId, time, t.agentId, t.model, t.sourceKind, t.calls, t.inputTokens, t.outputTokens, t.cacheReadTokens, t.cacheWriteTokens, t.credits, t.unpricedCalls] as const;
+function rollupColumns<T extends Record<"workspaceId" | "agentId" | "model" | "sourceKind" | "calls" | "inputTokens" | "outputTokens" | "cacheReadTokens" | "cacheWriteTokens" | "credits" | "unpricedCalls" | "computeMs", AnyPgColumn>>(t: T, time: AnyPgColumn) {
+  return [t.workspaceId, time, t.agentId, t.model, t.sourceKind, t.calls, t.inputTokens, t.outputTokens, t.cacheReadTokens, t.cacheWriteTokens, t.credits, t.unpricedCalls, t.computeMs] as const;
 }
 
 /**
@@ -66,6 +70,8 @@ function rollupSums() {
     credits: bigint({ mode: "number" }).notNull().default(0),
     /** Calls charged at the default price because their model had none. */
     unpricedCalls: bigint({ mode: "number" }).notNull().default(0),
+    /** Milliseconds of agents' computers (compute rows). */
+    computeMs: bigint({ mode: "number" }).notNull().default(0),
   };
 }
 

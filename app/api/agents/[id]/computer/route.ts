@@ -1,5 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import { z } from "zod";
+import { latestBrowserView } from "@/lib/computers/agent-files";
 import { computerStatusSchema } from "@/lib/computers/computer-schemas";
 import { agents } from "@/lib/db/schema";
 import { AppError } from "@/lib/errors";
@@ -9,11 +10,11 @@ const params = z.object({ id: z.uuid() });
 
 export const GET = route(
   {
-    doc: { summary: "the agent's computer: whether commands can run on this server (and why not), and the commands running now" },
+    doc: { summary: "the agent's computer: whether commands can run on this server (and why not), the commands running now, and what its browser showed last" },
     params,
     response: computerStatusSchema,
   },
-  async ({ server, db, workspace, params }) => {
+  async ({ server, db, workspace, user, params }) => {
     const [agent] = await db.select({ id: agents.id }).from(agents).where(and(eq(agents.id, params.id), eq(agents.workspaceId, workspace.id)));
     if (!agent) throw new AppError("not_found:agent");
     const computers = server.runtime.deps.computers;
@@ -22,7 +23,7 @@ export const GET = route(
       engine: available.ok ? computers!.engine.name : ("off" as const),
       reason: available.ok ? null : available.reason,
       running: computers?.running(params.id).map(({ runId, stepId, command, startedAt }) => ({ runId, stepId, command, startedAt })) ?? [],
-      browser: null,
+      browser: await latestBrowserView(db, workspace.id, params.id, { userId: user.id, role: workspace.role }),
     };
   },
 );
