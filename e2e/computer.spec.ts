@@ -22,6 +22,8 @@ test.describe("an agent's computer", () => {
     await chat.send(script(tag));
     const wrote = chat.step(chat.lastReply(), "files.write");
     await expect(chat.stepStatus(wrote)).toHaveText("Succeeded");
+    // The step links to the file it wrote, at that version.
+    await expect(wrote.getByTestId("file-chip")).toContainText(/count\.py\s*version \d+/);
     await chat.waitUntilIdle();
 
     await chat.send("run python3 count.py");
@@ -45,6 +47,9 @@ test.describe("an agent's computer", () => {
     await expect(computer.getByTestId("computer-terminal")).toContainText("$ python3 count.py");
     await expect(computer.getByTestId("computer-terminal")).toContainText("tick 3");
     await expect(computer.getByTestId("computer-terminal")).toContainText("(exit code 0");
+    // Code is highlighted by its extension.
+    await computer.getByRole("button", { name: "count.py" }).click();
+    await expect(page.getByTestId("file-view").getByLabel("Contents of count.py").locator(".hljs-keyword").first()).toHaveText(/^(import|for|in)$/);
     await computer.getByRole("button", { name: `ticks-${tag}.txt` }).click();
     const file = page.getByTestId("file-view");
     await expect(file.getByLabel(`Contents of ticks-${tag}.txt`)).toHaveText("4 ticks\n");

@@ -8,7 +8,7 @@ import { Revealed } from "../ui/revealed";
 import { exactJson } from "@/lib/hidden-characters";
 import { DiffBlock } from "../computer/diff-block";
 import { TerminalBlock } from "../computer/terminal-block";
-import { BrowserBlock, browserShotOf } from "../computer/browser-block";
+import { BrowserBlock, browserShotOf, FileChip, fileOf } from "../computer/step-blocks";
 
 function ApprovalNotice({ approval }: { approval: StepApproval }) {
   const { slug } = useWorkspace();
@@ -108,6 +108,7 @@ function duration(ms: number | null): string | null {
 export function StepCard({ step, agentId }: { step: StepView; agentId?: string }) {
   const summary = summaryOf(step.output);
   const shot = agentId && step.status === "succeeded" ? browserShotOf(step.output) : null;
+  const file = agentId && step.status === "succeeded" ? fileOf(step.tool, step.output) : null;
   const took = duration(step.durationMs);
   const finished = step.status !== "running" && step.status !== "pending";
   return (
@@ -152,6 +153,7 @@ export function StepCard({ step, agentId }: { step: StepView; agentId?: string }
 
       {step.tool === "shell.exec" ? <TerminalBlock step={step} /> : null}
       {shot && agentId ? <BrowserBlock agentId={agentId} shot={shot} /> : null}
+      {file && agentId ? <FileChip agentId={agentId} {...file} /> : null}
 
       {step.approval ? <ApprovalNotice approval={step.approval} /> : null}
 

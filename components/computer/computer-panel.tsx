@@ -2,13 +2,15 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { computerStatusSchema, fileEntriesSchema, fileHistorySchema, recentCommandsSchema, restoredSchema } from "@/lib/computers/computer-schemas";
+import { computerStatusSchema, fileEntriesSchema, fileHistorySchema, recentCommandsSchema, restoredSchema, type RecentCommand } from "@/lib/computers/computer-schemas";
 import { agentKeys } from "@/lib/client/query-keys";
 import { useApi, useWorkspace } from "../providers";
 import { ErrorNotice } from "../ui/error-notice";
 import { Time } from "../ui/time";
 import { toast } from "../ui/toaster";
-import { agentFileUrl, BrowserBlock } from "./browser-block";
+import { agentFileUrl, BrowserBlock } from "./step-blocks";
+import { CodeView } from "./code-view";
+import { XtermView } from "./xterm-view";
 
 const IMAGE = /\.(png|jpe?g|gif|webp)$/i;
 
@@ -20,6 +22,20 @@ function commandEnd(c: { exitCode: number | null; stoppedBy: string | null; sign
   if (c.stoppedBy === "workspace_full") return `stopped: the workspace was full${took}`;
   if (c.signal) return `ended by ${c.signal}${took}`;
   return `exit code ${c.exitCode}${took}`;
+}
+
+const ANSI = { prompt: "\x1b[32m", bold: "\x1b[1m", muted: "\x1b[90m", reset: "\x1b[0m" };
+
+/** The agent's last commands as a terminal shows them, oldest first: prompt, command, output, how it ended. */
+function terminalText(commands: RecentCommand[]): string {
+  return [...commands]
+    .reverse()
+    .map((c) => {
+      const output = c.output && !c.output.endsWith("\n") ? `${c.output}\n` : c.output;
+      const ending = c.status === "running" ? "(running…)" : c.error ? `(${c.error})` : `(${commandEnd(c)})`;
+      return `${ANSI.prompt}${c.cwd ? `/workspace/${c.cwd}` : "/workspace"} $ ${ANSI.reset}${ANSI.bold}${c.command}${ANSI.reset}\n${output}${ANSI.muted}${ending}${ANSI.reset}\n`;
+    })
+    .join("");
 }
 
 function formatSize(bytes: number): string {
@@ -98,25 +114,9 @@ export function ComputerPanel({ agentId, canManage }: { agentId: string; canMana
         {commands.data && commands.data.commands.length > 0 ? (
           <details open={running}>
             <summary className="cursor-pointer text-sm text-slate-600">Terminal: the last {commands.data.commands.length} commands you may see</summary>
-            <pre
-              className="mt-1 max-h-96 overflow-auto rounded-md bg-terminal p-2 font-mono text-[11px] leading-snug break-words whitespace-pre-wrap text-terminal-text"
-              tabIndex={0}
-              aria-label="Terminal"
-              data-testid="computer-terminal"
-            >
-              {[...commands.data.commands].reverse().map((c) => (
-                <span key={c.stepId} className="block">
-                  <span className="text-terminal-prompt">{c.cwd ? `/workspace/${c.cwd}` : "/workspace"} $ </span>
-                  <span className="font-semibold">{c.command}</span>
-                  {"\n"}
-                  {c.output}
-                  <span className="text-terminal-muted">
-                    {c.status === "running" ? "(running…)" : c.error ? `(${c.error})` : `(${commandEnd(c)})`}
-                    {"\n"}
-                  </span>
-                </span>
-              ))}
-            </pre>
+            <div className="mt-1" data-testid="computer-terminal">
+              <XtermView label="Terminal" text={terminalText(commands.data.commands)} />
+            </div>
           </details>
         ) : null}
 
@@ -226,9 +226,7 @@ function FileView(props: { agentId: string; path: string; version: number | null
       ) : text.data === null ? (
         <p className="text-sm text-slate-600">This file is not text: download it to open it.</p>
       ) : (
-        <pre className="max-h-96 overflow-auto rounded bg-surface p-2 font-mono text-xs leading-snug ring-1 ring-slate-200" tabIndex={0} aria-label={`Contents of ${path}`}>
-          {text.data ?? "…"}
-        </pre>
+        <CodeView path={path} text={text.data ?? "…"} />
       )}
       {history.data ? (
         <details>

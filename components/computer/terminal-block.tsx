@@ -1,3 +1,4 @@
+import stripAnsi from "strip-ansi";
 import type { StepView } from "../chat/timeline";
 
 interface ShellOutput {
@@ -32,7 +33,8 @@ export function commandEnding(out: ShellOutput): string {
 export function TerminalBlock({ step }: { step: StepView }) {
   const command = typeof (step.input as { command?: unknown })?.command === "string" ? (step.input as { command: string }).command : "";
   const out = shellOutputOf(step.output);
-  const text = out ? [out.stdout, out.stderr].filter(Boolean).join(out.stdout.endsWith("\n") || !out.stdout ? "" : "\n") : (step.live ?? "");
+  // Colours and cursor movements are for a terminal; the chat shows the text (the agent's page has the terminal).
+  const text = stripAnsi(out ? [out.stdout, out.stderr].filter(Boolean).join(out.stdout.endsWith("\n") || !out.stdout ? "" : "\n") : (step.live ?? ""));
   return (
     <div className="border-t border-slate-200 px-3 py-2" data-testid="terminal">
       <pre

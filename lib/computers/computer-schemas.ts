@@ -44,3 +44,4 @@ export const recentCommandsSchema = z.object({
     }),
   ),
 });
+export type RecentCommand = z.infer<typeof recentCommandsSchema>["commands"][number];

@@ -39,3 +39,35 @@ export function BrowserBlock({ agentId, shot }: { agentId: string; shot: Browser
     </figure>
   );
 }
+
+/** A file an agent read or wrote in a step: opens that version of it. */
+export function FileChip({ agentId, path, version, change }: { agentId: string; path: string; version: number; change?: string }) {
+  const { slug } = useWorkspace();
+  return (
+    <p className="border-t border-slate-200 px-3 py-2 text-xs">
+      <a
+        href={agentFileUrl(slug, agentId, path, version)}
+        target="_blank"
+        rel="noopener"
+        className="inline-flex max-w-full items-center gap-1.5 rounded-full bg-surface px-2.5 py-1 font-mono text-slate-800 ring-1 ring-slate-200 hover:ring-indigo-300"
+        data-testid="file-chip"
+      >
+        <span aria-hidden>📄</span>
+        <span className="truncate">{path}</span>
+        <span className="font-sans text-slate-500">
+          version {version}
+          {change && change !== "unchanged" ? ` · ${change}` : ""}
+        </span>
+      </a>
+    </p>
+  );
+}
+
+/** The file a files.read or files.write step left, if it left one that can be opened. */
+export function fileOf(tool: string, output: unknown): { path: string; version: number; change?: string } | null {
+  if (tool !== "files.read" && tool !== "files.write") return null;
+  const o = output as { path?: unknown; version?: unknown; change?: unknown } | null;
+  return o && typeof o.path === "string" && typeof o.version === "number"
+    ? { path: o.path, version: o.version, change: typeof o.change === "string" ? o.change : undefined }
+    : null;
+}
