@@ -72,6 +72,8 @@ export interface Browsers {
     action: BrowserAction,
     options: { allow: readonly string[]; signal: AbortSignal },
   ): Promise<BrowserSnapshot>;
+  /** Whether the agent has a browser open on this server. */
+  isOpen(agentId: string): boolean;
   /** Closes the agent's browser, if it has one open here. */
   close(agentId: string): Promise<void>;
   closeAll(): Promise<void>;
@@ -168,6 +170,7 @@ export function createBrowsers(engine: ComputerEngine, fileLimits: FileLimits): 
         }
       });
     },
+    isOpen: (agentId) => open.has(agentId),
     close,
     async closeAll() {
       await Promise.all([...open.keys()].map((agentId) => close(agentId)));

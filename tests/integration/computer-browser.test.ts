@@ -8,7 +8,9 @@ import { steps } from "../../lib/db/schema";
 import type { BrowserOutput } from "../../lib/tools/browser";
 import { approvalSteps } from "../support/approvals";
 import { demoOwner, makeUser } from "../support/fixtures";
-import { makeAgent, suspension, waitForRun } from "../support/runtime";
+import { makeAgent, settle, suspension, waitForRun } from "../support/runtime";
+import { jsonRequest, params, sessionCookie } from "../support/server";
+import { PATCH as agentRoute } from "../../app/api/agents/[id]/route";
 import { useTestServer } from "../support/server";
 
 const PAGES: Record<string, string> = {
@@ -98,5 +100,19 @@ describe("an agent's browser: a real Chromium in its own sandbox, reading the we
     expect(out.refused).toContain("Refused to connect to 10.9.8.7:80: 10.9.8.7 is a private address.");
     const [listed] = await turn(agent.id, "run file .browser/1.png || od -c .browser/1.png | head -1");
     expect((listed?.output as { stdout: string }).stdout).toMatch(/PNG/);
+  });
+
+  it("pausing the agent closes its browser", async () => {
+    const s = server();
+    const owner = await demoOwner(s.db);
+    const agent = await makeAgent(s.db, owner.workspaceId, { model: "offline", tools: ["browser.open"] });
+    const [opened] = await turn(agent.id, `browse ${origin}/details`);
+    expect(opened?.status).toBe("succeeded");
+    const browsers = s.runtime.deps.computers!.browsers;
+    expect(browsers.isOpen(agent.id)).toBe(true);
+    const manager = await makeUser(s.db, owner.workspaceId, "manager");
+    const paused = await agentRoute(jsonRequest(`/api/agents/${agent.id}`, { method: "PATCH", cookie: await sessionCookie(s, manager), body: { status: "paused" } }), params({ id: agent.id }));
+    expect(paused.status).toBe(200);
+    await settle(async () => !browsers.isOpen(agent.id), 5_000);
   });
 });

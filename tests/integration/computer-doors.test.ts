@@ -85,4 +85,25 @@ describe("an agent's computer through every door: a room, a mission node, the MC
     expect(run?.taint.map((t) => t.source)).toContain("door:ci");
     await client.close();
   });
+
+  it("a command with the network through the door waits for a reviewer, then meets the egress proxy's rules like any other", async () => {
+    const s = server();
+    const owner = await demoOwner(s.db);
+    const agent = await makeAgent(s.db, owner.workspaceId, { model: "offline", tools: TOOLS });
+    const token = await doorTokenFor(s.db, agent, owner.id, "laptop");
+    const client = await connectDoor(token);
+    const probe = "curl -sS http://127.0.0.1:5432/; curl -sS -m 5 http://169.254.169.254/latest/meta-data/";
+    const first = await client.callTool({ name: "shell.exec", arguments: { command: probe, network: true } });
+    expect(first.isError).toBe(true);
+    const [approval] = await s.db.select().from(approvals).where(and(eq(approvals.agentId, agent.id), eq(approvals.status, "pending")));
+    expect(approval?.preview).toMatchObject({ fields: expect.arrayContaining([{ label: "Network", value: "On: public addresses only, through Clawdeck's proxy" }]) });
+    expect((await decide(owner, approval!.id)).status).toBe(403);
+    const reviewer = await makeUser(s.db, owner.workspaceId, "reviewer");
+    expect((await decide(reviewer, approval!.id)).status).toBe(200);
+    const again = await client.callTool({ name: "shell.exec", arguments: { command: probe, network: true } });
+    const text = resultText(again);
+    expect(text).toContain("Refused to connect to 127.0.0.1:5432: 127.0.0.1 is a loopback address.");
+    expect(text).toContain("Refused to connect to 169.254.169.254:80: 169.254.169.254 is a link-local address (the cloud metadata service).");
+    await client.close();
+  });
 });
