@@ -4,6 +4,7 @@ import { cleanText } from "../text";
 import { openEgressProxy, type EgressProxy } from "./egress";
 import type { ComputerEngine, SandboxOwner } from "./engine";
 import { currentFiles, writeFiles, type FileLimits } from "./files";
+import { createTurns } from "./turns";
 
 /**
  * Agents' browsers: a real Chromium per agent, started in a sandbox of its
@@ -62,6 +63,7 @@ interface OpenBrowser {
   idle: NodeJS.Timeout;
   seenHosts: number;
   seenRefusals: number;
+  closed: boolean;
 }
 
 export interface Browsers {
@@ -81,7 +83,8 @@ export interface Browsers {
 
 export function createBrowsers(engine: ComputerEngine, fileLimits: FileLimits): Browsers {
   const open = new Map<string, Promise<OpenBrowser>>();
-  const turns = new Map<string, Promise<unknown>>();
+  // Each agent's browser does one thing at a time.
+  const turns = createTurns();
 
   async function start(owner: SandboxOwner, allow: readonly string[]): Promise<OpenBrowser> {
     const proxy = await openEgressProxy({ allow });
@@ -99,11 +102,12 @@ export function createBrowsers(engine: ComputerEngine, fileLimits: FileLimits): 
       const page = context.pages()[0] ?? (await context.newPage());
       page.setDefaultTimeout(ACTION_MS);
       page.setDefaultNavigationTimeout(NAVIGATION_MS);
-      const entry: OpenBrowser = { context, page, proxy, idle: setTimeout(() => void close(owner.agentId), IDLE_MS), seenHosts: 0, seenRefusals: 0 };
+      const entry: OpenBrowser = { context, page, proxy, idle: setTimeout(() => void close(owner.agentId), IDLE_MS), seenHosts: 0, seenRefusals: 0, closed: false };
+      // Closed by us or gone by itself (a crash, its sandbox killed): the next call starts a new one.
       context.once("close", () => {
+        entry.closed = true;
         clearTimeout(entry.idle);
         void proxy.close();
-        if (open.get(owner.agentId) && turns.get(owner.agentId) === undefined) open.delete(owner.agentId);
       });
       return entry;
     } catch (error) {
@@ -123,31 +127,20 @@ export function createBrowsers(engine: ComputerEngine, fileLimits: FileLimits): 
     await browser.proxy.close();
   }
 
-  /** Runs `work` after every earlier call on the agent's browser here has ended. */
-  function inTurn<T>(agentId: string, work: () => Promise<T>): Promise<T> {
-    const before = turns.get(agentId) ?? Promise.resolve();
-    const mine = before.then(work, work);
-    const settled = mine.catch(() => undefined);
-    turns.set(agentId, settled);
-    void settled.then(() => {
-      if (turns.get(agentId) === settled) turns.delete(agentId);
-    });
-    return mine;
-  }
-
   return {
     act(db, target, action, options) {
-      return inTurn(target.agentId, async () => {
+      return turns.run(target.agentId, async () => {
         options.signal.throwIfAborted();
         const started = performance.now();
         const owner = { workspaceId: target.workspaceId, agentId: target.agentId };
-        let pending = open.get(target.agentId);
-        if (!pending) {
-          pending = start(owner, options.allow);
+        const starting = () => {
+          const pending = start(owner, options.allow);
           open.set(target.agentId, pending);
           pending.catch(() => open.delete(target.agentId));
-        }
-        const browser = await pending;
+          return pending;
+        };
+        let browser = await (open.get(target.agentId) ?? starting());
+        if (browser.closed) browser = await starting();
         browser.idle.refresh();
         // A cancel closes the browser: whatever it was doing stops at once.
         const onAbort = () => void close(target.agentId);

@@ -3,6 +3,7 @@ import type { Db } from "../db/client";
 import { DEFAULT_COMMAND_LIMITS, type CommandLimits, type CommandStream, type ComputerEngine, type EngineAvailability, type ExecResult } from "./engine";
 import { createBrowsers, type Browsers } from "./browsers";
 import { openEgressProxy } from "./egress";
+import { createTurns } from "./turns";
 import type { FileLimits } from "./files";
 import { materialise, writeBack } from "./sync";
 
@@ -63,21 +64,10 @@ export interface Computers {
 }
 
 export function createComputers(engine: ComputerEngine, fileLimits: FileLimits, commandLimits: CommandLimits = DEFAULT_COMMAND_LIMITS): Computers {
-  const locks = new Map<string, Promise<unknown>>();
+  // Each agent's commands one at a time: its folder is copied in before and read back after each.
+  const turns = createTurns();
   const running = new Map<string, RunningCommand & { controller: AbortController }>();
   const browsers = createBrowsers(engine, fileLimits);
-
-  /** Runs `work` after every earlier command of the agent here has ended. */
-  function inTurn<T>(agentId: string, work: () => Promise<T>): Promise<T> {
-    const before = locks.get(agentId) ?? Promise.resolve();
-    const mine = before.then(work, work);
-    const settled = mine.catch(() => undefined);
-    locks.set(agentId, settled);
-    void settled.then(() => {
-      if (locks.get(agentId) === settled) locks.delete(agentId);
-    });
-    return mine;
-  }
 
   return {
     engine,
@@ -87,7 +77,7 @@ export function createComputers(engine: ComputerEngine, fileLimits: FileLimits, 
     availability: () => engine.availability(),
 
     run(db, target, command, options) {
-      return inTurn(target.agentId, async () => {
+      return turns.run(target.agentId, async () => {
         const controller = new AbortController();
         const signal = AbortSignal.any([options.signal, controller.signal]);
         signal.throwIfAborted();
