@@ -5,6 +5,7 @@ import { ChatPage } from "./pages/chat-page";
 import { FeedPage } from "./pages/feed-page";
 import { horizontalOverflow, mainPages, outsideScreen, seedWorkspace, type Seeded } from "./pages/main-pages";
 import { watchNetwork } from "./pages/network";
+import { codesOnScreen } from "./pages/plain-words";
 import { SignInPage } from "./pages/sign-in-page";
 import { personWithRole } from "./people";
 
@@ -26,19 +27,25 @@ async function signedIn(page: Page, viewport: { width: number; height: number })
   await new SignInPage(page).signInAs(OWNER);
 }
 
-for (const viewport of [SMALL_PHONE, PHONE, DESKTOP]) {
-  test(`at ${viewport.width}×${viewport.height} no page scrolls sideways`, async ({ page }) => {
+// The smallest phone in the dark theme, the others in the light one: between them, both themes at every page.
+for (const [viewport, scheme] of [[SMALL_PHONE, "dark"], [PHONE, "light"], [DESKTOP, "light"]] as const) {
+  test(`at ${viewport.width}×${viewport.height} (${scheme}) no page scrolls sideways or shows a code where a person expects words`, async ({ page }) => {
     // About twenty pages, each waited on until its data has arrived.
     test.setTimeout(180_000);
+    await page.emulateMedia({ colorScheme: scheme });
     await signedIn(page, viewport);
     const network = watchNetwork(page);
+    const codes: Record<string, string[]> = {};
     for (const { name, path } of mainPages(seeded)) {
       await page.goto(path);
       await expect(page.locator("main h1").first(), name).toBeVisible();
       // Charts and lists settle after their data arrives.
       await network.settled();
       expect({ page: name, overflow: await horizontalOverflow(page) }).toEqual({ page: name, overflow: 0 });
+      const found = await codesOnScreen(page);
+      if (found.length > 0) codes[name] = found;
     }
+    expect(codes).toEqual({});
   });
 }
 
