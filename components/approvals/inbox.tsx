@@ -316,6 +316,12 @@ function History() {
               ))}
               {item.editedInput ? <span className="ml-2 rounded bg-indigo-50 px-1.5 text-xs text-indigo-700">input edited</span> : null}
             </div>
+            {item.preview.body ? (
+              // What was decided on: the message, the command, the text (cut to a few lines; the run has the rest).
+              <p className="line-clamp-4 text-sm break-words whitespace-pre-wrap text-slate-700" data-testid="history-body">
+                <Revealed text={item.preview.body} />
+              </p>
+            ) : null}
             {item.reason ? <p className="text-sm text-slate-600">Why: {item.reason}</p> : null}
             <TaintList item={item} slug={slug} />
           </li>

@@ -150,8 +150,8 @@ function BudgetsEditor({ overview, canEdit }: { overview: BudgetOverview; canEdi
       </table>
       <div className="flex flex-wrap items-center gap-3 border-t border-slate-100 px-4 py-3">
         <p className="min-w-60 flex-1 text-xs text-slate-500">
-          Checked before every model call: at 80 % a warning shows on the overview and the usage page; at 100 % runs stop with{" "}
-          <code>budget_exceeded</code> until the budget is raised or the month (UTC) ends. The last call before the cap may overshoot it by that
+          Checked before every model call, command and page: at 80 % a warning shows on the overview and the usage page; at 100 % runs
+          stop, saying the budget is spent, until it is raised or the month (UTC) ends. The last call before the cap may overshoot it by that
           call&apos;s cost.
         </p>
         {canEdit ? (

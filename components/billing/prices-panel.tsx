@@ -213,7 +213,8 @@ function PricesEditor({ list, canEdit }: { list: PriceList; canEdit: boolean }) 
             {builtIn.map((p) => (
               <tr key={p.model} className={`${stacked.row} ${p.overridden ? "text-slate-500" : ""}`}>
                 <td className={stacked.title}>
-                  <span className="font-mono text-xs">{p.model}…</span>
+                  <span className="font-mono text-xs">{p.model}</span>
+                  <span className="ml-1 text-xs text-slate-500">and ids that start with it</span>
                   {p.nominal ? <span className="ml-2 rounded bg-slate-100 px-1.5 py-0.5 text-xs text-slate-600">nominal: nothing is really spent</span> : null}
                   {p.overridden ? <span className="ml-2 text-xs">(replaced above)</span> : null}
                 </td>

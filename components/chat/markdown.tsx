@@ -27,7 +27,7 @@ const components: Components = {
   code: ({ node: _node, ...props }) => <code className="rounded bg-slate-100 px-1 py-0.5 font-mono text-[0.8em] text-slate-800" {...props} />,
   pre: ({ node: _node, ...props }) => (
     <pre
-      className="my-2 overflow-x-auto rounded-md bg-slate-900 p-3 font-mono text-xs leading-relaxed text-slate-100 [&>code]:bg-transparent [&>code]:p-0 [&>code]:text-inherit"
+      className="my-2 overflow-x-auto rounded-md bg-terminal p-3 font-mono text-xs leading-relaxed text-terminal-text [&>code]:bg-transparent [&>code]:p-0 [&>code]:text-inherit"
       {...props}
     />
   ),

@@ -1,6 +1,7 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { FileText, Folder } from "lucide-react";
 import { useState } from "react";
 import { computerStatusSchema, fileEntriesSchema, fileHistorySchema, recentCommandsSchema, restoredSchema, type RecentCommand } from "@/lib/computers/computer-schemas";
 import { agentKeys } from "@/lib/client/query-keys";
@@ -150,10 +151,10 @@ export function ComputerPanel({ agentId, canManage }: { agentId: string; canMana
               <li key={entry.path} className="flex flex-wrap items-center gap-x-3 gap-y-0.5 px-3 py-2 text-sm">
                 <button
                   type="button"
-                  className="min-w-0 font-mono break-all text-indigo-700 hover:underline"
+                  className="inline-flex min-w-0 items-center gap-1.5 font-mono break-all text-indigo-700 hover:underline"
                   onClick={() => (entry.kind === "folder" ? setFolder(entry.path) : setOpen({ path: entry.path, version: null }))}
                 >
-                  {entry.kind === "folder" ? "📁 " : ""}
+                  {entry.kind === "folder" ? <Folder aria-hidden className="h-4 w-4 shrink-0" /> : <FileText aria-hidden className="h-4 w-4 shrink-0 text-slate-500" />}
                   {entry.path.split("/").pop()}
                   {entry.kind === "folder" ? "/" : ""}
                 </button>

@@ -1,5 +1,6 @@
 "use client";
 
+import { FileText } from "lucide-react";
 import { useWorkspace } from "../providers";
 
 /** The file content route of an agent's file at a version, as a link or an image source. */
@@ -52,7 +53,7 @@ export function FileChip({ agentId, path, version, change }: { agentId: string; 
         className="inline-flex max-w-full items-center gap-1.5 rounded-full bg-surface px-2.5 py-1 font-mono text-slate-800 ring-1 ring-slate-200 hover:ring-indigo-300"
         data-testid="file-chip"
       >
-        <span aria-hidden>📄</span>
+        <FileText aria-hidden className="h-3.5 w-3.5 shrink-0 text-slate-500" />
         <span className="truncate">{path}</span>
         <span className="font-sans text-slate-500">
           version {version}

@@ -168,12 +168,14 @@ function ReportBody({ report }: { report: Report }) {
   const groupLabel = groups.find((g) => g.id === report.group)!.label;
   // Seconds of agents' computers, in their own column once there are any.
   const compute = report.totals.computeMs > 0;
+  const modelCalls = report.totals.calls - report.totals.computeCalls;
 
   return (
     <>
       <p className="text-sm text-slate-600" data-testid="usage-range">
-        From {mediumWhen(report.range.from, { timeZone })} up to {mediumWhen(report.range.to, { timeZone })} · {formatCount(report.totals.calls)} model{" "}
-        {report.totals.calls === 1 ? "call" : "calls"} · {formatUsd(report.totals.credits)}
+        From {mediumWhen(report.range.from, { timeZone })} up to {mediumWhen(report.range.to, { timeZone })} · {formatCount(modelCalls)} model{" "}
+        {modelCalls === 1 ? "call" : "calls"}
+        {compute ? ` · ${formatSeconds(report.totals.computeMs)} of agents' computers` : ""} · {formatUsd(report.totals.credits)}
       </p>
       <div className="grid gap-4 lg:grid-cols-2">
         <UsageChart

@@ -14,7 +14,7 @@ export async function codesOnScreen(page: Page): Promise<string[]> {
       const parent = node.parentElement;
       if (!parent || parent.closest(exempt) || !parent.checkVisibility({ visibilityProperty: true, opacityProperty: true })) continue;
       const text = (node.textContent ?? "").replace(/https?:\/\/\S+/g, " ");
-      for (const match of text.matchAll(/\b[a-z]+(?:_[a-z]+)+\b|\b[a-z_]+:[a-z_]+\b/g)) found.add(`${match[0]}  ← "${text.trim().slice(0, 80)}"`);
+      for (const match of text.matchAll(/\b[a-z]+(?:_[a-z]+)+\b|\b[a-z_]+:[a-z0-9][\w.@-]*/g)) found.add(`${match[0]}  ← "${text.trim().slice(0, 80)}"`);
     }
     return [...found];
   });

@@ -169,7 +169,7 @@ export async function getAgentDetail(db: Db, workspaceId: string, agentId: strin
     .limit(20);
   const [spend] = canSeeSpend(viewer)
     ? await db
-        .select({ credits: sql<number>`coalesce(sum(${usageRollupsHourly.credits}), 0)::bigint`, calls: sql<number>`coalesce(sum(${usageRollupsHourly.calls}), 0)::bigint` })
+        .select({ credits: sql<number>`coalesce(sum(${usageRollupsHourly.credits}), 0)::bigint`, calls: sql<number>`coalesce(sum(${usageRollupsHourly.calls}) filter (where ${usageRollupsHourly.sourceKind} <> 'compute'), 0)::bigint` })
         .from(usageRollupsHourly)
         .where(and(eq(usageRollupsHourly.workspaceId, workspaceId), eq(usageRollupsHourly.agentId, agentId), gte(usageRollupsHourly.bucket, sql`now() - interval '30 days'`)))
     : [];

@@ -56,6 +56,7 @@ const usageTotals = {
   credits: z.number(),
   unpricedCalls: z.number(),
   computeMs: z.number(),
+  computeCalls: z.number(),
 };
 
 export const usageReportSchema = z.object({

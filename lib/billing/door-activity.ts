@@ -18,5 +18,5 @@ export async function countDoorCalls(db: Db, workspaceId: string, range: { from:
 
 /** The report's `door` row: door tool calls, zero tokens and zero credits (not part of the ledger's totals). */
 export function doorActivityRow(calls: number) {
-  return { key: "door", label: "Door calls (tool calls, no model spend)", calls, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, credits: 0, unpricedCalls: 0, computeMs: 0, nominal: false };
+  return { key: "door", label: "Door calls (tool calls, no model spend)", calls, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, credits: 0, unpricedCalls: 0, computeMs: 0, computeCalls: 0, nominal: false };
 }

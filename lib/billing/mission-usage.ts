@@ -34,6 +34,7 @@ export async function missionUsage(db: Db, workspaceId: string, range: HourRange
         credits: sum(usageEvents.credits),
         unpricedCalls: sum(usageEvents.unpriced),
         computeMs: sum(usageEvents.computeMs),
+        computeCalls: sql<number>`0`.mapWith(Number),
       })
       .from(usageEvents)
       .where(where)

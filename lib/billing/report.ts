@@ -4,6 +4,7 @@ import type { Db } from "../db/client";
 import { agents, usageRollupsHourly } from "../db/schema";
 import { countDoorCalls, doorActivityRow } from "./door-activity";
 import { missionLabels, missionUsage } from "./mission-usage";
+import { lookupComputePrice } from "./price-book";
 import { isNominal } from "./prices";
 import { DAY_MS, rangeFields, resolveRange, timeZoneSchema, toHourRange } from "./range";
 
@@ -25,6 +26,8 @@ export interface UsageTotals {
   unpricedCalls: number;
   /** Milliseconds of agents' computers (compute rows). */
   computeMs: number;
+  /** Of `calls`, the steps of agents' computers (compute rows) rather than model calls. */
+  computeCalls: number;
 }
 
 export interface UsageRow extends UsageTotals {
@@ -105,6 +108,7 @@ export async function getUsageReport(db: Db, workspaceId: string, query: ReportQ
         credits: sum(usageRollupsHourly.credits),
         unpricedCalls: sum(usageRollupsHourly.unpricedCalls),
         computeMs: sum(usageRollupsHourly.computeMs),
+        computeCalls: sum(sql`case when ${usageRollupsHourly.sourceKind} = 'compute' then ${usageRollupsHourly.calls} else 0 end`),
       })
       .from(usageRollupsHourly)
       .where(where)
@@ -131,17 +135,30 @@ export async function getUsageReport(db: Db, workspaceId: string, query: ReportQ
 
   const agentLabels = new Map(names.map((a) => [a.id, `${a.name} (@${a.handle})`]));
   const agentColors = new Map(names.map((a) => [a.id, a.color]));
+  // The built-in compute price is nominal too (the computers run on this server): said so where compute has its row.
+  const computeNominal = (query.group === "source" || query.group === "model") && (await lookupComputePrice(db, workspaceId)).source === "built-in";
+  const nominalRow = (k: string) =>
+    (query.group === "model" && (isNominal(k) || (k in computeLabels && computeNominal))) || (query.group === "source" && k === "compute" && computeNominal);
   const label = (k: string) => {
-    if (query.group === "agent") return k ? (agentLabels.get(k) ?? "Deleted agent") : "No agent";
-    if (query.group === "source") return sourceLabels[k] ?? k;
-    if (query.group === "mission") return k ? (missionNames.get(k) ?? "Deleted mission") : "Outside missions";
-    return computeLabels[k] ?? (isNominal(k) ? `${k} (nominal price)` : k);
+    const named =
+      query.group === "agent"
+        ? k
+          ? (agentLabels.get(k) ?? "Deleted agent")
+          : "No agent"
+        : query.group === "source"
+          ? (sourceLabels[k] ?? k)
+          : query.group === "mission"
+            ? k
+              ? (missionNames.get(k) ?? "Deleted mission")
+              : "Outside missions"
+            : (computeLabels[k] ?? k);
+    return nominalRow(k) ? `${named} (nominal price)` : named;
   };
   const rows = grouped
     .map((g) => ({
       ...g,
       label: label(g.key),
-      nominal: query.group === "model" && isNominal(g.key),
+      nominal: nominalRow(g.key),
       ...(query.group === "agent" && agentColors.has(g.key) ? { color: agentColors.get(g.key) } : {}),
     }))
     .sort((a, b) => b.credits - a.credits || a.label.localeCompare(b.label));
@@ -155,8 +172,9 @@ export async function getUsageReport(db: Db, workspaceId: string, query: ReportQ
       credits: t.credits + r.credits,
       unpricedCalls: t.unpricedCalls + r.unpricedCalls,
       computeMs: t.computeMs + r.computeMs,
+      computeCalls: t.computeCalls + r.computeCalls,
     }),
-    { calls: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, credits: 0, unpricedCalls: 0, computeMs: 0 },
+    { calls: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, credits: 0, unpricedCalls: 0, computeMs: 0, computeCalls: 0 },
   );
   // Grouped by source, door activity has its row too: tool calls without spend, outside the ledger's totals.
   if (query.group === "source") {

@@ -143,11 +143,13 @@ async function rollupFigures(db: Db, workspaceId: string, range: HourRange, incl
   const when = (from: Date, to: Date) => sql`r.bucket >= ${iso(from)}::timestamptz and r.bucket < ${iso(to)}::timestamptz`;
   const sumWhen = (column: SQL, from: Date, to: Date) => sql`coalesce(sum(${column}) filter (where ${when(from, to)}), 0)::float8`;
   const as = (name: string) => sql.raw(`"${name}"`);
+  const modelCalls = sql`case when r.source_kind = 'compute' then 0 else r.calls end`;
   const columns = [
     sql`${sumWhen(sql`r.input_tokens + r.output_tokens`, range.from, range.to)} as tokens`,
-    sql`${sumWhen(sql`r.calls`, range.from, range.to)} as calls`,
+    // Model calls: a compute row counts seconds of an agent's computer, not calls.
+    sql`${sumWhen(modelCalls, range.from, range.to)} as calls`,
     ...windows.flatMap((w) => [sql`${sumWhen(sql`r.credits`, w.from, w.to)} as ${as(`${w.key}_now`)}`, sql`${sumWhen(sql`r.credits`, w.before, w.from)} as ${as(`${w.key}_before`)}`]),
-    ...(includeSpend ? [sql`${sumWhen(sql`r.calls`, week.from, week.to)} as week_calls`] : []),
+    ...(includeSpend ? [sql`${sumWhen(modelCalls, week.from, week.to)} as week_calls`] : []),
   ];
   const rows = rowsOf<Record<string, unknown>>(
     await db.execute(sql`

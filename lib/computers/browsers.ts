@@ -1,4 +1,4 @@
-import { chromium, type BrowserContext, type Locator, type Page } from "playwright-core";
+import { chromium, type BrowserContext, type Locator, type Page, type Request } from "playwright-core";
 import type { Db } from "../db/client";
 import { cleanText } from "../text";
 import { openEgressProxy, type EgressProxy } from "./egress";
@@ -146,18 +146,36 @@ export function createBrowsers(engine: ComputerEngine, fileLimits: FileLimits): 
         const onAbort = () => void close(target.agentId);
         options.signal.addEventListener("abort", onAbort, { once: true });
         try {
-          await perform(browser.page, action);
+          // The hosts the page itself asked for: Chromium's own background requests are neither the page's content
+          // nor the model's business.
+          const asked = new Set<string>();
+          const onRequest = (request: Request) => {
+            const host = hostOf(request.url());
+            if (host) asked.add(host.toLowerCase());
+          };
+          browser.context.on("request", onRequest);
+          try {
+            await perform(browser.page, action);
+          } finally {
+            browser.context.off("request", onRequest);
+          }
           options.signal.throwIfAborted();
           const read = await readPage(browser.page);
           const shot = await browser.page.screenshot({ type: "png", timeout: 10_000 });
-          const hosts = browser.proxy.hosts().slice(browser.seenHosts);
+          const hosts = browser.proxy.hosts().slice(browser.seenHosts).filter((h) => asked.has(h));
           const refused = browser.proxy.refusals().slice(browser.seenRefusals);
-          browser.seenHosts += hosts.length;
+          browser.seenHosts = browser.proxy.hosts().length;
           browser.seenRefusals += refused.length;
           const pageHost = hostOf(read.url);
           const taint = [...new Set([...target.taint, ...(pageHost ? [`web:${pageHost}`] : []), ...hosts.map((h) => `web:${h}`)])];
           const saved = await keepScreenshot(db, target, taint, shot, fileLimits);
-          return { ...read, ...saved, hosts: [...new Set([...(pageHost ? [pageHost] : []), ...hosts])], refused, durationMs: Math.round(performance.now() - started) };
+          return {
+            ...read,
+            ...saved,
+            hosts: [...new Set([...(pageHost ? [pageHost] : []), ...hosts])],
+            refused: refused.filter((r) => asked.has(r.host)).map((r) => r.sentence),
+            durationMs: Math.round(performance.now() - started),
+          };
         } finally {
           options.signal.removeEventListener("abort", onAbort);
         }

@@ -113,7 +113,7 @@ export function createComputers(engine: ComputerEngine, fileLimits: FileLimits, 
             ignored: back.ignored,
             tooLarge: back.tooLarge,
             taint: [...new Set([...present.flatMap((f) => f.taint), ...hosts.map((host) => `web:${host}`)])],
-            network: proxy ? { hosts, refused: proxy.refusals() } : null,
+            network: proxy ? { hosts, refused: proxy.refusals().map((r) => r.sentence) } : null,
           };
         } finally {
           running.delete(target.stepId);

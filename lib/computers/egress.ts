@@ -32,8 +32,8 @@ export interface EgressProxy {
   socketPath: string;
   /** Hosts the command reached (names as it asked for them). */
   hosts(): string[];
-  /** Each refusal, as a sentence. */
-  refusals(): string[];
+  /** Each refusal: the host asked for (as asked), and the sentence saying why. */
+  refusals(): { host: string; sentence: string }[];
   close(): Promise<void>;
 }
 
@@ -49,7 +49,7 @@ export async function openEgressProxy(options: EgressOptions): Promise<EgressPro
   await fs.promises.chmod(dir, 0o711);
   const socketPath = path.join(dir, "proxy.sock");
   const reached = new Set<string>();
-  const refused: string[] = [];
+  const refused: { host: string; sentence: string }[] = [];
   const open = new Set<Duplex>();
   const limit = options.maxConnections ?? MAX_CONNECTIONS;
 
@@ -69,7 +69,7 @@ export async function openEgressProxy(options: EgressOptions): Promise<EgressPro
     } catch (error) {
       const why = error instanceof FetchRefusedError ? error.detail : `the name could not be resolved (${(error as NodeJS.ErrnoException).code ?? "error"})`;
       const sentence = `Refused to connect to ${host}:${port}: ${why}.`;
-      if (refused.length < 100) refused.push(sentence);
+      if (refused.length < 100) refused.push({ host: name, sentence });
       return { refusal: sentence };
     }
   }

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { TaintSource, WorkspaceSettings } from "../db/schema";
 import type { ToolEffect } from "../tools/types";
+import { taintNoun } from "./taint";
 
 export const approvalCategories = ["external_send", "data_write", "code_exec", "spend", "tainted_egress"] as const;
 export type ApprovalCategory = (typeof approvalCategories)[number];
@@ -77,7 +78,7 @@ export function classifyCall(input: {
   const category: ApprovalCategory | null = tainted ? "tainted_egress" : base;
   const toolMode = overrides.tools[input.tool];
   const categoryMode = category ? (overrides.categories[category] ?? (defaultApplies(category, input.effects) ? categoryDefaults[category] : undefined)) : undefined;
-  const sources = input.taint.map((t) => t.source).join(", ");
+  const sources = [...new Set(input.taint.map((t) => taintNoun(t.source)))].join("; ");
 
   if (toolMode === "deny" || categoryMode === "deny") {
     return { kind: "deny", reason: `The workspace policy denies ${toolMode === "deny" ? `\`${input.tool}\`` : `calls that ${categoryDoing[category!]}`}.` };

@@ -56,3 +56,14 @@ export function taintLabel(source: string): string {
   if (kind === "door") return `Came through the door token “${what}”`;
   return `Untrusted content (${source})`;
 }
+
+/** A taint source as a noun, inside a sentence: "a web page on example.com", "a message from @atlas". */
+export function taintNoun(source: string): string {
+  const colon = source.indexOf(":");
+  const kind = colon > 0 ? source.slice(0, colon) : "";
+  const what = source.slice(colon + 1);
+  if (kind === "web") return `a web page on ${what}`;
+  if (kind === "agent") return `a message from @${what}`;
+  if (kind === "door") return `a request through the door token “${what}”`;
+  return "content from outside the workspace";
+}

@@ -53,7 +53,7 @@ describe("compute: the seconds of an agent's computer are charged to the ledger,
     // The usage page shows the computers as their own source, with their time.
     const report = await getUsageReport(ctx.s.db, ctx.owner.workspaceId, { from: new Date(Date.now() - 3_600_000), to: new Date(Date.now() + 3_600_000), group: "source", tz: "UTC" });
     const computers = report.rows.find((r) => r.key === "compute");
-    expect(computers?.label).toBe("Agents' computers (commands and browsers)");
+    expect(computers?.label).toBe("Agents' computers (commands and browsers) (nominal price)");
     expect(computers?.computeMs).toBeGreaterThanOrEqual(row!.computeMs);
   });
 

@@ -92,7 +92,7 @@ describe("ranges and CSV", () => {
   });
 
   it("CSV: a label a spreadsheet would run as a formula is neutralised; quotes and commas are quoted", () => {
-    const zero = { calls: 1, inputTokens: 2, outputTokens: 3, cacheReadTokens: 0, cacheWriteTokens: 0, unpricedCalls: 0, credits: 1_500_000, computeMs: 2_500 };
+    const zero = { calls: 1, inputTokens: 2, outputTokens: 3, cacheReadTokens: 0, cacheWriteTokens: 0, unpricedCalls: 0, credits: 1_500_000, computeMs: 2_500, computeCalls: 1 };
     const report: UsageReport = {
       range: { from: "2026-03-01T00:00:00.000Z", to: "2026-03-02T00:00:00.000Z" },
       group: "agent",
@@ -101,7 +101,7 @@ describe("ranges and CSV", () => {
         { ...zero, key: "a", label: '=HYPERLINK("x")', nominal: false },
         { ...zero, key: "b", label: "Ann, the agent", nominal: false },
       ],
-      totals: { ...zero, calls: 2, credits: 3_000_000, computeMs: 5_000 },
+      totals: { ...zero, calls: 2, credits: 3_000_000, computeMs: 5_000, computeCalls: 2 },
       series: [],
     };
     const lines = reportToCsv(report).trim().split("\r\n");

@@ -130,7 +130,7 @@ describe("taint handed on by an agent", () => {
 
   it("a run woken by another agent passes nothing on without approval, whatever the workspace allows", () => {
     const decision = classifyCall({ tool: "slack.post", effects: ["sends_externally"], taint: taintFromAgent(web, "atlas"), overrides: { tools: { "slack.post": "allow" }, categories: { external_send: "allow" } } });
-    expect(decision).toEqual({ kind: "require_approval", category: "tainted_egress", reason: expect.stringContaining("(web:example.com, agent:atlas)") });
+    expect(decision).toEqual({ kind: "require_approval", category: "tainted_egress", reason: expect.stringContaining("(a web page on example.com; a message from @atlas)") });
   });
 
   it("says who an agent source is, and that outside content came from outside", () => {
@@ -158,6 +158,6 @@ describe("taint carried by memories", () => {
   it("a run that recalled a memory written after reading a page sends nothing outside without approval, whatever the workspace allows", () => {
     const recalled = taintSourcesOf(memoryRecallTool.taint({ query: "q" }, { query: "q", summary: "", memories: [memory(["web:a.com"])] }));
     const decision = classifyCall({ tool: "slack.post", effects: ["sends_externally"], taint: recalled.map((source) => ({ source, stepId: "s1" })), overrides: { tools: {}, categories: { external_send: "allow" } } });
-    expect(decision).toEqual({ kind: "require_approval", category: "tainted_egress", reason: expect.stringContaining("(web:a.com)") });
+    expect(decision).toEqual({ kind: "require_approval", category: "tainted_egress", reason: expect.stringContaining("(a web page on a.com)") });
   });
 });
