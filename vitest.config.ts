@@ -35,6 +35,7 @@ const onBothDrivers = [
   "usage-cards",
   "streams",
   "computers",
+  "computer-compute",
 ].map((name) => `tests/integration/${name}.test.ts`);
 for (const file of onBothDrivers) if (!fs.existsSync(file)) throw new Error(`${file} is listed to run on both drivers but does not exist`);
 

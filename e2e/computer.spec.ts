@@ -13,6 +13,8 @@ const script = (tag: string) =>
 
 test.describe("an agent's computer", () => {
   test("a person asks @forge to write and run a script, watches its output live, then opens the files it left and their history", async ({ page }) => {
+    // Four chat turns, the agent's page, two themes and a phone: more than the default minute on a busy machine.
+    test.setTimeout(120_000);
     await new SignInPage(page).signInAs(OWNER);
     const chat = new ChatPage(page);
     await chat.goto("demo");
@@ -36,6 +38,10 @@ test.describe("an agent's computer", () => {
     await expect(terminal.getByTestId("terminal-ending")).toContainText("Exit code 0");
     await expect(terminal.getByTestId("terminal-ending")).toContainText(`ticks-${tag}.txt added (+1 −0)`);
     await chat.waitUntilIdle();
+    // A second version of the script, to see what changed.
+    await chat.send(`run echo "# ran ${tag}" >> count.py`);
+    await expect(chat.step(chat.lastReply(), "shell.exec").getByTestId("terminal-ending")).toContainText("count.py changed (+1 −0)");
+    await chat.waitUntilIdle();
 
     // The agent's page: its computer, with the files, their contents and history.
     await page.goto("/w/demo/agents");
@@ -50,6 +56,8 @@ test.describe("an agent's computer", () => {
     // Code is highlighted by its extension.
     await computer.getByRole("button", { name: "count.py" }).click();
     await expect(page.getByTestId("file-view").getByLabel("Contents of count.py").locator(".hljs-keyword").first()).toHaveText(/^(import|for|in)$/);
+    await page.getByTestId("file-view").getByText(/^Changes from version \d+ to version \d+$/).click();
+    await expect(page.getByTestId("file-view").getByTestId("diff")).toContainText(`+# ran ${tag}`);
     await computer.getByRole("button", { name: `ticks-${tag}.txt` }).click();
     const file = page.getByTestId("file-view");
     await expect(file.getByLabel(`Contents of ticks-${tag}.txt`)).toHaveText("4 ticks\n");
@@ -68,6 +76,8 @@ test.describe("an agent's computer", () => {
   });
 
   test("a reviewer on a phone approves @forge's command that asks for the network; then @forge's browser opens a page and shows it", async ({ page, browser }) => {
+    // A second person, an approval, a command and a browser started in its sandbox.
+    test.setTimeout(120_000);
     await new SignInPage(page).signInAs(OWNER);
     const reviewer = await personWithRole(browser, page, "reviewer");
     const chat = new ChatPage(page);

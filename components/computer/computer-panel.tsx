@@ -1,6 +1,7 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { createTwoFilesPatch } from "diff";
 import { FileText, Folder } from "lucide-react";
 import { useState } from "react";
 import { computerStatusSchema, fileEntriesSchema, fileHistorySchema, recentCommandsSchema, restoredSchema, type RecentCommand } from "@/lib/computers/computer-schemas";
@@ -11,6 +12,7 @@ import { Time } from "../ui/time";
 import { toast } from "../ui/toaster";
 import { agentFileUrl, BrowserBlock } from "./step-blocks";
 import { CodeView } from "./code-view";
+import { DiffBlock } from "./diff-block";
 import { XtermView } from "./xterm-view";
 
 const IMAGE = /\.(png|jpe?g|gif|webp)$/i;
@@ -204,6 +206,8 @@ function FileView(props: { agentId: string; path: string; version: number | null
   });
   const latest = history.data?.versions[0]?.version ?? null;
   const shown = version ?? latest;
+  // The version before the one shown that had contents: what the changes are counted from.
+  const previous = history.data?.versions.find((v) => shown !== null && v.version < shown && !v.deleted)?.version ?? null;
 
   return (
     <article aria-label={`File ${path}`} className="space-y-2 rounded-md p-3 ring-1 ring-slate-200" data-testid="file-view">
@@ -229,6 +233,9 @@ function FileView(props: { agentId: string; path: string; version: number | null
       ) : (
         <CodeView path={path} text={text.data ?? "…"} />
       )}
+      {!image && typeof text.data === "string" && shown && previous ? (
+        <ChangesSince agentId={agentId} path={path} version={shown} previous={previous} text={text.data} />
+      ) : null}
       {history.data ? (
         <details>
           <summary className="cursor-pointer text-sm text-slate-600">History: {history.data.versions.length} version{history.data.versions.length === 1 ? "" : "s"}</summary>
@@ -253,5 +260,32 @@ function FileView(props: { agentId: string; path: string; version: number | null
       ) : null}
       {restore.isError ? <ErrorNotice error={restore.error} fallback="The version could not be restored." /> : null}
     </article>
+  );
+}
+
+/** What changed in a file from an earlier version to the one shown, as a diff, fetched when opened. */
+function ChangesSince({ agentId, path, version, previous, text }: { agentId: string; path: string; version: number; previous: number; text: string }) {
+  const { slug } = useWorkspace();
+  const [open, setOpen] = useState(false);
+  const before = useQuery({
+    queryKey: agentKeys.file(slug, agentId, path, previous),
+    enabled: open,
+    queryFn: async () => {
+      const response = await fetch(agentFileUrl(slug, agentId, path, previous), { credentials: "same-origin" });
+      if (!response.ok) throw new Error("The earlier version could not be read.");
+      return (response.headers.get("content-type") ?? "").startsWith("text/") ? await response.text() : null;
+    },
+  });
+  return (
+    <details onToggle={(e) => setOpen(e.currentTarget.open)}>
+      <summary className="cursor-pointer text-sm text-slate-600">
+        Changes from version {previous} to version {version}
+      </summary>
+      {before.isError ? <p className="text-sm text-rose-700">{(before.error as Error).message}</p> : null}
+      {before.data === null ? <p className="text-sm text-slate-600">Version {previous} is not text.</p> : null}
+      {typeof before.data === "string" ? (
+        <DiffBlock diff={createTwoFilesPatch(`a/${path}`, `b/${path}`, before.data, text, `version ${previous}`, `version ${version}`, { context: 3 })} label="What changed" />
+      ) : null}
+    </details>
   );
 }

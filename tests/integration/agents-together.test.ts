@@ -138,7 +138,7 @@ describe("agents together", () => {
         const events = await readRunEvents(s.db, woken!.id, 0);
         expect(events.filter((e) => e.type === "run_tainted").map((e) => e.payload)).toEqual(inherited);
         const required = events.find((e) => e.type === "approval_required");
-        expect(required?.type === "approval_required" && required.payload.reason).toContain(`(web:127.0.0.1, agent:${a.handle})`);
+        expect(required?.type === "approval_required" && required.payload.reason).toContain(`(a web page on 127.0.0.1; a message from @${a.handle})`);
       } finally {
         await s.db.update(workspaces).set({ settings: {} }).where(eq(workspaces.id, owner.workspaceId));
       }

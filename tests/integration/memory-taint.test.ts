@@ -60,7 +60,7 @@ describe("what an agent remembers keeps the taint of the run that wrote it", () 
       const events = await readRunEvents(s.db, later, 0);
       expect(events.filter((e) => e.type === "run_tainted").map((e) => e.payload)).toEqual(fromRecall);
       const required = events.find((e) => e.type === "approval_required");
-      expect(required?.type === "approval_required" && required.payload.reason).toContain("(web:127.0.0.1)");
+      expect(required?.type === "approval_required" && required.payload.reason).toContain("(a web page on 127.0.0.1)");
     } finally {
       await s.db.update(workspaces).set({ settings: {} }).where(eq(workspaces.id, owner.workspaceId));
     }
