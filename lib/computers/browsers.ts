@@ -112,7 +112,9 @@ export function createBrowsers(engine: ComputerEngine, fileLimits: FileLimits): 
       return entry;
     } catch (error) {
       await proxy.close();
-      throw error;
+      // Said to the model and shown on the step: Chromium missing, or not starting here.
+      const said = String((error as Error).message ?? error).split("\n")[0] ?? "";
+      throw new BrowserActionError(said.startsWith("Agents' browsers") ? said : `The browser could not start: ${said}`);
     }
   }
 
