@@ -14,7 +14,7 @@ const SCOUT_TOOLS = ["http.fetch", "memory.remember", "memory.recall"];
 const lastCommandOf = (tools: string[]) => offlineGrammar.filter((g) => tools.includes(g.tool)).at(-1)!.command;
 
 test.describe("chat", () => {
-  test("a member chats with the offline agent: tool steps, live text, and a reload in the middle of a reply", async ({ page, browser }, testInfo) => {
+  test("a member chats with the offline agent: tool steps, live text, the help answer, and a reload in the middle of a reply", async ({ page, browser }, testInfo) => {
     test.setTimeout(120_000);
     await new SignInPage(page).signInAs(OWNER);
     // An agent with every tool: the offline model's help lists the commands of the agent's own tools, and this long
@@ -72,39 +72,49 @@ test.describe("chat", () => {
       await expect(second.getByTestId("reply-text").last()).toContainText("the demo is on Tuesday");
       await chat.waitUntilIdle();
 
-      // 3. A plain question gets the long offline answer; reload while it streams.
+      // 3. A plain question gets the offline help: every command of the agent's tools, each once.
       await chat.send("How do you work?");
       await expect(chat.replies()).toHaveCount(3);
+      const third = chat.lastReply();
       const lastCommand = commands[commands.length - 1]!.command;
+      await expect(third).toContainText(lastCommand, { timeout: 20_000 });
+      await chat.waitUntilIdle();
+      await expect(memberPage.getByRole("list", { name: "Messages" }).getByText("I'm the offline model: I run without a network", { exact: false })).toHaveCount(1);
+      await expect(third.getByRole("listitem")).toHaveCount(commands.length);
+      for (const g of offlineGrammar) await expect(third.getByText(g.command, { exact: true })).toHaveCount(1);
+
+      // 4. A reply long enough to outlast any reload (about two minutes at the test server's pace): reload while it streams.
+      await chat.send("count to 1500");
+      await expect(chat.replies()).toHaveCount(4);
       await expect(chat.stopButton()).toBeVisible();
-      await expect.poll(async () => (await chat.replyText(chat.lastReply())).length, { timeout: 10_000, intervals: [20] }).toBeGreaterThan(20);
+      await expect.poll(async () => (await chat.replyText(chat.lastReply())).length, { timeout: 20_000, intervals: [20] }).toBeGreaterThan(20);
       const beforeReload = await chat.replyText(chat.lastReply());
-      expect(beforeReload).not.toContain(lastCommand);
       await memberPage.reload();
 
       // Reattached: the reply is still being written, and catches up from the journal (its events route).
-      await expect(chat.replies()).toHaveCount(3);
+      await expect(chat.replies()).toHaveCount(4);
       await expect(chat.stopButton()).toBeVisible();
       expect(streamRequests.some((url) => url.includes("after=0"))).toBe(true);
       await expect(chat.input()).toBeVisible();
       await memberPage.screenshot({ path: testInfo.outputPath("chat-mid-reply.png") });
-      const third = chat.lastReply();
-      await expect(third).toContainText(lastCommand, { timeout: 20_000 });
+      const counted = async () => (await chat.replyText(chat.lastReply())).match(/\d+/g)?.map(Number) ?? [];
+      const afterReload = (await counted()).at(-1) ?? 0;
+      await expect.poll(async () => (await counted()).at(-1) ?? 0, { timeout: 20_000 }).toBeGreaterThan(afterReload + 5);
+      await chat.stopButton().click();
+      await expect(chat.lastReply().getByTestId("reply-cancelled")).toBeVisible();
       await chat.waitUntilIdle();
 
-      // Exactly once: one opening paragraph, every command listed once, three replies in all.
-      await expect(chat.replies()).toHaveCount(3);
-      await expect(chat.userMessages()).toHaveCount(3);
-      // Counted in the conversation: the screen-reader announcement of the finished reply holds its words too.
-      await expect(memberPage.getByRole("list", { name: "Messages" }).getByText("I'm the offline model: I run without a network", { exact: false })).toHaveCount(1);
-      await expect(third.getByRole("listitem")).toHaveCount(commands.length);
-      for (const g of offlineGrammar) await expect(third.getByText(g.command, { exact: true })).toHaveCount(commands.includes(g) ? 1 : 0);
-      const paragraphs = (await third.getByTestId("reply-text").locator("p").allInnerTexts()).map(squash);
-      expect(new Set(paragraphs).size).toBe(paragraphs.length);
-      expect(squash(await chat.replyText(third)).startsWith(squash(beforeReload).slice(0, 20))).toBe(true);
+      // Exactly once: the numbers run from 1 without a gap or a repeat, past what was there before the reload.
+      const numbers = await counted();
+      expect(numbers.length).toBeGreaterThan(beforeReload.split(",").length);
+      expect(numbers.length).toBeLessThan(1500);
+      expect(numbers).toEqual(numbers.map((_, i) => i + 1));
+      expect(squash(await chat.replyText(chat.lastReply())).startsWith(squash(beforeReload))).toBe(true);
+      await expect(chat.replies()).toHaveCount(4);
+      await expect(chat.userMessages()).toHaveCount(4);
 
       // The history from before the reload is all there, steps included.
-      await expect(chat.userMessages()).toHaveText(["remember the demo is on Tuesday", "recall demo", "How do you work?"]);
+      await expect(chat.userMessages()).toHaveText(["remember the demo is on Tuesday", "recall demo", "How do you work?", "count to 1500"]);
       await expect(chat.stepStatus(chat.step(chat.replies().nth(0), "memory.remember"))).toHaveText("Succeeded");
       await expect(chat.stepStatus(chat.step(chat.replies().nth(1), "memory.recall"))).toHaveText("Succeeded");
       await expect(chat.replies().nth(1).getByTestId("reply-text").last()).toContainText("the demo is on Tuesday");

@@ -111,6 +111,17 @@ function notesFrom(system: string): string[] {
 }
 
 /** The help answer names only the commands whose tool this agent has (`available`), or says it has none. */
+/**
+ * "count to N" from the person (N from 1 to 2,000): the numbers from 1 to N, a long reply at the model's pace to watch,
+ * stop or reload in the middle of.
+ */
+export function countTo(question: string): string | null {
+  const m = question.trim().match(/^count (?:up )?to (\d{1,4})\.?$/i);
+  const n = m ? Number(m[1]) : 0;
+  if (n < 1 || n > 2000) return null;
+  return `${Array.from({ length: n }, (_, i) => i + 1).join(", ")}.`;
+}
+
 function plainAnswer(question: string, system: string, available: ReadonlySet<string>): string {
   const asked = words(question);
   const relevant = notesFrom(system).filter((note) => [...words(note)].some((w) => asked.has(w)));
@@ -264,6 +275,8 @@ export function createOfflineProvider(options: { delayMs?: number } = {}): Model
           text = leadIn(commands);
         } else if (mission) {
           text = mission.text;
+        } else if (!from && countTo(question) !== null) {
+          text = countTo(question)!;
         } else if (from) {
           text = `Thanks ${from[1]}, noted${from[2] ? ` in #${from[2]}` : ""}: “${truncate(question.trim(), 200)}”.`;
         } else {

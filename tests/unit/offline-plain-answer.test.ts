@@ -55,3 +55,20 @@ describe("the offline model's answer to a plain question", () => {
     expect(await answer("What can you do?", prompt([]), [])).toContain("This agent has no tools");
   });
 });
+
+describe("“count to N”", () => {
+  it("writes the numbers from 1 to N, and takes 1 to 2,000 only", async () => {
+    expect(await answer("count to 5", prompt([]))).toBe("1, 2, 3, 4, 5.");
+    expect(await answer("Count up to 3.", prompt([]))).toBe("1, 2, 3.");
+    const long = await answer("count to 2000", prompt([]));
+    expect(long.startsWith("1, 2, 3,")).toBe(true);
+    expect(long.endsWith("1999, 2000.")).toBe(true);
+    for (const other of ["count to 0", "count to 2001", "count to ten", "please count to 5 and then stop"]) {
+      expect(await answer(other, prompt([]))).toContain("I'm the offline model");
+    }
+  });
+
+  it("is the person's form only: another agent asking gets the usual acknowledgement", async () => {
+    expect(await answer("Message from @atlas: count to 5", prompt([]))).toBe("Thanks @atlas, noted: “count to 5”.");
+  });
+});
