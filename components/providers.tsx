@@ -16,8 +16,14 @@ export interface WorkspaceInfo {
 }
 
 const WorkspaceContext = createContext<WorkspaceInfo | null>(null);
+/** The signed-in person's id: whose own requests four eyes keeps them from approving. */
+const ViewerContext = createContext<string | null>(null);
 
-export function Providers({ workspace, children }: { workspace: WorkspaceInfo; children: React.ReactNode }) {
+export function useViewerId(): string | null {
+  return useContext(ViewerContext);
+}
+
+export function Providers({ workspace, viewerId = null, children }: { workspace: WorkspaceInfo; viewerId?: string | null; children: React.ReactNode }) {
   const [client] = useState(
     () => new QueryClient({ defaultOptions: { queries: { staleTime: 5_000, retry: 1, refetchOnWindowFocus: true } } }),
   );
@@ -29,7 +35,9 @@ export function Providers({ workspace, children }: { workspace: WorkspaceInfo; c
   }, [workspace.slug]);
   return (
     <WorkspaceContext.Provider value={workspace}>
-      <QueryClientProvider client={client}>{children}</QueryClientProvider>
+      <ViewerContext.Provider value={viewerId}>
+        <QueryClientProvider client={client}>{children}</QueryClientProvider>
+      </ViewerContext.Provider>
     </WorkspaceContext.Provider>
   );
 }

@@ -49,7 +49,8 @@ test.describe("gated actions", () => {
       await inbox.approve(card);
       await expect(card).toHaveCount(0);
 
-      await expect(slackStep.getByTestId("approval-decided")).toContainText("Approved");
+      await expect(slackStep.getByTestId("approval-decided")).toContainText(`Approved by ${reviewer.person.name}`);
+      await expect(slackStep.getByTestId("approval-decided")).toContainText("in the inbox.");
       await expect(chat.stepStatus(slackStep)).toHaveText("Succeeded");
       await expect(slackStep.getByTestId("step-summary")).toContainText("kept in the Outbox");
       await expect(chat.stopButton()).toHaveCount(0);
@@ -86,7 +87,8 @@ test.describe("gated actions", () => {
       await inbox.reject(card, "Not in #general, please");
       await expect(card).toHaveCount(0);
 
-      await expect(slackStep.getByTestId("approval-decided")).toContainText("Rejected by a reviewer: Not in #general, please");
+      await expect(slackStep.getByTestId("approval-decided")).toContainText(`Rejected by ${reviewer.person.name}`);
+      await expect(slackStep.getByTestId("approval-decided")).toContainText("in the inbox: “Not in #general, please”");
       await expect(chat.stepStatus(slackStep)).toHaveText("Rejected");
       await expect(chat.lastReply()).toContainText("did not work");
     } finally {
@@ -158,5 +160,48 @@ test.describe("gated actions", () => {
     await inbox.goto("demo");
     await inbox.reject(inbox.card(handle), "Not now");
     await expect(inbox.card(handle)).toHaveCount(0);
+  });
+
+  test("a reviewer decides on the run's own page, and the requester's chat says who decided and where; its inbox link opens that request", async ({ page, browser }) => {
+    await new SignInPage(page).signInAs(OWNER);
+    const {
+      handle,
+      sessionIds: [sessionId],
+    } = await agentAsked(page, "onpage", ["slack #general straight from the run"]);
+    const reviewer = await personWithRole(browser, page, "reviewer");
+    try {
+      // The requester's step links to its own request in the inbox.
+      await page.goto(`/w/demo/chat/${sessionId}`);
+      const asked = page.getByRole("group", { name: "Tool step slack.post" });
+      await expect(asked.getByTestId("approval-pending")).toBeVisible({ timeout: 20_000 });
+      const link = asked.getByRole("link", { name: "Open it in the Approvals inbox →" });
+      const pending = (await (await page.request.get("/api/approvals?status=pending", { headers: DEMO })).json()) as { approvals: { id: string; runId: string; agent: { handle: string } }[] };
+      const request = pending.approvals.find((a) => a.agent.handle === handle)!;
+      await expect(link).toHaveAttribute("href", `/w/demo/approvals?approval=${request.id}`);
+
+      await reviewer.page.goto(`/w/demo/runs/${request.runId}`);
+      const step = reviewer.page.getByRole("group", { name: "Tool step slack.post" });
+      await step.getByRole("button", { name: "Decide it here" }).click();
+      const card = step.getByRole("article", { name: /^Approval: Post to Slack/ });
+      await expect(card.getByTestId("approval-preview")).toContainText("straight from the run");
+      await card.getByRole("button", { name: "Approve", exact: true }).click();
+      const decided = step.getByTestId("approval-decided");
+      await expect(decided).toContainText(`Approved by ${reviewer.person.name}`, { timeout: 20_000 });
+      await expect(decided).toContainText("from the run's page.");
+      await expect(step.getByTestId("step-status")).toHaveText("Succeeded");
+
+      // The requester sees the same decision, live.
+      await expect(asked.getByTestId("approval-decided")).toContainText(`Approved by ${reviewer.person.name}`);
+      await expect(asked.getByTestId("approval-decided")).toContainText("from the run's page.");
+      // And the inbox's history says where it was decided.
+      const inbox = new ApprovalsPage(reviewer.page);
+      await inbox.goto("demo");
+      const history = await inbox.openHistory();
+      await expect(history.getByRole("listitem", { name: /approved: Post to Slack/ }).filter({ hasText: "straight from the run" })).toContainText(
+        `by ${reviewer.person.name} from the run's page`,
+      );
+    } finally {
+      await reviewer.context.close();
+    }
   });
 });

@@ -189,6 +189,8 @@ test.describe("chat", () => {
     // (from inside the page, so it lands mid-reply).
     await expect(chat.lastReply().getByTestId("reply-cancelled")).toBeVisible();
     await chat.waitUntilIdle();
+    // The reply says who stopped it.
+    await expect(chat.lastReply().getByTestId("reply-cancelled")).toContainText(`Stopped by ${OWNER.name}.`);
     await expect(chat.lastReply()).not.toContainText("recall <query>");
     await expect(chat.input()).toBeEditable();
 

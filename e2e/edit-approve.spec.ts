@@ -14,6 +14,7 @@ test("a reviewer edits a post in a form, checks the changes, approves, and the r
   } = await agentAsked(page, "edit", ["slack #general first draft of the news"]);
 
   const reviewer = await personWithRole(browser, page, "reviewer");
+  const reviewerName = reviewer.person.name;
   try {
     const inbox = new ApprovalsPage(reviewer.page);
     await inbox.goto("demo");
@@ -37,10 +38,16 @@ test("a reviewer edits a post in a form, checks the changes, approves, and the r
 
   await page.goto(`/w/demo/chat/${id}`);
   const step = page.getByRole("group", { name: "Tool step slack.post" });
-  await expect(step.getByTestId("approval-decided")).toHaveText("Approved with an edited input.", { timeout: 20_000 });
+  // Who decided, when and where, and what they changed.
+  const decided = step.getByTestId("approval-decided");
+  await expect(decided).toContainText(`Approved by ${reviewerName}`, { timeout: 20_000 });
+  await expect(decided).toContainText(/(ago|just now) in the inbox, with an edited input\./);
+  await decided.getByText("What the reviewer changed").click();
+  await expect(decided.getByTestId("input-diff").locator("del")).toHaveText("first draft of the news");
+  await expect(decided.getByTestId("input-diff").locator("ins")).toHaveText("the reviewed news, final");
   await expect(step.getByTestId("step-status")).toHaveText("Succeeded");
   await expect(step).toContainText("the reviewed news, final");
-  await expect(step).not.toContainText("first draft of the news");
   await step.getByText("Input", { exact: true }).click();
   await expect(step.locator("pre").first()).toContainText('"text": "the reviewed news, final"');
+  await expect(step.locator("pre").first()).not.toContainText("first draft of the news");
 });

@@ -17,6 +17,7 @@ import { Time } from "../ui/time";
 import { HiddenWarning, Revealed } from "../ui/revealed";
 import { exactJson } from "@/lib/hidden-characters";
 import { ErrorCode } from "../ui/error-notice";
+import type { DecisionChannel } from "@/lib/decision-channels";
 
 export function PreviewCard({ preview }: { preview: ApprovalItem["preview"] }) {
   return (
@@ -92,8 +93,10 @@ function outcomeLine(outcome: Outcome): { text: string; at: string | null } {
   return { text, at: outcome.decidedAt };
 }
 
-export function ApprovalCard({ item, now, viewerId, canDecide, onDecided, selected = false, gone = false, outcome = null, onDismiss }: {
+export function ApprovalCard({ item, now, viewerId, canDecide, onDecided, selected = false, gone = false, outcome = null, onDismiss, via = "inbox" }: {
   item: ApprovalItem;
+  /** Where the card is shown: in the chat or on the run's page the links back to them are left out, and the decision says so. */
+  via?: DecisionChannel;
   /** The card keyboard triage acts on. */
   selected?: boolean;
   now: number;
@@ -130,7 +133,7 @@ export function ApprovalCard({ item, now, viewerId, canDecide, onDecided, select
     setError(null);
     setErrorCode(null);
     try {
-      await api(`/api/approvals/${item.id}/decision`, { method: "POST", body: { decision, ...extra } });
+      await api(`/api/approvals/${item.id}/decision`, { method: "POST", body: { decision, via, ...extra } });
       toast.success(`${decision === "approve" ? "Approved" : "Rejected"}: ${item.preview.title}`);
       onDecided();
     } catch (e) {
@@ -212,7 +215,7 @@ export function ApprovalCard({ item, now, viewerId, canDecide, onDecided, select
           See the mission this step belongs to →
         </Link>
       ) : null}
-      {origin ? (
+      {via !== "inbox" ? null : origin ? (
         <Link className="inline-block text-sm text-indigo-700 hover:underline" href={origin} data-action="open">
           {item.originRoom ? `See the post in #${item.originRoom} that began this →` : "See the conversation that led to this →"}
         </Link>

@@ -17,6 +17,8 @@ import { Revealed } from "../ui/revealed";
 import { dismiss, emptySteadyList, prune, receive, settle, type Moment } from "./steady-list";
 import { approvalListSchema, approvalOneSchema, type ApprovalItem } from "@/lib/safety/approval-schemas";
 import { categoryLabels, requestLine } from "./approval-text";
+import { InputDiff } from "./edit-input";
+import { decisionChannelWords } from "@/lib/decision-channels";
 import { defaultFilters, facetsSearch, filtersFrom, historySearch, pendingSearch, type Filters } from "./inbox-filters";
 
 
@@ -301,7 +303,12 @@ function History() {
               <span className="text-slate-600">{requestLine(item)}</span>
               <span className="text-slate-500">{categoryLabels[item.category] ?? item.category}</span>
               <span className="ml-auto min-w-0 text-slate-500 wrap-anywhere">
-                {item.status === "expired" ? "expired" : item.status === "withdrawn" ? "withdrawn" : `by ${item.decidedBy ?? (item.judgeVerdict?.decided ? "the judge" : "?")}`} ·{" "}
+                {item.status === "expired"
+                  ? "expired"
+                  : item.status === "withdrawn"
+                    ? "withdrawn"
+                    : `by ${item.decidedBy ?? (item.judgeVerdict?.decided ? "the judge" : "a person no longer here")}${item.decidedVia ? ` ${decisionChannelWords[item.decidedVia]}` : ""}`}{" "}
+                ·{" "}
                 {item.decidedAt ? <Time at={item.decidedAt} /> : ""}
               </span>
             </div>
@@ -321,6 +328,14 @@ function History() {
               <p className="line-clamp-4 text-sm break-words whitespace-pre-wrap text-slate-700" data-testid="history-body">
                 <Revealed text={item.preview.body} />
               </p>
+            ) : null}
+            {item.editedInput ? (
+              <details className="text-sm">
+                <summary className="cursor-pointer text-slate-600">What the reviewer changed</summary>
+                <div className="mt-1">
+                  <InputDiff before={item.input} after={item.editedInput} />
+                </div>
+              </details>
             ) : null}
             {item.reason ? <p className="text-sm text-slate-600">Why: {item.reason}</p> : null}
             <TaintList item={item} slug={slug} />

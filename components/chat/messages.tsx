@@ -199,7 +199,7 @@ export function AssistantReply({ agent, view, offline, actions }: {
         {outcome.state === "cancelled" ? (
           <p className="mt-2 inline-flex items-center gap-2 rounded-md border border-slate-200 bg-slate-100 px-3 py-1.5 text-xs text-slate-600" data-testid="reply-cancelled">
             <span aria-hidden>■</span>
-            Stopped. {outcome.reason}
+            {outcome.reason || "Stopped."}
           </p>
         ) : null}
 

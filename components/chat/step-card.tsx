@@ -1,8 +1,19 @@
 "use client";
 
 import Link from "next/link";
+import { usePathname } from "next/navigation";
+import { useState } from "react";
+import { useQuery } from "@tanstack/react-query";
+import { can } from "@/lib/access/capabilities";
+import { approvalKeys } from "@/lib/client/query-keys";
+import { decisionChannelWords, type DecisionChannel } from "@/lib/decision-channels";
+import { isAppError } from "@/lib/errors";
+import { approvalOneSchema } from "@/lib/safety/approval-schemas";
+import { ApprovalCard } from "../approvals/approval-card";
+import { InputDiff } from "../approvals/edit-input";
+import { Time } from "../ui/time";
 import { describeTaintSource, taintLabel } from "@/lib/safety/taint";
-import { useWorkspace } from "../providers";
+import { useApi, useViewerId, useWorkspace } from "../providers";
 import type { StepApproval, StepView } from "./timeline";
 import { Revealed } from "../ui/revealed";
 import { exactJson } from "@/lib/hidden-characters";
@@ -10,33 +21,98 @@ import { DiffBlock } from "../computer/diff-block";
 import { TerminalBlock } from "../computer/terminal-block";
 import { BrowserBlock, browserShotOf, FileChip, fileOf } from "../computer/step-blocks";
 
-function ApprovalNotice({ approval }: { approval: StepApproval }) {
+function isInput(value: unknown): value is Record<string, unknown> {
+  return !!value && typeof value === "object" && !Array.isArray(value);
+}
+
+/** Where a decision taken on this page is said to come from: the run's page, or the chat. */
+function usePageChannel(): DecisionChannel {
+  return /\/runs\//.test(usePathname() ?? "") ? "run" : "chat";
+}
+
+/** A waiting request, decided right here by someone who may: the inbox's card, loaded when asked for. */
+function DecideHere({ approvalId, viewerId }: { approvalId: string; viewerId: string }) {
+  const api = useApi();
   const { slug } = useWorkspace();
+  const via = usePageChannel();
+  const query = useQuery({ queryKey: approvalKeys.one(slug, approvalId), queryFn: () => api(`/api/approvals/${approvalId}`, { schema: approvalOneSchema }) });
+  if (query.isPending) return <p className="mt-2 text-xs text-violet-800">Loading the request…</p>;
+  if (query.isError) return <p className="mt-2 text-xs text-rose-700" role="alert">{isAppError(query.error) ? query.error.message : "The request could not be loaded."}</p>;
+  const item = query.data.approval;
+  if (item.status !== "pending") return null;
+  return (
+    <div className="mt-2 text-slate-900">
+      <ApprovalCard item={item} now={Date.now()} viewerId={viewerId} canDecide via={via} onDecided={() => undefined} />
+    </div>
+  );
+}
+
+function ApprovalNotice({ approval, input }: { approval: StepApproval; input: unknown }) {
+  const { slug, role } = useWorkspace();
+  const viewerId = useViewerId();
+  const [deciding, setDeciding] = useState(false);
   if (approval.status === "pending") {
+    const mayDecide = can(role, "approvals.decide");
     return (
       <div className="border-t border-violet-200 bg-violet-50 px-3 py-2 text-xs text-violet-900" role="status" data-testid="approval-pending">
         {/* The reason says what kind of call this is ("This call sends outside the workspace."): not said twice. */}
         <div className="font-medium">Waiting for a reviewer.</div>
         <div className="mt-0.5 text-violet-800">{approval.reason} Nothing happens until someone decides.</div>
-        <Link href={`/w/${slug}/approvals`} className="mt-1 inline-block font-medium text-violet-700 underline">
-          Open it in the Approvals inbox →
-        </Link>
+        <div className="mt-1 flex flex-wrap items-center gap-x-4 gap-y-1">
+          <Link href={`/w/${slug}/approvals?approval=${approval.id}`} className="inline-block font-medium text-violet-700 underline">
+            Open it in the Approvals inbox →
+          </Link>
+          {mayDecide && viewerId ? (
+            <button type="button" className="font-medium text-violet-700 underline" aria-expanded={deciding} onClick={() => setDeciding((d) => !d)}>
+              {deciding ? "Hide the request" : "Decide it here"}
+            </button>
+          ) : null}
+        </div>
+        {deciding && viewerId ? <DecideHere approvalId={approval.id} viewerId={viewerId} /> : null}
       </div>
     );
   }
-  const text =
-    approval.status === "approved"
-      ? `Approved${approval.inputEdited ? " with an edited input" : ""}.`
-      : approval.status === "rejected"
-        ? `Rejected by a reviewer${approval.decisionReason ? `: ${approval.decisionReason}` : "."}`
-        : approval.status === "withdrawn"
-          ? `Withdrawn before anyone approved it.${approval.decisionReason ? ` ${approval.decisionReason}` : ""}`
-          : "The approval expired before anyone decided.";
+  const who = approval.decidedBy ? ` by ${approval.decidedBy}` : "";
+  const where = approval.via ? ` ${decisionChannelWords[approval.via]}` : "";
+  const when = approval.decidedAt ? (
+    <>
+      {" "}
+      <Time at={approval.decidedAt} />
+    </>
+  ) : null;
   const tone = approval.status === "approved" ? "border-emerald-200 bg-emerald-50 text-emerald-900" : "border-rose-200 bg-rose-50 text-rose-900";
   return (
-    <p className={`border-t px-3 py-2 text-xs ${tone}`} data-testid="approval-decided">
-      {text}
-    </p>
+    <div className={`border-t px-3 py-2 text-xs ${tone}`} data-testid="approval-decided">
+      <p>
+        {approval.status === "approved" ? (
+          <>
+            Approved{who}
+            {when}
+            {where}
+            {approval.inputEdited ? ", with an edited input." : "."}
+          </>
+        ) : approval.status === "rejected" ? (
+          <>
+            Rejected{who}
+            {when}
+            {where}
+            {approval.decisionReason ? <>: “{approval.decisionReason}”</> : "."}
+          </>
+        ) : approval.status === "withdrawn" ? (
+          `Withdrawn before anyone approved it.${approval.decisionReason ? ` ${approval.decisionReason}` : ""}`
+        ) : (
+          "The approval expired before anyone decided."
+        )}
+      </p>
+      {approval.inputEdited && isInput(approval.askedInput) && isInput(input) ? (
+        <details className="mt-1 text-slate-800">
+          <summary className="cursor-pointer">What the reviewer changed</summary>
+          <div className="mt-1">
+            <InputDiff before={approval.askedInput} after={input} />
+          </div>
+        </details>
+      ) : null}
+    </div>
   );
 }
 
@@ -155,7 +231,7 @@ export function StepCard({ step, agentId }: { step: StepView; agentId?: string }
       {shot && agentId ? <BrowserBlock agentId={agentId} shot={shot} /> : null}
       {file && agentId ? <FileChip agentId={agentId} {...file} /> : null}
 
-      {step.approval ? <ApprovalNotice approval={step.approval} /> : null}
+      {step.approval ? <ApprovalNotice approval={step.approval} input={step.input} /> : null}
 
       {step.error ? (
         <p className="border-t border-rose-100 bg-rose-50 px-3 py-2 text-xs text-rose-800">{step.error}</p>

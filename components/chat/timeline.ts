@@ -2,6 +2,7 @@ import { z } from "zod/mini";
 import { followEventStream } from "@/lib/client/event-stream";
 import { AppError } from "@/lib/errors";
 import { isTerminal, parseRunEvent, type RunEvent, type RunEventPayload } from "@/lib/journal/run-events";
+import type { DecisionChannel } from "@/lib/decision-channels";
 
 /**
  * A reply rebuilt from its run's events: text and tool steps in the order they
@@ -35,6 +36,12 @@ export interface StepApproval {
   status: "pending" | "approved" | "rejected" | "expired" | "withdrawn";
   decisionReason: string | null;
   inputEdited: boolean;
+  /** Who decided ("Rita", "the judge"), when, and where: null until decided, or when no one did (expired, withdrawn). */
+  decidedBy?: string | null;
+  decidedAt?: string | null;
+  via?: DecisionChannel | null;
+  /** The input the agent asked for, kept when a reviewer's edit replaced it. */
+  askedInput?: unknown;
 }
 
 export type TimelineItem = { kind: "text"; text: string } | { kind: "step"; step: StepView };
@@ -135,7 +142,16 @@ export function applyRunEvent(timeline: Timeline, event: RunEvent): Timeline {
                 ...item.step,
                 // What goes out is the reviewer's edited input, not the one the agent asked for.
                 ...(p.input ? { input: p.input, preview: p.preview ?? item.step.preview } : {}),
-                approval: { ...item.step.approval, status: p.status, decisionReason: p.reason, inputEdited: p.inputEdited },
+                approval: {
+                  ...item.step.approval,
+                  status: p.status,
+                  decisionReason: p.reason,
+                  inputEdited: p.inputEdited,
+                  decidedBy: p.byJudge ? "the judge" : (p.decidedByName ?? (p.decidedBy ? "a reviewer" : null)),
+                  decidedAt: event.at,
+                  via: p.via ?? null,
+                  ...(p.input ? { askedInput: item.step.input } : {}),
+                },
               },
             }
           : item,

@@ -16,7 +16,7 @@ export function AppShell({ page, children }: { page: WorkspacePage; children: Re
   const items = navItems(workspace.slug).filter((item) => !item.can || can(workspace.role, item.can));
   const sidebar = { user: { name: user.name, email: user.email }, workspace, workspaces, items };
   return (
-    <Providers workspace={workspace}>
+    <Providers workspace={workspace} viewerId={user.id}>
       <LiveApprovalsProvider slug={workspace.slug}>
         <div className="flex min-h-screen flex-col md:flex-row">
           <MobileHeader sidebar={sidebar} />

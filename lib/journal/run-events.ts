@@ -1,4 +1,5 @@
 import { z } from "zod/mini";
+import { decisionChannels } from "../decision-channels";
 
 /**
  * Run events: what the journal stores and what every subscriber receives,
@@ -71,6 +72,11 @@ export const runEventSchemas = {
     /** `withdrawn`: the workspace policy came to deny the call while it waited. */
     status: z.enum(["approved", "rejected", "expired", "withdrawn"]),
     decidedBy: z.nullable(z.string()),
+    /** The person's name as it was when they decided, and where they did it. */
+    decidedByName: z.optional(z.string()),
+    via: z.optional(z.enum(decisionChannels)),
+    /** The governor's judge decided it, not a person. */
+    byJudge: z.optional(z.boolean()),
     reason: z.nullable(z.string()),
     inputEdited: z.boolean(),
     /** The input that will run instead of the asked one, and its preview: only when a reviewer edited it. */

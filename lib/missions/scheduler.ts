@@ -207,7 +207,7 @@ export function createMissionScheduler(runtime: Runtime): MissionScheduler {
       if (r.runId && r.runState === "suspended") {
         await endRunFromOutside(db, bus, r.runId, { from: [r.runState], to: "cancelled", code: "cancelled", message: "The mission was stopped." });
       } else if (r.runId && r.runState === "running") {
-        await runtime.stopRun(r.runId);
+        await runtime.stopRun(r.runId, "The mission was stopped.");
       }
       await db
         .update(missionNodes)

@@ -85,16 +85,29 @@ export async function finishRun(
   return true;
 }
 
-/** Asks the driver of a running run to stop at its next step. */
-export async function requestCancel(db: Db, runId: string): Promise<boolean> {
+/** Asks the driver of a running run to stop at its next step; `reason` is what its end will say ("Stopped by Omar."). */
+export async function requestCancel(db: Db, runId: string, reason: string): Promise<boolean> {
   const [marked] = await withDbRetry(() =>
     db
       .update(agentRuns)
-      .set({ cancelRequestedAt: new Date() })
+      .set({ cancelRequestedAt: new Date(), cancelReason: reason })
       .where(and(eq(agentRuns.id, runId), eq(agentRuns.state, "running")))
       .returning({ id: agentRuns.id }),
   );
   return !!marked;
+}
+
+/** What the end of a run stopped on request says: the request's reason, or a plain one when it has none. */
+export async function cancelReasonOf(db: Db, runId: string): Promise<string> {
+  const [row] = await withDbRetry(() => db.select({ reason: agentRuns.cancelReason }).from(agentRuns).where(eq(agentRuns.id, runId)));
+  return row?.reason ?? STOPPED_BY_A_PERSON;
+}
+
+export const STOPPED_BY_A_PERSON = "Stopped by a person.";
+
+/** The words a run's end says of the person who stopped it. */
+export function stoppedBy(name: string | null | undefined): string {
+  return name?.trim() ? `Stopped by ${name.trim()}.` : STOPPED_BY_A_PERSON;
 }
 
 /**

@@ -18,7 +18,7 @@ import { postReply } from "../messaging/delivery";
 import { recordFeed, recordRunFinished } from "../feed/feed";
 import { getRunWithAgent, journalText, messageText, runCounters } from "../runs/run-reads";
 import { chargeModelCall } from "./run-usage";
-import { finishRun, grantConsumed, recordStepFinish, renewLease, stepsOfRun } from "../runs";
+import { cancelReasonOf, finishRun, grantConsumed, recordStepFinish, renewLease, stepsOfRun } from "../runs";
 import { dispatchCall, finishStep, resumeCall, stepResult, suspendRun } from "./tool-call";
 import type { CallContext, LoopState, RuntimeDeps, StartRuns } from "./types";
 import { logError } from "../log";
@@ -186,7 +186,7 @@ export async function driveRun(deps: RuntimeDeps, runId: string, options: DriveO
     await journal.flush().catch(() => journal.discard());
     const replyText = state?.fullText ?? (await currentReply(db, run.replyMessageId));
     if (reason === "cancel" && isAbort(error)) {
-      const cancelled = { type: "run_cancelled" as const, payload: { reason: "Stopped by a person." } };
+      const cancelled = { type: "run_cancelled" as const, payload: { reason: await cancelReasonOf(db, runId) } };
       if (await finishRun(db, bus, { runId, owner: deps.instanceId, state: "cancelled", replyText, event: cancelled })) {
         await recordRunFinished(deps, run, agent?.handle, "cancelled");
       }

@@ -15,6 +15,7 @@ import {
   endRunFromOutside,
   listResumableRuns,
   requestCancel,
+  stoppedBy,
   type WakeInput,
 } from "../runs";
 import type { RuntimeDeps } from "./types";
@@ -45,7 +46,7 @@ export interface Runtime {
    * creates their runs and drives them. Paused agents get none; they are returned.
    */
   wake(input: Omit<WakeInput, "owner">): Promise<{ runIds: string[]; paused: { id: string; handle: string }[] }>;
-  cancelRun(workspaceId: string, runId: string, by: { userId: string; role: Role }): Promise<{ runId: string; state: string }>;
+  cancelRun(workspaceId: string, runId: string, by: { userId: string; role: Role; name?: string }): Promise<{ runId: string; state: string }>;
   /**
    * Continues a suspended run whose approval was decided, if this process
    * wins the claim. Returns whether it did; racing callers get false.
@@ -62,7 +63,7 @@ export interface Runtime {
   /** Drives runs this process just created and claimed (a mission's nodes). */
   startRuns(runIds: string[]): void;
   /** Stops a running run at its next step, wherever it is driven; false when it was not running. */
-  stopRun(runId: string): Promise<boolean>;
+  stopRun(runId: string, reason: string): Promise<boolean>;
   /**
    * Called once when a run this process drives has ended, suspended or was
    * lost (as soon as it ended well). `missionRunId` is given when the driver
@@ -113,8 +114,8 @@ export function createRuntime(input: Omit<RuntimeDeps, "breakers"> & { breakers?
     if ((await governApproval(deps, approvalId)) !== "people") await runtime.resumeRun(runId);
   }
 
-  async function stopRun(runId: string): Promise<boolean> {
-    if (!(await requestCancel(deps.db, runId))) return false;
+  async function stopRun(runId: string, reason: string): Promise<boolean> {
+    if (!(await requestCancel(deps.db, runId, reason))) return false;
     const local = active.get(runId);
     if (local) local.controller.abort("cancel");
     else await deps.bus.publish(controlTopic(runId), { action: "cancel" });
@@ -144,14 +145,15 @@ export function createRuntime(input: Omit<RuntimeDeps, "breakers"> & { breakers?
     async cancelRun(workspaceId, runId, by) {
       const run = await getRun(deps.db, workspaceId, runId);
       assertCanCancelRun(by, run);
+      const reason = stoppedBy(by.name);
       if (run.state === "suspended") {
-        if (await endRunFromOutside(deps.db, deps.bus, runId, { from: [run.state], to: "cancelled", code: "cancelled", message: "Stopped by a person." })) {
+        if (await endRunFromOutside(deps.db, deps.bus, runId, { from: [run.state], to: "cancelled", code: "cancelled", message: reason })) {
           return { runId, state: "cancelled" };
         }
         throw new AppError("conflict:run", "This run changed state meanwhile; look again.");
       }
       if (run.state !== "running") throw new AppError("conflict:run", `This run has already ${run.state === "succeeded" ? "finished" : run.state}.`);
-      if (!(await stopRun(runId))) throw new AppError("conflict:run", "This run has already finished.");
+      if (!(await stopRun(runId, reason))) throw new AppError("conflict:run", "This run has already finished.");
       return { runId, state: "cancelling" };
     },
 

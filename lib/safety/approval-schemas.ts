@@ -1,5 +1,6 @@
 /** What the approvals API answers with: the browser parses with these, the routes are type-checked against them. */
 import { z } from "zod/mini";
+import { decisionChannels } from "../decision-channels";
 import { id, isoDate, jsonObject, nullableDate, storedJson } from "../shared-schemas";
 
 export const approvalStatusSchema = z.enum(["pending", "approved", "rejected", "expired", "withdrawn"]);
@@ -27,6 +28,8 @@ export const approvalItemSchema = z.object({
   createdAt: isoDate,
   decidedAt: nullableDate,
   decidedBy: z.nullable(z.string()),
+  /** Where the person decided it: the inbox, the chat that asked, or the run's page. */
+  decidedVia: z.optional(z.nullable(z.enum(decisionChannels))),
   /** The governor's judge on this request, when one was asked (and whether that decided it). */
   judgeVerdict: z.optional(z.nullable(judgeVerdictSchema)),
   requestedBy: z.nullable(z.string()),

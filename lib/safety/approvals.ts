@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, inArray, lt, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
+import { decisionChannels } from "../decision-channels";
 import { assertCanDecideApproval } from "../access/access";
 import type { Db } from "../db/client";
 import { agentRuns, agents, approvals, rooms, users, workspaces, type Approval, type Role } from "../db/schema";
@@ -21,6 +22,8 @@ export const decisionSchema = z.object({
   decision: z.enum(["approve", "reject"]),
   reason: z.string().trim().max(2000).optional(),
   input: z.record(z.string(), z.unknown()).optional(),
+  /** Where the person decided: the inbox (by default), the chat that asked, or the run's page. Shown with the decision. */
+  via: z.enum(decisionChannels).optional(),
 });
 
 /** A rejection must say why: the agent is told the reason, and an unexplained refusal leaves it guessing. */
@@ -30,6 +33,8 @@ export type DecisionInput = z.infer<typeof decisionSchema>;
 export interface Decider {
   userId: string;
   role: Role;
+  /** Shown with the decision in the run ("Approved by Rita"). */
+  name?: string;
 }
 
 /**
@@ -144,6 +149,7 @@ export async function decideApproval(
         status,
         decidedByUserId: input.decider.userId,
         decidedAt: new Date(),
+        decidedVia: input.via ?? "inbox",
         reason: input.reason ?? null,
         editedInput,
         fingerprint,
@@ -157,7 +163,7 @@ export async function decideApproval(
       actor: { kind: "user", id: input.decider.userId },
       action: `approval.${status}`,
       target: { type: "approval", id: approval.id },
-      detail: { tool: approval.tool, category: approval.category, reason: input.reason ?? null, inputEdited: !!editedInput, fingerprint },
+      detail: { tool: approval.tool, category: approval.category, reason: input.reason ?? null, inputEdited: !!editedInput, fingerprint, via: input.via ?? "inbox" },
     });
     const seq = await insertRunEvents(tx, approval.runId, null, [
       {
@@ -166,6 +172,8 @@ export async function decideApproval(
           approvalId: approval.id,
           status,
           decidedBy: input.decider.userId,
+          ...(input.decider.name ? { decidedByName: input.decider.name } : {}),
+          via: input.via ?? "inbox",
           reason: input.reason ?? null,
           inputEdited: !!editedInput,
           ...(editedInput ? { input: editedInput, preview: editedPreview } : {}),
@@ -397,6 +405,7 @@ async function listApprovalsWhere(db: Db, where: SQL, limit: number, order: SQL[
       createdAt: approvals.createdAt,
       decidedAt: approvals.decidedAt,
       decidedBy,
+      decidedVia: approvals.decidedVia,
       requestedBy,
       requestedByUserId: approvals.requestedByUserId,
       sessionId: agentRuns.sessionId,

@@ -224,7 +224,7 @@ async function recordVerdict(deps: GovernorDeps, approval: Approval, record: Jud
     });
     if (outcome === "people") return { seq: null };
     const seq = await insertRunEvents(tx, approval.runId, null, [
-      { type: "approval_decided", payload: { approvalId: approval.id, status: outcome, decidedBy: null, reason, inputEdited: false } },
+      { type: "approval_decided", payload: { approvalId: approval.id, status: outcome, decidedBy: null, byJudge: true, reason, inputEdited: false } },
     ]);
     return { seq };
   });

@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { POST as decisionRoute } from "../../app/api/approvals/[id]/decision/route";
 import { GET as listRoute } from "../../app/api/approvals/route";
-import { outboxMessages, steps } from "../../lib/db/schema";
+import { approvals, outboxMessages, steps } from "../../lib/db/schema";
 import { textTurn, toolTurn } from "../../lib/models/scripted";
 import { readRunEvents } from "../../lib/journal/run-journal-store";
 import { createChat } from "../../lib/chats/chats";
@@ -46,7 +46,7 @@ describe("edit, then approve", () => {
       jsonRequest(`/api/approvals/${approval.id}/decision`, {
         method: "POST",
         cookie: await sessionCookie(s, reviewer),
-        body: { decision: "approve", input: { channel: "#general", text: "final text" } },
+        body: { decision: "approve", via: "chat", input: { channel: "#general", text: "final text" } },
       }),
       params({ id: approval.id }),
     );
@@ -64,7 +64,15 @@ describe("edit, then approve", () => {
     const timeline = events.reduce(applyRunEvent, emptyTimeline(runId));
     const shown = timeline.items.flatMap((item) => (item.kind === "step" ? [item.step] : []));
     expect(shown).toHaveLength(1);
-    expect(shown[0]).toMatchObject({ status: "succeeded", input: { text: "final text" }, preview: { body: "final text" }, approval: { inputEdited: true } });
+    // Who decided, when and where, and the input the agent asked for, to show what the reviewer changed.
+    expect(shown[0]).toMatchObject({
+      status: "succeeded",
+      input: { text: "final text" },
+      preview: { body: "final text" },
+      approval: { inputEdited: true, decidedBy: reviewer.name, via: "chat", decidedAt: decided!.at, askedInput: { channel: "#general", text: "draft text" } },
+    });
+    const [row] = await s.db.select().from(approvals).where(eq(approvals.id, approval.id));
+    expect(row?.decidedVia).toBe("chat");
   });
 
   it("an approval without an edit leaves the asked input on the timeline and adds nothing to the event", async () => {
@@ -83,5 +91,20 @@ describe("edit, then approve", () => {
     const timeline = events.reduce(applyRunEvent, emptyTimeline(runId));
     const step = timeline.items.find((item) => item.kind === "step");
     expect(step?.kind === "step" && step.step.input).toEqual({ channel: "#general", text: "draft text" });
+    // Decided with no channel named: the inbox.
+    expect(step?.kind === "step" && step.step.approval).toMatchObject({ decidedBy: reviewer.name, via: "inbox" });
+    expect(step?.kind === "step" && step.step.approval?.askedInput).toBeUndefined();
+  });
+
+  it("a decision from a channel that does not exist is refused and changes nothing", async () => {
+    useScriptedModel(server(), script);
+    const { s, approval, reviewer } = await suspended();
+    const response = await decisionRoute(
+      jsonRequest(`/api/approvals/${approval.id}/decision`, { method: "POST", cookie: await sessionCookie(s, reviewer), body: { decision: "approve", via: "carrier pigeon" } }),
+      params({ id: approval.id }),
+    );
+    expect(response.status).toBe(400);
+    const [row] = await s.db.select().from(approvals).where(eq(approvals.id, approval.id));
+    expect(row).toMatchObject({ status: "pending", decidedVia: null, decidedByUserId: null });
   });
 });

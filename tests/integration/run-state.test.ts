@@ -33,11 +33,11 @@ describe("run state: lifecycle, pause and crashes", () => {
     const { runId } = await s.runtime.startChatRun({ workspaceId: owner.workspaceId, sessionId: session.id, userId: owner.id, text: "post" });
     const approval = await pendingApprovalOf(agent.id);
     await settle(async () => (await getRunRow(s.db, runId)).state === "suspended");
-    expect(await s.runtime.cancelRun(owner.workspaceId, runId, { userId: owner.id, role: "owner" })).toMatchObject({ state: "cancelled" });
+    expect(await s.runtime.cancelRun(owner.workspaceId, runId, { userId: owner.id, role: "owner", name: "Omar" })).toMatchObject({ state: "cancelled" });
     const [withdrawn] = await s.db.select().from(approvals).where(eq(approvals.id, approval.id));
     expect(withdrawn?.status).toBe("withdrawn");
     const before = await readRunEvents(s.db, runId, 0);
-    expect(before.at(-1)?.type).toBe("run_cancelled");
+    expect(before.at(-1)).toMatchObject({ type: "run_cancelled", payload: { reason: "Stopped by Omar." } });
 
     const reviewer = await makeUser(s.db, owner.workspaceId, "reviewer");
     const late = await decide(reviewer, approval.id);

@@ -39,7 +39,7 @@ describe("agent runtime", () => {
       const { runId } = await createChatRun(s.db, { workspaceId: owner.workspaceId, sessionId: session.id, userId: owner.id, text: "go", owner: s.runtime.deps.instanceId });
       if (how === "aborted before the driver listened") await driveRun(s.runtime.deps, runId, { signal: AbortSignal.abort("cancel"), startRuns });
       else {
-        expect(await requestCancel(s.db, runId)).toBe(true);
+        expect(await requestCancel(s.db, runId, "Stopped by Omar.")).toBe(true);
         await driveRun(s.runtime.deps, runId, { startRuns });
       }
       const events = await readRunEvents(s.db, runId, 0, 10_000);
@@ -203,9 +203,10 @@ describe("agent runtime", () => {
     useScriptedModel(s, [{ ...textTurn(Array.from({ length: 200 }, () => "tick ")), delayMs: 15 }]);
     const { runId, owner } = await chat("go on forever");
     for (let i = 0; i < 100 && textOf(await readRunEvents(s.db, runId, 0)).length < 20; i++) await new Promise((r) => setTimeout(r, 20));
-    expect(await s.runtime.cancelRun(owner.workspaceId, runId, { userId: owner.id, role: "owner" })).toMatchObject({ state: "cancelling" });
+    expect(await s.runtime.cancelRun(owner.workspaceId, runId, { userId: owner.id, role: "owner", name: "Omar" })).toMatchObject({ state: "cancelling" });
     const events = await waitForRun(s.db, runId);
-    expect(events.at(-1)?.type).toBe("run_cancelled");
+    // The end says who stopped it, whichever process was driving the run.
+    expect(events.at(-1)).toMatchObject({ type: "run_cancelled", payload: { reason: "Stopped by Omar." } });
     const run = await getRunRow(s.db, runId);
     expect(run.state).toBe("cancelled");
     const text = textOf(events);

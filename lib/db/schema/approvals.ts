@@ -3,8 +3,10 @@ import { at, createdAt, id } from "./common";
 import { agents } from "./agents";
 import { agentRuns, steps, type TaintSource } from "./runs";
 import { users, workspaces } from "./workspaces";
+import type { DecisionChannel } from "../../decision-channels";
 
 export const approvalStatusEnum = pgEnum("approval_status", ["pending", "approved", "rejected", "expired", "withdrawn"]);
+
 
 /** What the governor's judge said about an approval. */
 export interface JudgeRecord {
@@ -54,6 +56,7 @@ export const approvals = pgTable(
     status: approvalStatusEnum().notNull().default("pending"),
     decidedByUserId: uuid().references(() => users.id, { onDelete: "set null" }),
     decidedAt: at(),
+    decidedVia: text().$type<DecisionChannel>(),
     reason: text(),
     /**
      * The governor's judge on this request, when one was asked: its verdict

@@ -73,6 +73,8 @@ export const agentRuns = pgTable(
     firstTokenAt: at(),
     /** Set by a cancel request; the process driving the run stops at its next step. */
     cancelRequestedAt: at(),
+    /** What the run's end says stopped it ("Stopped by Omar."), set with the request. */
+    cancelReason: text(),
     /** Set with the terminal event: the journal accepts nothing after it. */
     journalClosedAt: at(),
     startedAt: at(),

@@ -12,7 +12,7 @@ export const POST = route({ doc, can: "approvals.decide", params: z.object({ id:
   const approval = await decideApproval(server.db, server.bus, server.runtime.deps.tools, {
     workspaceId: workspace.id,
     approvalId: params.id,
-    decider: { userId: user.id, role: workspace.role },
+    decider: { userId: user.id, role: workspace.role, name: user.name },
     ...body,
   });
   // Resume right away; if this process dies first, the sweeper resumes it.

@@ -7,6 +7,6 @@ const doc = {
 };
 
 export const POST = route({ doc, params: z.object({ id: z.uuid() }) }, async ({ server, workspace, user, params }) => {
-  const result = await server.runtime.cancelRun(workspace.id, params.id, { userId: user.id, role: workspace.role });
+  const result = await server.runtime.cancelRun(workspace.id, params.id, { userId: user.id, role: workspace.role, name: user.name });
   return accepted(result);
 });
