@@ -11,7 +11,7 @@ import { isAppError } from "@/lib/errors";
 import { approvalOneSchema } from "@/lib/safety/approval-schemas";
 import { ApprovalCard } from "../approvals/approval-card";
 import { InputDiff } from "../approvals/edit-input";
-import { Time } from "../ui/time";
+import { Time, useNow } from "../ui/time";
 import { describeTaintSource, taintLabel } from "@/lib/safety/taint";
 import { useApi, useViewerId, useWorkspace } from "../providers";
 import type { StepApproval, StepView } from "./timeline";
@@ -35,6 +35,7 @@ function DecideHere({ approvalId, viewerId }: { approvalId: string; viewerId: st
   const api = useApi();
   const { slug } = useWorkspace();
   const via = usePageChannel();
+  const now = useNow();
   const query = useQuery({ queryKey: approvalKeys.one(slug, approvalId), queryFn: () => api(`/api/approvals/${approvalId}`, { schema: approvalOneSchema }) });
   if (query.isPending) return <p className="mt-2 text-xs text-violet-800">Loading the request…</p>;
   if (query.isError) return <p className="mt-2 text-xs text-rose-700" role="alert">{isAppError(query.error) ? query.error.message : "The request could not be loaded."}</p>;
@@ -42,7 +43,7 @@ function DecideHere({ approvalId, viewerId }: { approvalId: string; viewerId: st
   if (item.status !== "pending") return null;
   return (
     <div className="mt-2 text-slate-900">
-      <ApprovalCard item={item} now={Date.now()} viewerId={viewerId} canDecide via={via} onDecided={() => undefined} />
+      <ApprovalCard item={item} now={now} viewerId={viewerId} canDecide via={via} onDecided={() => undefined} />
     </div>
   );
 }
