@@ -95,19 +95,18 @@ test("error codes beside error messages keep 4.5:1 contrast in light and dark mo
   await new SignInPage(page).signInAs(OWNER);
   const headers = { "x-clawdeck-workspace": "demo", origin: APP_ORIGIN };
   const handle = `broke${Date.now().toString(36)}`;
-  const created = await page.request.post("/api/agents", { headers, data: { handle, name: "Broke", model: "offline", tools: [], description: "Runs on one credit" } });
+  const created = await page.request.post("/api/agents", { headers, data: { handle, name: "Broke", model: "offline", tools: ["memory.remember"], description: "Runs on one credit" } });
   expect(created.status()).toBe(201);
   const agentId = ((await created.json()) as { agent: { id: string } }).agent.id;
-  // One credit: the first reply is allowed, the second fails with a code (unprocessable:budget_exceeded).
+  // One credit: the first model call is allowed, the one after its tool step fails with a code (unprocessable:budget_exceeded).
   expect((await page.request.put("/api/budgets", { headers, data: { agents: [{ agentId, monthlyBudgetCredits: 1 }] } })).status()).toBe(200);
   try {
     const chat = new ChatPage(page);
     await chat.goto("demo");
     await chat.startWith(handle);
     const chatPath = new URL(page.url()).pathname;
-    await chat.send("hello");
+    await chat.send("remember one credit");
     await chat.waitUntilIdle();
-    await chat.send("hello again");
     await expect(chat.lastReply().getByRole("alert")).toContainText("unprocessable:budget_exceeded");
     const session = (await (await page.request.get(`/api/sessions/${chatPath.split("/").pop()}`, { headers })).json()) as { messages: { run: { id: string; state: string } | null }[] };
     const failedRun = session.messages.find((m) => m.run?.state === "failed")!.run!.id;

@@ -126,7 +126,7 @@ test.describe("usage and budgets", () => {
     const handle = `capped${Date.now().toString(36)}`;
     const created = await page.request.post("/api/agents", {
       headers: { "x-clawdeck-workspace": "demo", origin: APP_ORIGIN },
-      data: { handle, name: "Capped", model: "offline", tools: [], description: "Runs on a tiny budget" },
+      data: { handle, name: "Capped", model: "offline", tools: ["memory.remember"], description: "Runs on a tiny budget" },
     });
     expect(created.status()).toBe(201);
     const agentId = ((await created.json()) as { agent: { id: string } }).agent.id;
@@ -148,14 +148,23 @@ test.describe("usage and budgets", () => {
       const chat = new ChatPage(member.page);
       await chat.goto("demo");
       await chat.startWith(handle);
-      await chat.send("hello");
+      // The first model call is allowed (nothing spent yet); the one after the tool step is refused, and the run stops.
+      await chat.send("remember the budget is tiny");
       await chat.waitUntilIdle();
-      await expect(chat.lastReply().getByRole("alert")).toHaveCount(0);
-      await chat.send("hello again");
-      const refusal = chat.lastReply().getByRole("alert");
-      await expect(refusal).toContainText("The reply failed");
-      await expect(refusal).toContainText(`@${handle} has used its monthly budget`);
-      await expect(refusal).toContainText("unprocessable:budget_exceeded");
+      const stopped = chat.lastReply().getByRole("alert");
+      await expect(stopped).toContainText("The reply failed");
+      await expect(stopped).toContainText(`@${handle} has used its monthly budget`);
+      // From then on the chat says why it cannot answer, and the composer waits for a manager: no message is taken
+      // only to make a run that fails.
+      const banner = member.page.getByTestId("budget-banner");
+      await expect(banner).toContainText(`@${handle} has used its monthly budget for`);
+      await expect(banner).toContainText("Ask a manager to raise it.");
+      await expect(chat.input()).toBeDisabled();
+      await expect(member.page.getByRole("alert").filter({ hasText: "cannot answer until" })).toHaveCount(0);
+      // After a reload too: the chat knows before anyone writes.
+      await member.page.reload();
+      await expect(member.page.getByTestId("budget-banner")).toContainText(`@${handle} has used its monthly budget for`);
+      await expect(chat.input()).toBeDisabled();
 
       const cards = new OverviewCards(manager.page);
       await cards.goto("demo");
@@ -166,6 +175,11 @@ test.describe("usage and budgets", () => {
       // The agent's own page says the same share.
       await manager.page.goto(`/w/demo/agents/${agentId}`);
       await expect(manager.page.getByTestId("agent-budget")).toHaveText(/^[\d,]{3,} % of the monthly budget: runs stop \(/);
+      // A manager in the same chat's place is offered the way to raise it.
+      const managerChat = await manager.page.request.post("/api/sessions", { headers: { "x-clawdeck-workspace": "demo", origin: APP_ORIGIN }, data: { agentHandle: handle } });
+      const { id: managerSession } = (await managerChat.json()) as { id: string };
+      await manager.page.goto(`/w/demo/chat/${managerSession}`);
+      await expect(manager.page.getByTestId("budget-banner").getByRole("link", { name: "Raise the budget in Billing" })).toHaveAttribute("href", "/w/demo/settings/billing");
     } finally {
       // Lift the cap so the agent is usable again.
       await manager.page.request.put("/api/budgets", { headers: { "x-clawdeck-workspace": "demo", origin: APP_ORIGIN }, data: { agents: [{ agentId, monthlyBudgetCredits: null }] } });

@@ -5,6 +5,7 @@ import { CannotOpen } from "../ui/error-notice";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { ChevronLeft } from "lucide-react";
 import dynamic from "next/dynamic";
+import { can } from "@/lib/access/capabilities";
 import Link from "next/link";
 import { useLayoutEffect, useRef, useState } from "react";
 import { errorMessage, isAppError } from "@/lib/errors";
@@ -97,12 +98,13 @@ export function Conversation({ sessionId, currentUserId }: { sessionId: string; 
   const agentRow = agents.data?.agents.find((a) => a.id === session?.agent.id);
   const agentTools = agentRow?.tools ?? null;
   const paused = agentRow?.status === "paused";
+  const budgetStop = history.data?.budgetStop ?? null;
   const readOnlyReason =
     session && session.userId !== currentUserId
       ? "Only the person who started this chat can write in it."
       : paused && session
         ? `@${session.agent.handle} is paused: it does not answer until a manager resumes it.`
-        : null;
+        : budgetStop;
   const postedInHistory = !!posted && messages.some((m) => m.run?.id === posted.runId);
   const ready = history.isSuccess && !finished.pending;
   // `#step-<id>` links (from the feed, a run page or an approval) open at that step once it is on the page.
@@ -185,6 +187,7 @@ export function Conversation({ sessionId, currentUserId }: { sessionId: string; 
       </header>
 
       {paused && agent ? <PausedBanner handle={agent.handle} slug={workspace.slug} agentId={agent.id} /> : null}
+      {budgetStop && !paused ? <BudgetBanner text={budgetStop} slug={workspace.slug} canRaise={can(workspace.role, "billing.manage")} /> : null}
 
       <div
         ref={scroller}
@@ -248,7 +251,8 @@ export function Conversation({ sessionId, currentUserId }: { sessionId: string; 
         <StreamNotice live={live} what="live reply" className="mt-4" />
       </div>
 
-      {send.isError || stop.isError ? (
+      {/* A refusal for a spent budget is said once, by the banner the chat shows once it has read the chat again. */}
+      {(send.isError && !(budgetStop && isAppError(send.error) && send.error.code === "unprocessable:budget_exceeded")) || stop.isError ? (
         <p role="alert" className="border-t border-rose-100 bg-rose-50 px-5 py-2 text-sm text-rose-700">
           {errorMessage(send.error ?? stop.error, "Something went wrong.")}
         </p>
@@ -281,6 +285,22 @@ function announcementOf(agentName: string, timeline: Timeline): string {
   if (outcome.state === "failed") return `The reply failed: ${outcome.message}`;
   if (outcome.state === "cancelled") return `Stopped.${text ? ` ${agentName} had written: ${text}` : ""}`;
   return `${agentName} replied: ${text}`;
+}
+
+/** Shown while a monthly budget keeps the chat's agent from answering: managers get the way to raise it. */
+function BudgetBanner({ text, slug, canRaise }: { text: string; slug: string; canRaise: boolean }) {
+  return (
+    <div role="status" data-testid="budget-banner" className="border-b border-amber-200 bg-amber-50 px-5 py-2 text-sm text-amber-900">
+      {text}{" "}
+      {canRaise ? (
+        <Link href={`/w/${slug}/settings/billing`} className="font-medium underline">
+          Raise the budget in Billing
+        </Link>
+      ) : (
+        "Ask a manager to raise it."
+      )}
+    </div>
+  );
 }
 
 /** Shown while the chat's agent is paused: nothing sent here would start it. */

@@ -1,7 +1,7 @@
 import { and, asc, eq, gte, isNotNull, lt, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "../db/client";
-import { agents, budgetAlerts, usageRollupsHourly, workspaceBudgets } from "../db/schema";
+import { agents, budgetAlerts, sessions, usageRollupsHourly, workspaceBudgets } from "../db/schema";
 import { AppError } from "../errors";
 import { recordAudit } from "../audit";
 
@@ -165,17 +165,9 @@ async function readBudgetLimits(db: Db, input: { workspaceId: string; agentId: s
   return limits;
 }
 
-/**
- * The hard cap, checked before every model call: throws
- * `unprocessable:budget_exceeded` when the workspace or the agent has spent
- * its monthly budget, and raises the 80 % and 100 % alerts once. The last
- * call before the cap may overshoot it by that call's cost. `limits` are the
- * budgets when the caller has just read them (a run's first read); without
- * them they are read here.
- */
-export async function checkBudget(db: Db, input: { workspaceId: string; agentId: string; limits?: BudgetLimits }, now = new Date()): Promise<void> {
-  const limits = input.limits ?? (await readBudgetLimits(db, input));
-  if (!limits || (limits.workspace === null && limits.agent === null)) return;
+/** The budget a model call would go past now, with the month, or null: none is set, or none is spent. */
+async function budgetOver(db: Db, input: { workspaceId: string; agentId: string; limits: BudgetLimits }, now: Date) {
+  const { limits } = input;
   const month = monthOf(now);
   const [spend] = await db
     .select({
@@ -187,9 +179,45 @@ export async function checkBudget(db: Db, input: { workspaceId: string; agentId:
   const checks: ScopeCheck[] = [];
   if (limits.agent !== null) checks.push({ scope: agentScope(input.agentId), agentId: input.agentId, handle: limits.handle, budget: limits.agent, spent: spend?.agent ?? 0 });
   if (limits.workspace !== null) checks.push({ scope: "workspace", agentId: null, handle: null, budget: limits.workspace, spent: spend?.total ?? 0 });
+  return { month, checks, over: checks.find((c) => c.spent >= c.budget) ?? null };
+}
+
+/**
+ * The hard cap, checked before every model call: throws
+ * `unprocessable:budget_exceeded` when the workspace or the agent has spent
+ * its monthly budget, and raises the 80 % and 100 % alerts once. The last
+ * call before the cap may overshoot it by that call's cost. `limits` are the
+ * budgets when the caller has just read them (a run's first read); without
+ * them they are read here.
+ */
+export async function checkBudget(db: Db, input: { workspaceId: string; agentId: string; limits?: BudgetLimits }, now = new Date()): Promise<void> {
+  const limits = input.limits ?? (await readBudgetLimits(db, input));
+  if (!limits || (limits.workspace === null && limits.agent === null)) return;
+  const { month, checks, over } = await budgetOver(db, { ...input, limits }, now);
   await raiseDue(db, input.workspaceId, month.start, checks);
-  const over = checks.find((c) => c.spent >= c.budget);
   if (over) throw new AppError("unprocessable:budget_exceeded", exceededMessage(over, month.label));
+}
+
+/**
+ * Why a chat's agent cannot answer now because a monthly budget is spent, in a sentence for the person in the chat
+ * (no figures: what things cost is for reviewers and up), or null when it can. Read before a message is taken, so a
+ * spent budget refuses the message instead of starting a run that fails.
+ */
+export async function chatBudgetStop(db: Db, workspaceId: string, sessionId: string, now = new Date()): Promise<string | null> {
+  // One read for the common case, no budget at all: the chat's agent and both limits.
+  const [limits] = await db
+    .select({ agentId: agents.id, workspace: workspaceBudgets.monthlyBudgetCredits, agent: agents.monthlyBudgetCredits, handle: agents.handle })
+    .from(sessions)
+    .innerJoin(agents, eq(agents.id, sessions.agentId))
+    .leftJoin(workspaceBudgets, eq(workspaceBudgets.workspaceId, agents.workspaceId))
+    .where(and(eq(sessions.id, sessionId), eq(sessions.workspaceId, workspaceId)));
+  if (!limits || (limits.workspace === null && limits.agent === null)) return null;
+  const agentId = limits.agentId;
+  const { month, over } = await budgetOver(db, { workspaceId, agentId, limits }, now);
+  if (!over) return null;
+  return over.agentId
+    ? `@${limits.handle} has used its monthly budget for ${month.label}: it cannot answer until a manager raises the budget or the month ends.`
+    : `This workspace has used its monthly budget for ${month.label}: its agents cannot answer until a manager raises the budget or the month ends.`;
 }
 
 /** Raises due alerts in every workspace that has a budget (the periodic job: a run's last call may have crossed 80 %). */

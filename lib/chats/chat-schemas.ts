@@ -51,7 +51,12 @@ export type ChatMessage = z.infer<typeof chatMessageSchema>;
 export type StoredRun = z.infer<typeof storedRunSchema>;
 export type StoredStep = z.infer<typeof storedStepSchema>;
 
-export const chatHistorySchema = z.object({ session: chatSummarySchema, messages: z.array(chatMessageSchema) });
+export const chatHistorySchema = z.object({
+  session: chatSummarySchema,
+  messages: z.array(chatMessageSchema),
+  /** Why the chat's agent cannot answer now (a spent monthly budget), in a sentence; null when it can. */
+  budgetStop: z.optional(z.nullable(z.string())),
+});
 export type ChatHistory = z.infer<typeof chatHistorySchema>;
 
 export const chatRenamedSchema = z.object({ id, title: z.string() });

@@ -6,6 +6,13 @@ import type { Role } from "../db/schema";
 import { getChatHistory, listChats } from "../chats/chats";
 import { chatHistorySchema, chatListSchema } from "../chats/chat-schemas";
 import { prefetch, type Prefetch } from "./prefetch";
+import { chatBudgetStop } from "../billing/budgets";
+
+/** A chat as GET /api/sessions/:id answers: its history, and why its agent cannot answer now, if it cannot. */
+export async function readChatView(db: Db, workspaceId: string, sessionId: string, viewer: { userId: string; role: Role }) {
+  const history = await getChatHistory(db, workspaceId, sessionId, viewer);
+  return { ...history, budgetStop: await chatBudgetStop(db, workspaceId, sessionId) };
+}
 
 /**
  * What the chat pages show first, read as the API routes read it: the
@@ -23,6 +30,6 @@ export function chatPrefetches(
   return [
     prefetch(chatKeys.sessions(workspace.slug), chatListSchema, async () => ({ sessions: await listChats(db, workspace.id, user.id) })),
     prefetch(agentKeys.list(workspace.slug), agentListSchema, async () => ({ agents: await listAgents(db, workspace.id) })),
-    ...(sessionId ? [prefetch(chatKeys.session(workspace.slug, sessionId), chatHistorySchema, () => getChatHistory(db, workspace.id, sessionId, viewer))] : []),
+    ...(sessionId ? [prefetch(chatKeys.session(workspace.slug, sessionId), chatHistorySchema, () => readChatView(db, workspace.id, sessionId, viewer))] : []),
   ];
 }

@@ -2,7 +2,7 @@ import { and, eq, like } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { getBudgets, updateBudgets } from "../../lib/billing/budgets";
 import { runBillingJobs } from "../../lib/billing-jobs";
-import { auditLog, usageEvents, usageRollupsHourly } from "../../lib/db/schema";
+import { agentRuns, auditLog, messages, usageEvents, usageRollupsHourly } from "../../lib/db/schema";
 import { textTurn, toolTurn } from "../../lib/models/scripted";
 import { createRuntime } from "../../lib/runtime/runtime";
 import { addRunUsage } from "../../lib/runs";
@@ -13,7 +13,9 @@ import { decideApproval } from "../../lib/safety/approvals";
 import { estimateTokens } from "../../lib/models/offline";
 import { makeUser, makeWorkspace } from "../support/fixtures";
 import { getRunRow, makeAgent, suspension, textOf, useScriptedModel, waitForRun } from "../support/runtime";
-import { useTestServer } from "../support/server";
+import { jsonRequest, params, sessionCookie, useTestServer } from "../support/server";
+import { POST as sendRoute } from "../../app/api/sessions/[id]/messages/route";
+import { GET as historyRoute } from "../../app/api/sessions/[id]/route";
 
 const calls = { inputTokens: 1000, outputTokens: 500 };
 const slackCall = () => toolTurn([{ id: "call_slack", name: "slack.post", input: { channel: "#general", text: "hello" } }], "Posting.", calls);
@@ -130,6 +132,40 @@ describe("charging runs", () => {
     expect(audits.map((a) => a.action).sort()).toEqual(["budget.exceeded", "budget.warning"]);
     const overview = await getBudgets(s.db, workspace.id);
     expect(overview.agents.find((a) => a.agentId === agent.id)).toMatchObject({ budgetCredits: 100_000, spentCredits: 21_000, state: "ok" });
+  });
+
+  it("a spent budget refuses a person's next message before anything is stored, and the chat says why; a raised budget lets it through", async () => {
+    const { s, owner, workspace, agent, start } = await setup("Spent before sending");
+    await updateBudgets(s.db, workspace.id, owner.id, { agents: [{ agentId: agent.id, monthlyBudgetCredits: 10_500 }] });
+    useScriptedModel(s, [textTurn(["spent it"], calls)]);
+    const first = await start("first");
+    expect((await waitForRun(s.db, first)).at(-1)?.type).toBe("run_completed");
+    const [chat] = await s.db.select({ sessionId: agentRuns.sessionId }).from(agentRuns).where(eq(agentRuns.id, first));
+    const sessionId = chat!.sessionId!;
+    const cookie = await sessionCookie(s, owner);
+    const count = async () => ({
+      runs: (await s.db.select().from(agentRuns).where(eq(agentRuns.sessionId, sessionId))).length,
+      messages: (await s.db.select().from(messages).where(eq(messages.sessionId, sessionId))).length,
+    });
+    const before = await count();
+
+    const refused = await sendRoute(jsonRequest(`/api/sessions/${sessionId}/messages`, { method: "POST", cookie, workspace: workspace.slug, body: { text: "again" } }), params({ id: sessionId }));
+    expect(refused.status).toBe(422);
+    const body = await refused.json();
+    expect(body.code).toBe("unprocessable:budget_exceeded");
+    expect(body.message).toMatch(new RegExp(`^@${agent.handle} has used its monthly budget for \\w+ \\d{4}: it cannot answer until a manager raises the budget or the month ends\\.$`));
+    expect(await count()).toEqual(before);
+
+    // The chat says so before anyone writes.
+    const history = await (await historyRoute(jsonRequest(`/api/sessions/${sessionId}`, { cookie, workspace: workspace.slug }), params({ id: sessionId }))).json();
+    expect(history.budgetStop).toBe(body.message);
+
+    await updateBudgets(s.db, workspace.id, owner.id, { agents: [{ agentId: agent.id, monthlyBudgetCredits: 100_000 }] });
+    const clear = await (await historyRoute(jsonRequest(`/api/sessions/${sessionId}`, { cookie, workspace: workspace.slug }), params({ id: sessionId }))).json();
+    expect(clear.budgetStop).toBeNull();
+    useScriptedModel(s, [textTurn(["fine"], calls)]);
+    const taken = await sendRoute(jsonRequest(`/api/sessions/${sessionId}/messages`, { method: "POST", cookie, workspace: workspace.slug, body: { text: "again" } }), params({ id: sessionId }));
+    expect(taken.status).toBe(202);
   });
 
   it("the budgets come with the run's first read: with none set no budget or spend is read before its first call; a cap set between runs refuses the next", async () => {

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { route } from "@/lib/http/route";
 import { chatHistorySchema, chatRenamedSchema } from "@/lib/chats/chat-schemas";
-import { getChatHistory } from "@/lib/chats/chats";
+import { readChatView } from "@/lib/http/chat-prefetch";
 import { deleteChat, renameChat, TITLE_MAX } from "@/lib/chats/chat-edits";
 
 const idParams = z.object({ id: z.uuid() });
@@ -9,8 +9,12 @@ const idParams = z.object({ id: z.uuid() });
 const owner = "the chat's owner";
 
 export const GET = route(
-  { doc: { summary: "history with runs and steps", role: `${owner}, reviewers and up` }, params: idParams, response: chatHistorySchema },
-  async ({ db, workspace, user, params }) => getChatHistory(db, workspace.id, params.id, { userId: user.id, role: workspace.role }),
+  {
+    doc: { summary: "history with runs and steps, and `budgetStop`: why the agent cannot answer now (a spent monthly budget), or null", role: `${owner}, reviewers and up` },
+    params: idParams,
+    response: chatHistorySchema,
+  },
+  async ({ db, workspace, user, params }) => readChatView(db, workspace.id, params.id, { userId: user.id, role: workspace.role }),
 );
 
 const renameBody = z.object({ title: z.string().trim().min(1, "Give the chat a title").max(TITLE_MAX) });

@@ -6,12 +6,14 @@ import { chatRunStartedSchema, RUN_ID_HEADER } from "@/lib/chats/chat-schemas";
 import { limitRunStart } from "@/lib/runtime/run-limit";
 import { titleFrom } from "@/lib/chats/chat-edits";
 import { logError } from "@/lib/log";
+import { chatBudgetStop } from "@/lib/billing/budgets";
+import { AppError } from "@/lib/errors";
 
 export const dynamic = "force-dynamic";
 
 const doc = {
   summary:
-    "202 `{runId}`; with `Accept: text/event-stream`, 200 and the reply's events (as `GET /api/runs/{id}/events`, the run in the `Clawdeck-Run-Id` header); 409 while a run is active, 409 `conflict:agent_paused` for a paused agent, 429 `rate_limited:runs` past the per-person limit, refusals always as JSON",
+    "202 `{runId}`; with `Accept: text/event-stream`, 200 and the reply's events (as `GET /api/runs/{id}/events`, the run in the `Clawdeck-Run-Id` header); 409 while a run is active, 409 `conflict:agent_paused` for a paused agent, 422 `unprocessable:budget_exceeded` when the agent's or the workspace's monthly budget is spent (nothing is stored), 429 `rate_limited:runs` past the per-person limit, refusals always as JSON",
   role: "the chat's owner",
 };
 
@@ -27,6 +29,9 @@ export const POST = route(
   async ({ req, server, workspace, user, params, body, stillAllowed }) => {
     // Every attempt counts toward the person's limit, refused ones included.
     await limitRunStart(server, user.id);
+    // A spent budget refuses the message itself: no run is made only to fail at its first model call.
+    const budgetStop = await chatBudgetStop(server.db, workspace.id, params.id);
+    if (budgetStop) throw new AppError("unprocessable:budget_exceeded", budgetStop);
     const viewer = { userId: user.id, role: workspace.role };
     let stream: Promise<EventStreamReply> | undefined;
     // One statement checks that the chat is this person's, writes the message and starts the run; the chat is named
