@@ -59,23 +59,34 @@ export function providerKeys(config: ModelConfig): string[] {
 }
 
 /** Why a spec cannot run with this configuration, or null when it can. */
+/** The providers a spec may name on this server, as a person reads them: "offline, anthropic, ollama". */
+function configuredProviders(config: ModelConfig): string {
+  return [OFFLINE_MODEL, ...(config.anthropic ? ["anthropic"] : []), ...config.named.map((p) => p.name)].join(", ");
+}
+
 export function checkModelSpec(spec: string, config: ModelConfig): string | null {
   const trimmed = spec.trim();
   if (!trimmed) return "Choose a model.";
   if (trimmed === OFFLINE_MODEL) return null;
+  const configured = configuredProviders(config);
   const colon = trimmed.indexOf(":");
   if (colon > 0) {
     const name = trimmed.slice(0, colon);
     const model = trimmed.slice(colon + 1);
     if (!model) return `Name a model after "${name}:".`;
-    if (name === "anthropic") return config.anthropic ? null : "Claude needs ANTHROPIC_API_KEY on the server.";
+    if (name === "anthropic") {
+      return config.anthropic ? null : `Claude is not configured on this server (ANTHROPIC_API_KEY is not set); configured: ${configured}.`;
+    }
     if (!config.named.some((p) => p.name === name)) {
-      const known = config.named.map((p) => p.name).join(", ");
-      return `There is no provider named "${name}"${known ? ` (configured: ${known})` : ""}. Set CLAWDECK_PROVIDER_${name.toUpperCase()}_BASE_URL.`;
+      return `There is no provider named "${name}" on this server; configured: ${configured}. An operator adds one with CLAWDECK_PROVIDER_${name.toUpperCase()}_BASE_URL.`;
     }
     return null;
   }
-  return config.anthropic ? null : `"${trimmed}" runs on Claude, which needs ANTHROPIC_API_KEY on the server.`;
+  if (config.anthropic) return null;
+  // A bare name is a Claude model: say so only of one that looks like it, and never send a person to a key they may not need.
+  return /^claude/i.test(trimmed)
+    ? `"${trimmed}" is a Claude model, and Claude is not configured on this server (ANTHROPIC_API_KEY is not set); configured: ${configured}.`
+    : `"${trimmed}" is not a model of any configured provider; configured: ${configured}. Name another provider's model as <provider>:<model>.`;
 }
 
 export function createModelResolver(config: ModelConfig): ModelResolver {

@@ -44,11 +44,23 @@ describe("agents", () => {
   it("named providers come from the environment and are picked by <name>:<model>", () => {
     const config = modelConfigFromEnv({ CLAWDECK_PROVIDER_GLM_BASE_URL: "http://127.0.0.1:9/v1", CLAWDECK_PROVIDER_GLM_API_KEY: "k", ANTHROPIC_API_KEY: "sk" });
     expect(checkModelSpec("glm:glm-4.6", config)).toBeNull();
-    expect(checkModelSpec("kimi:kimi-k2", config)).toMatch(/no provider named "kimi".*configured: glm/);
+    expect(checkModelSpec("kimi:kimi-k2", config)).toMatch(/no provider named "kimi" on this server; configured: offline, anthropic, glm\./);
     expect(checkModelSpec("claude-sonnet-4-6", config)).toBeNull();
     expect(checkModelSpec("glm:", config)).toMatch(/Name a model/);
     expect(config.defaultModel).toBe("claude-sonnet-4-6");
     expect(modelConfigFromEnv({}).defaultModel).toBe("offline");
+  });
+
+  it("a model no configured provider serves is refused with the truth: what is configured, and never a key a person does not need", () => {
+    const bare = modelConfigFromEnv({ CLAWDECK_PROVIDER_GLM_BASE_URL: "http://127.0.0.1:9/v1" });
+    expect(checkModelSpec("gpt-4o", bare)).toBe('"gpt-4o" is not a model of any configured provider; configured: offline, glm. Name another provider\'s model as <provider>:<model>.');
+    expect(checkModelSpec("claude-sonnet-4-6", bare)).toBe(
+      '"claude-sonnet-4-6" is a Claude model, and Claude is not configured on this server (ANTHROPIC_API_KEY is not set); configured: offline, glm.',
+    );
+    expect(checkModelSpec("anthropic:claude-opus-4", bare)).toBe("Claude is not configured on this server (ANTHROPIC_API_KEY is not set); configured: offline, glm.");
+    expect(checkModelSpec("kimi:kimi-k2", modelConfigFromEnv({}))).toBe(
+      'There is no provider named "kimi" on this server; configured: offline. An operator adds one with CLAWDECK_PROVIDER_KIMI_BASE_URL.',
+    );
   });
 });
 
