@@ -78,6 +78,8 @@ vitest_leg() {
 
 # Checked once: the production build need not type-check the same code again (next.config.ts reads this).
 export CLAWDECK_TYPECHECKED=1
+# No telemetry from test builds either.
+export NEXT_TELEMETRY_DISABLED="${NEXT_TELEMETRY_DISABLED:-1}"
 together "Typecheck" "npx tsc --noEmit" "Lint" "npx eslint --max-warnings 0 ."
 
 step "Unit tests"
