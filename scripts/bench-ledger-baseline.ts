@@ -30,7 +30,8 @@ export async function getUsageSummaryHourly(
   const now = input.now ?? new Date();
   // Rates are per minute of the range that has happened (a range ending in the future counts up to now).
   const elapsedMinutes = Math.max(1, (Math.min(range.to.getTime(), now.getTime()) - range.from.getTime()) / 60_000);
-  const [spend, rollups, runs, hourly, messages, approvalCounts] = await Promise.all([
+  const lastHourEnd = new Date(Math.min(range.to.getTime(), now.getTime()));
+  const [spend, rollups, runs, hourly, messages, approvalCounts, lastHour] = await Promise.all([
     input.includeSpend ? spendOf(db, workspaceId, range) : Promise.resolve(null),
     db
       .select({ tokens: total(sql`${usageRollupsHourly.inputTokens} + ${usageRollupsHourly.outputTokens}`), calls: total(usageRollupsHourly.calls) })
@@ -49,6 +50,10 @@ export async function getUsageSummaryHourly(
       })
       .from(approvals)
       .where(and(eq(approvals.workspaceId, workspaceId), inArray(approvals.status, ["pending", "approved", "rejected"]))),
+    db
+      .select({ n: sql<number>`count(*)::int`.mapWith(Number) })
+      .from(agentRuns)
+      .where(and(eq(agentRuns.workspaceId, workspaceId), gte(agentRuns.createdAt, new Date(lastHourEnd.getTime() - 3_600_000)), lt(agentRuns.createdAt, lastHourEnd))),
   ]);
   const tokens = rollups[0]?.tokens ?? 0;
   return {
@@ -72,6 +77,7 @@ export async function getUsageSummaryHourly(
       tokens,
       tokensPerMinute: tokens / elapsedMinutes,
       runsPerMinute: runs.runs / elapsedMinutes,
+      runsLastHour: lastHour[0]?.n ?? 0,
       p50RunMs: runs.p50RunMs,
       p95RunMs: runs.p95RunMs,
       p50FirstTokenMs: runs.p50FirstTokenMs,

@@ -169,7 +169,7 @@ function ThroughputCard({ throughput }: { throughput: UsageSummary["throughput"]
     <Card title="Throughput" testId="throughput-card">
       <dl className="grid grid-cols-2 gap-3">
         <Stat label="Tokens per minute" value={formatRate(throughput.tokensPerMinute)} hint={`${formatCount(throughput.tokens)} tokens today`} />
-        <Stat label="Runs per minute" value={formatRate(throughput.runsPerMinute)} />
+        <Stat label="Runs in the last hour" value={formatCount(throughput.runsLastHour)} />
         <Stat label="Run time, median" value={formatDuration(throughput.p50RunMs)} />
         <Stat label="Run time, 95th percentile" value={formatDuration(throughput.p95RunMs)} />
         <Stat label="First token, median" value={formatDuration(throughput.p50FirstTokenMs)} />

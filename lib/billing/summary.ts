@@ -49,6 +49,8 @@ export interface UsageSummary {
     tokens: number;
     tokensPerMinute: number;
     runsPerMinute: number;
+    /** Runs started in the hour before the range's end (or before now, when the range ends later). */
+    runsLastHour: number;
     p50RunMs: number | null;
     p95RunMs: number | null;
     p50FirstTokenMs: number | null;
@@ -73,7 +75,8 @@ export async function getUsageSummary(
   const now = input.now ?? new Date();
   // Rates are per minute of the range that has happened (a range ending in the future counts up to now).
   const elapsedMinutes = Math.max(1, (Math.min(range.to.getTime(), now.getTime()) - range.from.getTime()) / 60_000);
-  const [figures, runs, hourly, messages, approvalCounts] = await Promise.all([
+  const lastHourEnd = new Date(Math.min(range.to.getTime(), now.getTime()));
+  const [figures, runs, hourly, messages, approvalCounts, lastHour] = await Promise.all([
     rollupFigures(db, workspaceId, range, input.includeSpend),
     runStats(db, workspaceId, range),
     hourlyRuns(db, workspaceId, range.to),
@@ -88,6 +91,10 @@ export async function getUsageSummary(
       })
       .from(approvals)
       .where(and(eq(approvals.workspaceId, workspaceId), inArray(approvals.status, ["pending", "approved", "rejected"]))),
+    db
+      .select({ n: sql<number>`count(*)::int`.mapWith(Number) })
+      .from(agentRuns)
+      .where(and(eq(agentRuns.workspaceId, workspaceId), gte(agentRuns.createdAt, shift(lastHourEnd, -HOUR_MS)), lt(agentRuns.createdAt, lastHourEnd))),
   ]);
   const { tokens, spend } = figures;
   return {
@@ -111,6 +118,7 @@ export async function getUsageSummary(
       tokens,
       tokensPerMinute: tokens / elapsedMinutes,
       runsPerMinute: runs.runs / elapsedMinutes,
+      runsLastHour: lastHour[0]?.n ?? 0,
       p50RunMs: runs.p50RunMs,
       p95RunMs: runs.p95RunMs,
       p50FirstTokenMs: runs.p50FirstTokenMs,

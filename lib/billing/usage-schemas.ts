@@ -43,6 +43,7 @@ export const usageSummarySchema = z.object({
     tokens: z.number(),
     tokensPerMinute: z.number(),
     runsPerMinute: z.number(),
+    runsLastHour: z.number(),
     p50RunMs: nullableNumber,
     p95RunMs: nullableNumber,
     p50FirstTokenMs: nullableNumber,

@@ -114,8 +114,8 @@ describe("usage routes", () => {
     expect(summary.activity).toMatchObject({ runs: 3, toolCalls: 3, modelCalls: 1, activeAgents: 2, failedRuns: 1, budgetStops: 1, approvalsPending: 0 });
     expect(summary.activity.hourly).toHaveLength(24);
     expect(summary.activity.hourly.reduce((sum, h) => sum + h.runs, 0)).toBe(3);
-    // 1500 tokens and 3 runs over 120 minutes; p95 of 1, 2, 10 s = 2 + 0.9 × 8 = 9.2 s.
-    expect(summary.throughput).toEqual({ tokens: 1500, tokensPerMinute: 12.5, runsPerMinute: 0.025, p50RunMs: 2000, p95RunMs: 9200, p50FirstTokenMs: 200 });
+    // 1500 tokens and 3 runs over 120 minutes, none of them in the last hour; p95 of 1, 2, 10 s = 2 + 0.9 × 8 = 9.2 s.
+    expect(summary.throughput).toEqual({ tokens: 1500, tokensPerMinute: 12.5, runsPerMinute: 0.025, runsLastHour: 0, p50RunMs: 2000, p95RunMs: 9200, p50FirstTokenMs: 200 });
   });
 
   it("the usage table and its CSV: same rows and totals, equal to the ledger (A 36,750 + B 38,250 = 75,000 credits over 60 days)", async () => {
