@@ -30,6 +30,15 @@ test.describe("the door", () => {
       const shown = panel.getByTestId("door-token-value");
       await expect(shown).toHaveText(/^cdk_[A-Za-z0-9_-]{43}$/);
       const token = (await shown.textContent())!;
+      // Ready to paste: the endpoint, and each client's setup with the token filled in.
+      const endpoint = `${new URL(APP_ORIGIN).origin}/api/mcp`;
+      await expect(panel.getByTestId("door-endpoint")).toHaveText(endpoint);
+      const snippet = panel.getByTestId("door-snippet");
+      await expect(snippet).toHaveText(`claude mcp add --transport http clawdeck ${endpoint} \\\n  --header "Authorization: Bearer ${token}"`);
+      await panel.getByRole("radio", { name: "Cursor" }).click();
+      expect(JSON.parse((await snippet.textContent())!)).toEqual({ mcpServers: { clawdeck: { url: endpoint, headers: { Authorization: `Bearer ${token}` } } } });
+      await panel.getByRole("radio", { name: "Claude Desktop" }).click();
+      await expect(snippet).toContainText(`"CLAWDECK_DOOR": "Bearer ${token}"`);
       await expect(panel.getByTestId("door-token-row")).toContainText("laptop");
       await manager.page.reload();
       await expect(manager.page.getByTestId("door-token-row")).toContainText("laptop");
@@ -74,6 +83,21 @@ test.describe("the door", () => {
       await expect(reviewer.page.getByText("Started by a call through the door (MCP)")).toBeVisible();
       await expect(run.step("slack.post")).toBeVisible();
       await expect(run.state()).toHaveText(/Succeeded/);
+
+      // Revoking asks first; once done, the token opens nothing.
+      await manager.page.reload();
+      const row = manager.page.getByTestId("door-token-row").filter({ hasText: "laptop" });
+      await row.getByRole("button", { name: "Revoke…" }).click();
+      await row.getByRole("button", { name: "Keep it" }).click();
+      await expect(row).toContainText("active");
+      await row.getByRole("button", { name: "Revoke…" }).click();
+      await row.getByRole("button", { name: "Revoke “laptop”" }).click();
+      await expect(row).toContainText("revoked");
+      const refused = await manager.page.request.post("/api/mcp", {
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+        data: { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "late", version: "1" } } },
+      });
+      expect(refused.status()).toBe(401);
     } finally {
       await client?.close();
       await manager.context.close();

@@ -7,6 +7,7 @@ import { doorTokenCreatedSchema, doorTokenListSchema, type DoorTokenRow } from "
 import { useApi, useWorkspace } from "../providers";
 import { Time } from "../ui/time";
 import { ErrorNotice } from "../ui/error-notice";
+import { CopyButton, DoorSetup } from "./door-setup";
 
 function tokenState(t: DoorTokenRow): string {
   if (t.revokedAt) return "revoked";
@@ -28,6 +29,7 @@ export function DoorTokensPanel({ agentId }: { agentId?: string }) {
   const [name, setName] = useState("");
   const [expiresAt, setExpiresAt] = useState("");
   const [shown, setShown] = useState<{ name: string; token: string } | null>(null);
+  const [confirming, setConfirming] = useState<string | null>(null);
   const refresh = () => queryClient.invalidateQueries({ queryKey: doorKeys.all(slug) });
   const create = useMutation({
     mutationFn: () =>
@@ -55,20 +57,31 @@ export function DoorTokensPanel({ agentId }: { agentId?: string }) {
         Door tokens
       </h2>
       <p className="text-sm text-slate-600">
-        An agent outside Clawdeck (Claude Code, Cursor, a script) connects to <code>/api/mcp</code> with a token and acts as
+        An agent outside Clawdeck (Claude Code, Cursor, a script) connects to the door with a token and acts as
         {agentId ? " this agent" : " its agent"}, under the same policy and approvals.
       </p>
       {shown ? (
-        <div role="status" className="space-y-1 rounded-md border border-emerald-200 bg-emerald-50 p-3 text-sm" data-testid="door-token-shown">
+        <div role="status" className="min-w-0 space-y-2 rounded-md border border-emerald-200 bg-emerald-50 p-3 text-sm" data-testid="door-token-shown">
           <p>Copy the token “{shown.name}” now: it is not shown again.</p>
-          <code className="block break-all rounded bg-white px-2 py-1" data-testid="door-token-value">
-            {shown.token}
-          </code>
+          <div className="flex min-w-0 items-center gap-2">
+            <code className="block min-w-0 flex-1 break-all rounded bg-surface px-2 py-1" data-testid="door-token-value">
+              {shown.token}
+            </code>
+            <CopyButton text={shown.token} what="the token" />
+          </div>
+          <DoorSetup token={shown.token} />
           <button className="btn-secondary py-1 text-xs" onClick={() => setShown(null)}>
             Done
           </button>
         </div>
-      ) : null}
+      ) : (
+        <details className="text-sm">
+          <summary className="cursor-pointer text-indigo-700">How to connect a client</summary>
+          <div className="mt-2">
+            <DoorSetup />
+          </div>
+        </details>
+      )}
       {agentId ? (
         // Stacked on a phone, where the date field alone nearly fills the width; side by side from `sm` up.
         <form
@@ -91,6 +104,7 @@ export function DoorTokensPanel({ agentId }: { agentId?: string }) {
           </button>
         </form>
       ) : null}
+      {revoke.isError ? <ErrorNotice error={revoke.error} fallback="The token could not be revoked." /> : null}
       {create.isError ? (
         <ErrorNotice error={create.error} fallback="The token could not be made." />
       ) : null}
@@ -112,9 +126,22 @@ export function DoorTokensPanel({ agentId }: { agentId?: string }) {
                 ) : null}
                 {t.createdBy ? ` · made by ${t.createdBy}` : ""}
               </span>
-              {t.revokedAt ? null : (
-                <button className="btn-danger py-1 text-xs" disabled={revoke.isPending} onClick={() => revoke.mutate(t)}>
-                  Revoke
+              {t.revokedAt ? null : confirming === t.id ? (
+                <span className="flex flex-wrap items-center gap-2" role="group" aria-label={`Revoke ${t.name}?`}>
+                  <span className="text-xs text-slate-700">Clients using it stop at their next call.</span>
+                  <button
+                    className="btn-danger py-1 text-xs"
+                    disabled={revoke.isPending}
+                    onClick={() => revoke.mutate(t, { onSettled: () => setConfirming(null) })}>
+                    Revoke “{t.name}”
+                  </button>
+                  <button className="btn-secondary py-1 text-xs" onClick={() => setConfirming(null)}>
+                    Keep it
+                  </button>
+                </span>
+              ) : (
+                <button className="btn-secondary py-1 text-xs" onClick={() => setConfirming(t.id)}>
+                  Revoke…
                 </button>
               )}
             </li>
