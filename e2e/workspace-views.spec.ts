@@ -38,6 +38,11 @@ test.describe("the manager's views", () => {
     const settings = new WorkspaceSettingsPage(page);
     await settings.goto(slug);
     await expect(settings.zone()).toHaveValue("UTC");
+    // Typed to search: each zone is offered with its offset, and a name that is no zone cannot be saved.
+    await expect(page.locator('#workspace-time-zones option[value="Europe/Berlin"]')).toHaveText(/^UTC\+0[12]:00$/);
+    await settings.zone().fill("Mars/Olympus");
+    await expect(page.getByText("Type part of a place, such as Berlin, and pick the zone from the list.")).toBeVisible();
+    await expect(page.getByRole("button", { name: "Save time zone" })).toBeDisabled();
     await settings.setZone("Asia/Tokyo");
     await expect(page.getByTestId("time-zone-preview")).toContainText("GMT+9");
 
@@ -53,6 +58,13 @@ test.describe("the manager's views", () => {
     await settings.setZone("America/New_York");
     await page.goto(`/w/${slug}/settings/members`);
     await expect(expiry).toHaveAttribute("title", / GMT-[45]$/);
+
+    // Renamed: every page says the new name, and the address stays.
+    const renamed = `Renamed ${stamp()}`;
+    await settings.goto(slug);
+    await settings.rename(renamed);
+    await expect(page.locator("#workspace-switcher option:checked")).toHaveText(renamed);
+    expect(new URL(page.url()).pathname).toBe(`/w/${slug}/settings/workspace`);
   });
 
   test("an empty workspace's overview points to making the first agent", async ({ page }) => {

@@ -1,6 +1,6 @@
 import { expect, type Page } from "@playwright/test";
 
-/** Settings → Workspace: the time zone every date of the workspace is shown in. */
+/** Settings → Workspace: its name, and the time zone every date of the workspace is shown in. */
 export class WorkspaceSettingsPage {
   constructor(private readonly page: Page) {}
 
@@ -14,8 +14,14 @@ export class WorkspaceSettingsPage {
   }
 
   async setZone(zone: string) {
-    await this.zone().selectOption(zone);
+    await this.zone().fill(zone);
     await this.page.getByRole("button", { name: "Save time zone" }).click();
     await expect(this.page.getByRole("region", { name: /^Notifications/ }).getByText(`Times are now shown in ${zone}.`)).toBeVisible();
+  }
+
+  async rename(name: string) {
+    await this.page.getByRole("textbox", { name: "Name", exact: true }).fill(name);
+    await this.page.getByRole("button", { name: "Save name" }).click();
+    await expect(this.page.getByRole("region", { name: /^Notifications/ }).getByText(`The workspace is now called ${name}.`)).toBeVisible();
   }
 }

@@ -22,3 +22,5 @@ export const timeZoneSchema = z.object({ timeZone: z.string() });
 
 /** A password changed: how many of the person's other sessions ended. */
 export const passwordChangedSchema = z.object({ endedSessions: z.number() });
+
+export const workspaceNameReplySchema = z.object({ name: z.string() });

@@ -119,3 +119,24 @@ export async function createWorkspace(
   }
   throw new AppError("conflict:workspace", "Could not find a free address for this workspace name.");
 }
+
+/** A new name for a workspace; its slug (its address) never changes with it. */
+export const workspaceRenameSchema = z.object({ name: workspaceNameSchema });
+
+/** Renames a workspace, audited with the name before and after; the same name again changes nothing. */
+export async function renameWorkspace(db: Db, workspaceId: string, actorId: string, name: string): Promise<string> {
+  return db.transaction(async (tx) => {
+    const [before] = await tx.select({ name: workspaces.name }).from(workspaces).where(eq(workspaces.id, workspaceId)).for("no key update");
+    if (!before) throw new AppError("not_found:workspace");
+    if (before.name === name) return name;
+    await tx.update(workspaces).set({ name, updatedAt: new Date() }).where(eq(workspaces.id, workspaceId));
+    await recordAudit(tx, {
+      workspaceId,
+      actor: { kind: "user", id: actorId },
+      action: "workspace.renamed",
+      target: { type: "workspace", id: workspaceId },
+      detail: { from: before.name, to: name },
+    });
+    return name;
+  });
+}
