@@ -81,6 +81,21 @@ test.describe("world feed", () => {
       await expect(manager.page).toHaveURL(/range=24h/);
       await expect(feed.matrixCell("atlas", "scout")).toHaveText(/^[1-9]\d*$/);
 
+      // A cell opens that pair's messages in the feed, and only those; the way back is the sender's whole feed.
+      const pairCount = Number(await feed.matrixCell("atlas", "scout").textContent());
+      await feed.matrixCell("atlas", "scout").getByRole("button").click();
+      await expect(manager.page).toHaveURL(/[?&]agent=atlas&to=scout(&|$)/);
+      await expect(manager.page.getByTestId("pair-filter")).toContainText("Only what @atlas sent to @scout");
+      const rows = feed.list().locator("[data-seq]");
+      await expect(rows.first()).toBeVisible();
+      expect(new Set(await rows.evaluateAll((els) => els.map((el) => el.getAttribute("data-kind"))))).toEqual(new Set(["agent_message"]));
+      expect(await rows.count()).toBeGreaterThanOrEqual(Math.min(pairCount, 1));
+      await expect(rows.filter({ hasText: "@scout →" })).toHaveCount(0);
+      await manager.page.getByRole("button", { name: "Everything of @atlas" }).click();
+      await expect(manager.page).toHaveURL(/[?&]agent=atlas(&|$)/);
+      await expect(manager.page.getByTestId("pair-filter")).toHaveCount(0);
+      await feed.goto("demo");
+
       // Scout's reply came from a run woken by atlas's message: its timeline says from the start that content from
       // @atlas reached it (a message from another agent is untrusted content).
       await feed.itemLink(reply).click();

@@ -23,6 +23,8 @@ export const feedKinds = Object.keys(feedKindLabels) as FeedKind[];
 export interface FeedFilter {
   /** The agent's handle in the address (`?agent=scout`); the API is sent its id. */
   agent?: string;
+  /** With `agent`, a pair from who talks to whom: only what `agent` sent to this handle (`?agent=scout&to=atlas`). */
+  to?: string;
   room?: string;
   thread?: string;
   /** Empty or missing: every kind. */
@@ -44,6 +46,7 @@ export function filterFromParams(params: URLSearchParams): FeedFilter {
     .filter((k): k is FeedKind => (feedKinds as string[]).includes(k));
   return {
     agent: validHandle(params.get("agent")),
+    to: validHandle(params.get("to")),
     room: validId(params.get("room")),
     thread: validId(params.get("thread")),
     kinds: kinds.length > 0 && kinds.length < feedKinds.length ? kinds : undefined,
@@ -56,16 +59,20 @@ export function filterFromParams(params: URLSearchParams): FeedFilter {
  * agent has that handle.
  */
 export function apiFilter(filter: FeedFilter, agents: { id: string; handle: string }[] | undefined): FeedFilter | "unknownAgent" | null {
-  if (!filter.agent) return filter;
+  if (!filter.agent && !filter.to) return filter;
   if (!agents) return null;
-  const agent = agents.find((a) => a.handle.toLowerCase() === filter.agent || a.id === filter.agent);
-  return agent ? { ...filter, agent: agent.id } : "unknownAgent";
+  const find = (value: string) => agents.find((a) => a.handle.toLowerCase() === value || a.id === value)?.id;
+  const agent = filter.agent ? find(filter.agent) : undefined;
+  const to = filter.to ? find(filter.to) : undefined;
+  if ((filter.agent && !agent) || (filter.to && !to)) return "unknownAgent";
+  return { ...filter, agent, to };
 }
 
 /** The API's query parameters for a filter (also a stable key for it). */
 export function filterQuery(filter: FeedFilter): URLSearchParams {
   const params = new URLSearchParams();
   if (filter.agent) params.set("agent", filter.agent);
+  if (filter.to) params.set("to", filter.to);
   if (filter.room) params.set("room", filter.room);
   if (filter.thread) params.set("thread", filter.thread);
   if (filter.kinds && filter.kinds.length > 0) params.set("kind", [...filter.kinds].sort().join(","));

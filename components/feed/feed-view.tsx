@@ -57,7 +57,7 @@ export function FeedView() {
     if (next.length === 0) return;
     setParams({ kind: next.length === feedKinds.length ? null : feedKinds.filter((k) => next.includes(k)).join(",") });
   }
-  const filtered = !!(filter.agent || filter.room || filter.thread || filter.kinds);
+  const filtered = !!(filter.agent || filter.to || filter.room || filter.thread || filter.kinds);
   // The feed arrives drawn from the server; its filters wait until the browser can act on them.
   const ready = useHydrated();
 
@@ -75,7 +75,7 @@ export function FeedView() {
         <div className="flex flex-wrap items-center gap-3">
           <label className="flex items-center gap-2 text-xs font-medium text-slate-600">
             Agent
-            <select className="input w-44 py-1" aria-label="Agent" value={agentParam} disabled={!ready} onChange={(e) => setParams({ agent: e.target.value || null })}>
+            <select className="input w-44 py-1" aria-label="Agent" value={agentParam} disabled={!ready} onChange={(e) => setParams({ agent: e.target.value || null, to: null })}>
               <option value="">All agents</option>
               {sent === "unknownAgent" ? <option value={agentParam}>@{agentParam} (not found)</option> : null}
               {agentList.map((a) => (
@@ -97,7 +97,7 @@ export function FeedView() {
             </select>
           </label>
           {filtered ? (
-            <button type="button" className="btn-secondary ml-auto py-1 text-xs" onClick={() => setParams({ agent: null, room: null, thread: null, kind: null })}>
+            <button type="button" className="btn-secondary ml-auto py-1 text-xs" onClick={() => setParams({ agent: null, to: null, room: null, thread: null, kind: null })}>
               Clear filters
             </button>
           ) : null}
@@ -125,8 +125,8 @@ export function FeedView() {
         <section aria-label="Feed" className="card h-[calc(100vh-17rem)] min-h-[26rem] overflow-hidden">
           {sent === "unknownAgent" ? (
             <div role="alert" className="flex flex-wrap items-center gap-2 px-4 py-6 text-sm text-slate-700" data-testid="feed-unknown-agent">
-              No agent of this workspace has the handle @{agentParam}.
-              <button type="button" className="text-xs font-medium text-indigo-700 underline" onClick={() => setParams({ agent: null })}>
+              No agent of this workspace has the handle @{filter.to && !agentList.some((a) => a.handle === filter.to) ? filter.to : agentParam}.
+              <button type="button" className="text-xs font-medium text-indigo-700 underline" onClick={() => setParams({ agent: null, to: null })}>
                 Show all agents
               </button>
             </div>
@@ -139,6 +139,8 @@ export function FeedView() {
           ) : (
             <FeedStream
               key={filterKey}
+              pair={filter.to && filter.agent ? { from: agentParam, to: filter.to } : null}
+              onClearPair={() => setParams({ to: null })}
               filter={sent}
               slug={slug}
               agents={agentMap}
@@ -149,7 +151,13 @@ export function FeedView() {
           )}
         </section>
         <aside className="xl:w-[24rem]">
-          <TalkMatrix agents={agentList} range={range} onRange={(r) => setParams({ range: r === "7d" ? null : r })} onAgent={(agentId) => setParams({ agent: handleOf(agentId) })} />
+          <TalkMatrix
+            agents={agentList}
+            range={range}
+            onRange={(r) => setParams({ range: r === "7d" ? null : r })}
+            onAgent={(agentId) => setParams({ agent: handleOf(agentId), to: null })}
+            onPair={(from, to) => setParams({ agent: handleOf(from), to: handleOf(to), kind: null, thread: null })}
+          />
         </aside>
       </div>
     </div>
@@ -167,6 +175,8 @@ const TalkMatrix = dynamic(() => import("./talk-matrix").then((m) => m.TalkMatri
 
 function FeedStream({
   filter,
+  pair,
+  onClearPair,
   slug,
   agents,
   rooms,
@@ -174,6 +184,9 @@ function FeedStream({
   onClearThread,
 }: {
   filter: FeedFilter;
+  /** A cell of who talks to whom, by handle: shown above the list with the way back to the sender's whole feed. */
+  pair: { from: string; to: string } | null;
+  onClearPair: () => void;
   slug: string;
   agents: Map<string, AgentRef>;
   rooms: Map<string, string>;
@@ -212,6 +225,16 @@ function FeedStream({
 
   return (
     <div className="flex h-full flex-col">
+      {pair ? (
+        <div className="flex items-center gap-2 border-b border-indigo-100 bg-indigo-50 px-4 py-2 text-sm text-indigo-900" data-testid="pair-filter">
+          <span>
+            Only what @{pair.from} sent to @{pair.to}
+          </span>
+          <button type="button" className="ml-auto text-xs font-medium underline" onClick={onClearPair}>
+            Everything of @{pair.from}
+          </button>
+        </div>
+      ) : null}
       {filter.thread ? (
         <div className="flex items-center gap-2 border-b border-indigo-100 bg-indigo-50 px-4 py-2 text-sm text-indigo-900" data-testid="thread-filter">
           <span>
@@ -243,7 +266,7 @@ function FeedStream({
           older={feed.older}
           onLoadOlder={() => void feed.loadOlder()}
           emptyText={
-            filter.agent || filter.room || filter.thread || filter.kinds
+            filter.agent || filter.to || filter.room || filter.thread || filter.kinds
               ? "Nothing matches these filters yet. New items appear here as they happen."
               : "Nothing has happened yet. Messages, runs and approvals appear here as they happen."
           }

@@ -16,11 +16,14 @@ export function TalkMatrix({
   range,
   onRange,
   onAgent,
+  onPair,
 }: {
   agents: AgentRef[];
   range: MatrixRange;
   onRange: (range: MatrixRange) => void;
   onAgent: (agentId: string) => void;
+  /** A cell was chosen: what `from` sent to `to`. */
+  onPair: (from: string, to: string) => void;
 }) {
   const api = useApi();
   const { slug } = useWorkspace();
@@ -116,15 +119,23 @@ export function TalkMatrix({
                     const self = from.id === to.id;
                     const n = counts.get(`${from.id}>${to.id}`) ?? 0;
                     const strength = n / max;
+                    const label = self ? "Itself" : `@${from.handle} → @${to.handle}: ${n} ${n === 1 ? "message" : "messages"}`;
                     return (
                       <td
                         key={to.id}
                         data-testid={`matrix-${from.handle}-${to.handle}`}
-                        title={self ? "Itself" : `@${from.handle} → @${to.handle}: ${n} ${n === 1 ? "message" : "messages"}`}
+                        title={label}
                         className={`h-9 w-10 min-w-10 rounded text-center font-semibold tabular-nums ${self ? "bg-slate-50 text-slate-300" : n === 0 ? "bg-slate-50 text-slate-500" : strength > 0.5 ? "text-white" : "text-indigo-950"}`}
                         style={!self && n > 0 ? { backgroundColor: `rgba(79, 70, 229, ${0.15 + 0.85 * strength})` } : undefined}
                       >
-                        {self ? "·" : n}
+                        {self || n === 0 ? (
+                          self ? "·" : n
+                        ) : (
+                          // A pair that talked: its messages, and only those, in the feed.
+                          <button type="button" className="h-full w-full rounded hover:ring-2 hover:ring-indigo-400" aria-label={`${label}: show them in the feed`} onClick={() => onPair(from.id, to.id)}>
+                            {n}
+                          </button>
+                        )}
                       </td>
                     );
                   })}

@@ -155,6 +155,8 @@ export async function notifyFeed(bus: EventBus, written: WrittenFeed[], origin?:
 
 export const feedFilterSchema = z.object({
   agent: z.uuid().optional(),
+  /** With `agent`: only what that agent sent to this one (a cell of who talks to whom); alone, what this one was sent. */
+  to: z.uuid().optional(),
   room: z.uuid().optional(),
   thread: z.uuid().optional(),
   kind: z
@@ -178,9 +180,11 @@ export interface FeedItemView {
   at: string;
 }
 
-/** `filterWhere` for items already in memory: the same four conditions. */
+/** `filterWhere` for items already in memory: the same conditions. */
 export function feedFilterMatches(filter: FeedFilter, item: FeedItemView): boolean {
-  if (filter.agent && item.agentId !== filter.agent && item.targetAgentId !== filter.agent) return false;
+  if (filter.to) {
+    if (item.targetAgentId !== filter.to || (filter.agent && item.agentId !== filter.agent)) return false;
+  } else if (filter.agent && item.agentId !== filter.agent && item.targetAgentId !== filter.agent) return false;
   if (filter.room && item.roomId !== filter.room) return false;
   if (filter.thread && item.threadId !== filter.thread) return false;
   if (filter.kind && filter.kind.length > 0 && !filter.kind.includes(item.kind as FeedKind)) return false;
@@ -189,7 +193,10 @@ export function feedFilterMatches(filter: FeedFilter, item: FeedItemView): boole
 
 function filterWhere(workspaceId: string, filter: FeedFilter): SQL[] {
   const where: SQL[] = [eq(feedItems.workspaceId, workspaceId)];
-  if (filter.agent) where.push(sql`(${feedItems.agentId} = ${filter.agent} or ${feedItems.targetAgentId} = ${filter.agent})`);
+  if (filter.to) {
+    where.push(eq(feedItems.targetAgentId, filter.to));
+    if (filter.agent) where.push(eq(feedItems.agentId, filter.agent));
+  } else if (filter.agent) where.push(sql`(${feedItems.agentId} = ${filter.agent} or ${feedItems.targetAgentId} = ${filter.agent})`);
   if (filter.room) where.push(eq(feedItems.roomId, filter.room));
   if (filter.thread) where.push(eq(feedItems.threadId, filter.thread));
   if (filter.kind && filter.kind.length > 0) where.push(inArray(feedItems.kind, filter.kind));
