@@ -104,6 +104,37 @@ test.describe("members and workspaces", () => {
     }
   });
 
+  test("inviting an address that is already invited offers a new link in place of the old; the link says who invited whom as what", async ({ page, browser }) => {
+    await new SignInPage(page).signInAs(OWNER);
+    const members = new MembersPage(page);
+    await members.goto("demo");
+    const person = newPerson("member");
+    const first = await members.invite(person.email, "member");
+    const form = members.inviteForm();
+    await form.getByLabel("Email").fill(person.email);
+    await form.getByLabel("Role").selectOption("reviewer");
+    await form.getByRole("button", { name: "Create invitation link" }).click();
+    const exists = form.getByTestId("invitation-exists");
+    await expect(exists).toContainText(`${person.email} already has a pending invitation as member, made by ${OWNER.name}.`);
+    await exists.getByRole("button", { name: "Make a new link as Reviewer" }).click();
+    const link = page.getByLabel("Invitation link");
+    await expect(link).not.toHaveValue(first);
+    await expect(link).toHaveValue(/\/invite\/[A-Za-z0-9_-]{32,}$/);
+    const second = await link.inputValue();
+    await expect(members.pending(person.email)).toHaveCount(1);
+
+    const context = await browser.newContext();
+    try {
+      const invitee = await context.newPage();
+      await invitee.goto(first);
+      await expect(new InvitePage(invitee).problem()).toContainText("cannot be used");
+      await invitee.goto(second);
+      await expect(invitee.getByTestId("invitation-from")).toHaveText(`${OWNER.name} invited you to Demo as Reviewer (decides gated agent actions).`);
+    } finally {
+      await context.close();
+    }
+  });
+
   test("a person with an account signs in from the invitation and joins with one click", async ({ page, browser }) => {
     await new SignInPage(page).signInAs(OWNER);
     const shell = new AppShell(page);

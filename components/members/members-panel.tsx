@@ -2,6 +2,7 @@
 
 import { can } from "@/lib/access/capabilities";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { isAppError } from "@/lib/errors";
 import { useState } from "react";
 import type { Role } from "@/lib/db/schema";
 import { roleDescriptions, roleLabels, roles } from "@/lib/access/role-names";
@@ -135,7 +136,7 @@ function InviteForm({ assignable, onInvited }: { assignable: readonly Role[]; on
   const [link, setLink] = useState<{ email: string; url: string } | null>(null);
   const [copied, setCopied] = useState(false);
   const invite = useMutation({
-    mutationFn: () => api("/api/invitations", { method: "POST", body: form, schema: invitationCreatedSchema }),
+    mutationFn: (replace: boolean) => api("/api/invitations", { method: "POST", body: { ...form, ...(replace ? { replace } : {}) }, schema: invitationCreatedSchema }),
     onSuccess: (res) => {
       setLink({ email: form.email, url: res.url });
       setCopied(false);
@@ -153,7 +154,7 @@ function InviteForm({ assignable, onInvited }: { assignable: readonly Role[]; on
         aria-label="Invite someone"
         onSubmit={(e) => {
           e.preventDefault();
-          invite.mutate();
+          invite.mutate(false);
         }}
       >
         <div>
@@ -177,7 +178,15 @@ function InviteForm({ assignable, onInvited }: { assignable: readonly Role[]; on
         <button className="btn-primary" disabled={invite.isPending}>
           {invite.isPending ? "Inviting…" : "Create invitation link"}
         </button>
-        {invite.isError ? (
+        {invite.isError && isAppError(invite.error) && invite.error.code === "conflict:invitation" ? (
+          // The address is already invited: one tap makes a new link in its place (the old one stops working).
+          <div role="alert" className="space-y-2 rounded-md border border-amber-200 bg-amber-50 p-3 text-sm text-amber-900 sm:col-span-3" data-testid="invitation-exists">
+            <p>{invite.error.message}</p>
+            <button type="button" className="btn-secondary py-1 text-xs" disabled={invite.isPending} onClick={() => invite.mutate(true)}>
+              Make a new link as {roleLabels[form.role]}
+            </button>
+          </div>
+        ) : invite.isError ? (
           <ErrorNotice error={invite.error} fallback="Something went wrong." className="sm:col-span-3" />
         ) : null}
       </form>

@@ -12,7 +12,12 @@ import { createUser, emailSchema, getUserByEmail, passwordSchema, personNameSche
 
 export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
-export const createInvitationSchema = z.object({ email: emailSchema, role: roleSchema });
+export const createInvitationSchema = z.object({
+  email: emailSchema,
+  role: roleSchema,
+  /** The address has a pending invitation: replace it with this one (a new link; the old one stops working). */
+  replace: z.boolean().optional(),
+});
 export type CreateInvitationInput = z.infer<typeof createInvitationSchema>;
 
 export const invitationTokenSchema = z
@@ -37,6 +42,8 @@ export interface PendingInvitation {
 /** What the accept page may show to whoever holds the link. */
 export interface InvitationPreview {
   workspaceName: string;
+  /** Who made the invitation (null when that account is gone). */
+  invitedBy: string | null;
   email: string;
   role: Role;
   expiresAt: Date;
@@ -94,6 +101,31 @@ export async function createInvitation(
   const now = options.now ?? new Date();
   const token = newToken();
   return db.transaction(async (tx) => {
+    // One pending invitation per address: a second is refused with what the first is, unless it is to replace it.
+    const [waiting] = await tx
+      .select({ id: invitations.id, role: invitations.role, expiresAt: invitations.expiresAt, invitedBy: users.name })
+      .from(invitations)
+      .leftJoin(users, eq(users.id, invitations.invitedBy))
+      .where(and(eq(invitations.workspaceId, workspaceId), eq(invitations.email, input.email), pending(now)))
+      .for("update", { of: [invitations] });
+    if (waiting && !input.replace) {
+      throw new AppError(
+        "conflict:invitation",
+        `${input.email} already has a pending invitation as ${waiting.role}${waiting.invitedBy ? `, made by ${waiting.invitedBy}` : ""}. Make a new link to replace it: the old link stops working.`,
+        { details: { invitationId: waiting.id, role: waiting.role, expiresAt: waiting.expiresAt.toISOString() } },
+      );
+    }
+    if (waiting) {
+      assertCanManage(actor, waiting.role);
+      await tx.update(invitations).set({ revokedAt: now }).where(eq(invitations.id, waiting.id));
+      await recordAudit(tx, {
+        workspaceId,
+        actor: { kind: "user", id: actor.userId },
+        action: "invitation.revoked",
+        target: { type: "invitation", id: waiting.id },
+        detail: { email: input.email, role: waiting.role, replaced: true },
+      });
+    }
     const [row] = await tx
       .insert(invitations)
       .values({
@@ -166,9 +198,10 @@ export async function previewInvitation(db: Db, token: string): Promise<Invitati
   const parsed = invitationTokenSchema.safeParse(token);
   if (!parsed.success) throw invalidInvitation();
   const [row] = await db
-    .select({ workspaceName: workspaces.name, email: invitations.email, role: invitations.role, expiresAt: invitations.expiresAt })
+    .select({ workspaceName: workspaces.name, invitedBy: users.name, email: invitations.email, role: invitations.role, expiresAt: invitations.expiresAt })
     .from(invitations)
     .innerJoin(workspaces, eq(workspaces.id, invitations.workspaceId))
+    .leftJoin(users, eq(users.id, invitations.invitedBy))
     .where(and(eq(invitations.tokenHash, hashInvitationToken(parsed.data)), pending()))
     .limit(1);
   if (!row) throw invalidInvitation();

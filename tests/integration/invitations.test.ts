@@ -180,6 +180,31 @@ describe("invitations", () => {
     expect(await verifyCredentials(s.db, "late@test.local", "someone-pass-1")).toBeNull();
   });
 
+  it("an address with a pending invitation is not invited twice: 409 says what is waiting, and a replacement revokes the old link", async () => {
+    const s = server();
+    const owner = await makeUser(s.db);
+    const ws = await makeWorkspace(s.db, "Once Each", owner);
+    const first = await inviteOk(s, owner, ws.slug, "twice@test.local");
+    const again = await invite(s, owner, ws.slug, "Twice@Test.local", "reviewer");
+    expect(again.status).toBe(409);
+    const body = await again.json();
+    expect(body.code).toBe("conflict:invitation");
+    expect(body.message).toBe(`twice@test.local already has a pending invitation as member, made by ${owner.name}. Make a new link to replace it: the old link stops working.`);
+    expect(body.details).toMatchObject({ invitationId: first.id, role: "member" });
+    expect((await s.db.select().from(invitations).where(eq(invitations.workspaceId, ws.id))).length).toBe(1);
+
+    const replaced = await inviteRoute(
+      jsonRequest("/api/invitations", { method: "POST", cookie: await sessionCookie(s, owner), workspace: ws.slug, body: { email: "twice@test.local", role: "reviewer", replace: true } }),
+    );
+    expect(replaced.status).toBe(201);
+    const second = (await replaced.json()) as { id: string; token: string };
+    // The old link opens nothing; the new one invites as reviewer, and says who invited.
+    await expect(previewInvitation(s.db, first.token)).rejects.toMatchObject({ code: "not_found:invitation" });
+    expect(await previewInvitation(s.db, second.token)).toMatchObject({ role: "reviewer", invitedBy: owner.name, workspaceName: "Once Each" });
+    const pendingList = await (await listInvitationsRoute(jsonRequest("/api/invitations", { cookie: await sessionCookie(s, owner), workspace: ws.slug }))).json();
+    expect(pendingList.invitations.map((i: { id: string }) => i.id)).toEqual([second.id]);
+  });
+
   it("the pending list shows who was invited, never a token, and drops revoked and accepted ones", async () => {
     const s = server();
     const owner = await makeUser(s.db);

@@ -36,7 +36,7 @@ describe("the README's API table", () => {
     expect(table).toContain(
       "| `GET /api/prices`, `PUT /api/prices` `{prices: [{input, output, cacheRead, cacheWrite, model}], defaultPrice: {input, output, cacheRead, cacheWrite}, compute?: {usdPerSecond}}` | reviewer; manager to change |",
     );
-    expect(table).toContain('| `POST /api/invitations` `{email, role: "owner"\\|"manager"\\|"reviewer"\\|"member"}` | manager (owner to invite an owner) |');
+    expect(table).toContain('| `POST /api/invitations` `{email, role: "owner"\\|"manager"\\|"reviewer"\\|"member", replace?}` | manager (owner to invite an owner) |');
     expect(table).toContain("| `GET /api/workspaces`, `POST /api/workspaces` `{name, timeZone?}` | signed in |");
     expect(table).toContain("| `GET /api/health` | none |");
     expect(table.split("\n").length).toBeGreaterThan(40);

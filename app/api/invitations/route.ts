@@ -27,7 +27,7 @@ function publicOrigin(req: Request, env: Env): string {
 
 const inviteDoc = {
   summary:
-    "201 `{id, url, token}`: the link and token are shown this once; the same answer whether or not the email has an account; at most `CLAWDECK_INVITATIONS_PER_HOUR` per person, then 429",
+    "201 `{id, url, token}`: the link and token are shown this once; the same answer whether or not the email has an account; an address with a pending invitation gets 409 `conflict:invitation` (`details: {invitationId, role, expiresAt}`) unless `replace: true`, which revokes that one and makes this one; at most `CLAWDECK_INVITATIONS_PER_HOUR` per person, then 429",
   role: "manager (owner to invite an owner)",
 };
 

@@ -4,7 +4,7 @@ import { isAppError } from "@/lib/errors";
 import { currentUser } from "@/lib/http/auth";
 import { getServer } from "@/lib/server";
 import { previewInvitation, type InvitationPreview } from "@/lib/workspaces/invitations";
-import { roleLabels } from "@/lib/workspaces/roles";
+import { roleDescriptions, roleLabels } from "@/lib/access/role-names";
 import { JoinForm, NewAccountForm } from "./accept-forms";
 
 export const metadata: Metadata = { title: "Invitation" };
@@ -41,8 +41,15 @@ export default async function InvitePage({ params }: { params: Promise<{ token: 
           ) : (
             <>
               <h1 className="text-lg font-semibold">Join {invitation.workspaceName}</h1>
-              <p className="text-sm text-slate-600">
-                You are invited as <span className="font-medium">{roleLabels[invitation.role]}</span>.
+              <p className="text-sm text-slate-600" data-testid="invitation-from">
+                {invitation.invitedBy ? (
+                  <>
+                    <span className="font-medium">{invitation.invitedBy}</span> invited you to {invitation.workspaceName} as{" "}
+                  </>
+                ) : (
+                  <>You are invited to {invitation.workspaceName} as </>
+                )}
+                <span className="font-medium">{roleLabels[invitation.role]}</span> ({roleDescriptions[invitation.role].toLowerCase()}).
               </p>
               {user ? (
                 <>
