@@ -91,6 +91,31 @@ test("waiting for a reviewer is said plainly with Stop waiting; a paused agent s
   await page.request.patch(`/api/agents/${agentId}`, { headers: DEMO, data: { status: "active" } });
 });
 
+test("a chat waiting for a reviewer is deleted with Stop and delete: the reply stops, its request is withdrawn, the chat is gone", async ({ page }) => {
+  const { handle } = await agentWith(page, "Waiter", ["slack.post"]);
+  const id = await chatWith(page, handle);
+  await page.goto(`/w/demo/chat/${id}`);
+  const composer = page.getByLabel("Message", { exact: true });
+  await composer.fill("slack #general delete me while I wait");
+  await composer.press("Enter");
+  await expect(page.getByTestId("composer-hint")).toContainText("Waiting for a reviewer to decide");
+  const pending = async () =>
+    ((await (await page.request.get("/api/approvals?status=all", { headers: DEMO })).json()) as { approvals: { status: string; agent: { handle: string } }[] }).approvals.filter(
+      (a) => a.agent.handle === handle,
+    );
+  expect((await pending()).map((a) => a.status)).toEqual(["pending"]);
+
+  await page.getByRole("button", { name: "Delete chat" }).click();
+  const confirm = page.getByRole("alertdialog", { name: "Delete this chat?" });
+  await expect(confirm).toContainText("Its reply is waiting for a reviewer: it is stopped first, and the request is withdrawn.");
+  await confirm.getByRole("button", { name: "Stop and delete" }).click();
+  await expect(page).toHaveURL(/\/w\/demo\/chat$/);
+  await expect(page.getByRole("navigation", { name: "Chats" }).locator(`a[href="/w/demo/chat/${id}"]`)).toHaveCount(0);
+  expect((await page.request.get(`/api/sessions/${id}`, { headers: DEMO })).status()).toBe(404);
+  // Nothing is left waiting in the inbox: the request went with its chat.
+  expect(await pending()).toEqual([]);
+});
+
 test("starting a chat again with the same agent before writing anything opens the same chat, from the chat page and from the agent's page", async ({ page }) => {
   const { handle, id: agentId } = await agentWith(page, "Again");
   await page.goto("/w/demo/chat");

@@ -4,7 +4,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { Pencil, Trash2 } from "lucide-react";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
-import { errorMessage } from "@/lib/errors";
+import { errorMessage, isAppError } from "@/lib/errors";
 import { useApi, useWorkspace } from "../providers";
 import { ConfirmDialog } from "../ui/alert-dialog";
 import { Dialog, DialogContent, DialogTrigger } from "../ui/dialog";
@@ -15,8 +15,16 @@ import { invalidateInEveryTab, tellOtherTabs } from "@/lib/client/tab-sync";
 
 const TITLE_MAX = 80;
 
-/** Rename and delete, for the person whose chat it is. */
-export function ChatActions({ sessionId, title }: { sessionId: string; title: string }) {
+/** How long a stopped reply may take to end before the delete is tried again, and how often. */
+const STOP_WAIT_TRIES = 20;
+const STOP_WAIT_MS = 250;
+
+/**
+ * Rename and delete, for the person whose chat it is. A chat whose reply is
+ * still running or waiting for a reviewer is deleted with "Stop and delete":
+ * the reply is stopped first (its waiting request withdrawn), then the chat goes.
+ */
+export function ChatActions({ sessionId, title, activeRun }: { sessionId: string; title: string; activeRun: { id: string; waiting: boolean } | null }) {
   const api = useApi();
   const { slug } = useWorkspace();
   const router = useRouter();
@@ -33,7 +41,19 @@ export function ChatActions({ sessionId, title }: { sessionId: string; title: st
     },
   });
   const remove = useMutation({
-    mutationFn: () => api(`/api/sessions/${sessionId}`, { method: "DELETE" }),
+    mutationFn: async (stopFirst: string | null) => {
+      if (stopFirst) await api(`/api/runs/${stopFirst}/cancel`, { method: "POST" }).catch((e: unknown) => (isAppError(e) && e.code === "conflict:run" ? null : Promise.reject(e)));
+      // A running reply ends at its next step: the delete waits for that, a few seconds at most.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await api(`/api/sessions/${sessionId}`, { method: "DELETE" });
+        } catch (e) {
+          if (!stopFirst || attempt >= STOP_WAIT_TRIES || !isAppError(e) || e.code !== "conflict:session_active") throw e;
+          await new Promise((r) => setTimeout(r, STOP_WAIT_MS));
+        }
+      }
+    },
+    onError: (e) => toast.error(errorMessage(e, "The chat was not deleted.")),
     onSuccess: () => {
       toast.success("Chat deleted");
       queryClient.removeQueries({ queryKey: chatKeys.session(slug, sessionId) });
@@ -91,15 +111,16 @@ export function ChatActions({ sessionId, title }: { sessionId: string; title: st
           </button>
         }
         title="Delete this chat?"
-        description={`“${title}” and all its messages are removed for good. What its agent already did (posts, memories) stays done.`}
-        confirmLabel="Delete chat"
-        onConfirm={() => remove.mutate()}
+        description={`${
+          activeRun
+            ? activeRun.waiting
+              ? "Its reply is waiting for a reviewer: it is stopped first, and the request is withdrawn. "
+              : "Its reply is still being written: it is stopped first. "
+            : ""
+        }“${title}” and all its messages are removed for good. What its agent already did (posts, memories) stays done.`}
+        confirmLabel={activeRun ? "Stop and delete" : "Delete chat"}
+        onConfirm={() => remove.mutate(activeRun?.id ?? null)}
       />
-      {remove.isError ? (
-        <p role="alert" className="max-w-48 text-xs text-rose-700">
-          {errorMessage(remove.error, "The chat was not deleted.")}
-        </p>
-      ) : null}
     </div>
   );
 }

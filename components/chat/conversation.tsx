@@ -183,7 +183,7 @@ export function Conversation({ sessionId, currentUserId }: { sessionId: string; 
             Offline model
           </span>
         ) : null}
-        {session && session.userId === currentUserId ? <ChatActions sessionId={sessionId} title={session.title} /> : null}
+        {session && session.userId === currentUserId ? <ChatActions sessionId={sessionId} title={session.title} activeRun={running && liveRunId ? { id: liveRunId, waiting: !!live.timeline?.waitingFor } : null} /> : null}
       </header>
 
       {paused && agent ? <PausedBanner handle={agent.handle} slug={workspace.slug} agentId={agent.id} /> : null}

@@ -198,10 +198,25 @@ export async function checkBudget(db: Db, input: { workspaceId: string; agentId:
   if (over) throw new AppError("unprocessable:budget_exceeded", exceededMessage(over, month.label));
 }
 
+/** Raises the 80 % and 100 % alerts now due for an agent's budgets and its workspace's (each once a month). */
+export async function raiseBudgetAlertsFor(db: Db, input: { workspaceId: string; agentId: string }, now = new Date()): Promise<void> {
+  const limits = await readBudgetLimits(db, input);
+  if (!limits || (limits.workspace === null && limits.agent === null)) return;
+  const { month, checks } = await budgetOver(db, { ...input, limits }, now);
+  await raiseDue(db, input.workspaceId, month.start, checks);
+}
+
+/** What a chat says when a spent monthly budget keeps its agent from answering (no figures: costs are for reviewers and up). */
+export function budgetStopSentence(scope: "agent" | "workspace", handle: string, monthLabel: string): string {
+  return scope === "agent"
+    ? `@${handle} has used its monthly budget for ${monthLabel}: it cannot answer until a manager raises the budget or the month ends.`
+    : `This workspace has used its monthly budget for ${monthLabel}: its agents cannot answer until a manager raises the budget or the month ends.`;
+}
+
 /**
- * Why a chat's agent cannot answer now because a monthly budget is spent, in a sentence for the person in the chat
- * (no figures: what things cost is for reviewers and up), or null when it can. Read before a message is taken, so a
- * spent budget refuses the message instead of starting a run that fails.
+ * Why a chat's agent cannot answer now because a monthly budget is spent, in a sentence for the person in the chat, or
+ * null when it can: what the chat shows before anyone writes. (A message sent anyway is refused by the chat run's own
+ * statement, which makes the same check.)
  */
 export async function chatBudgetStop(db: Db, workspaceId: string, sessionId: string, now = new Date()): Promise<string | null> {
   // One read for the common case, no budget at all: the chat's agent and both limits.
@@ -212,12 +227,8 @@ export async function chatBudgetStop(db: Db, workspaceId: string, sessionId: str
     .leftJoin(workspaceBudgets, eq(workspaceBudgets.workspaceId, agents.workspaceId))
     .where(and(eq(sessions.id, sessionId), eq(sessions.workspaceId, workspaceId)));
   if (!limits || (limits.workspace === null && limits.agent === null)) return null;
-  const agentId = limits.agentId;
-  const { month, over } = await budgetOver(db, { workspaceId, agentId, limits }, now);
-  if (!over) return null;
-  return over.agentId
-    ? `@${limits.handle} has used its monthly budget for ${month.label}: it cannot answer until a manager raises the budget or the month ends.`
-    : `This workspace has used its monthly budget for ${month.label}: its agents cannot answer until a manager raises the budget or the month ends.`;
+  const { month, over } = await budgetOver(db, { workspaceId, agentId: limits.agentId, limits }, now);
+  return over ? budgetStopSentence(over.agentId ? "agent" : "workspace", limits.handle, month.label) : null;
 }
 
 /** Raises due alerts in every workspace that has a budget (the periodic job: a run's last call may have crossed 80 %). */

@@ -3,7 +3,8 @@
 import crypto from "node:crypto";
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { rowsOf, type Db } from "../db/client";
-import { agentRuns, agents, messages, sessions, type AgentRun, type Role, type TaintSource } from "../db/schema";
+import { agentRuns, agents, messages, sessions, usageRollupsHourly, workspaceBudgets, type AgentRun, type Role, type TaintSource } from "../db/schema";
+import { budgetStopSentence, monthOf, raiseBudgetAlertsFor } from "../billing/budgets";
 import { AppError, PG_UNIQUE_VIOLATION, pgConstraint, pgErrorCode } from "../errors";
 import { assertCanWriteChat } from "../access/access";
 import { withDbRetry } from "../db/retry";
@@ -59,7 +60,8 @@ export async function createChatRun(
   // a paused agent. A chat has at most one run in flight or waiting for a reviewer: the unique index
   // `agent_runs_one_active_per_chat` refuses a second one even when two messages race, which a check inside the same
   // statement could not (it reads from before the lock was granted).
-  type Found = { chat_user_id: string | null; status: string | null; handle: string | null; created: number };
+  type Found = { chat_user_id: string | null; status: string | null; handle: string | null; agent_id: string | null; agent_over: boolean | null; workspace_over: boolean | null; created: number };
+  const month = monthOf(now);
   let found: Found | undefined;
   try {
     [found] = rowsOf<Found>(
@@ -69,12 +71,30 @@ export async function createChatRun(
             select ${sessions.userId} as chat_user_id from ${sessions}
              where ${sessions.id} = ${input.sessionId} and ${sessions.workspaceId} = ${input.workspaceId}
           ), target as (
-            select ${sessions.agentId} as agent_id, ${agents.model} as model, ${agents.status} as status, ${agents.handle} as handle
+            select ${sessions.agentId} as agent_id, ${agents.model} as model, ${agents.status} as status, ${agents.handle} as handle,
+                   ${agents.monthlyBudgetCredits} as agent_budget,
+                   (select ${workspaceBudgets.monthlyBudgetCredits} from ${workspaceBudgets} where ${workspaceBudgets.workspaceId} = ${input.workspaceId}::uuid) as workspace_budget
               from ${sessions} join ${agents} on ${agents.id} = ${sessions.agentId}
              where ${sessions.id} = ${input.sessionId} and ${sessions.workspaceId} = ${input.workspaceId} and ${sessions.userId} = ${input.userId}::uuid
                for update of ${sessions} for share of ${agents}
+          ), spent as (
+            -- A spent monthly budget refuses the message here, so no run is made only to fail at its first model call.
+            -- The month's spend is read only where a budget is set.
+            select
+              case when target.agent_budget is not null then (
+                select coalesce(sum(${usageRollupsHourly.credits}), 0) from ${usageRollupsHourly}
+                 where ${usageRollupsHourly.workspaceId} = ${input.workspaceId}::uuid and ${usageRollupsHourly.agentId} = target.agent_id
+                   and ${usageRollupsHourly.bucket} >= ${month.start.toISOString()}::timestamptz and ${usageRollupsHourly.bucket} < ${month.end.toISOString()}::timestamptz
+              ) >= target.agent_budget end as agent_over,
+              case when target.workspace_budget is not null then (
+                select coalesce(sum(${usageRollupsHourly.credits}), 0) from ${usageRollupsHourly}
+                 where ${usageRollupsHourly.workspaceId} = ${input.workspaceId}::uuid
+                   and ${usageRollupsHourly.bucket} >= ${month.start.toISOString()}::timestamptz and ${usageRollupsHourly.bucket} < ${month.end.toISOString()}::timestamptz
+              ) >= target.workspace_budget end as workspace_over
+              from target
           ), go as (
-            select agent_id, model from target where status <> 'paused'
+            select agent_id, model from target, spent
+             where status <> 'paused' and agent_over is not true and workspace_over is not true
           ), earlier as (
             -- The chat's earlier turns are in this run's prompt, and so is whatever had reached them: each source once,
             -- where it first came in (the step stays: it is a step of this same chat).
@@ -107,7 +127,8 @@ export async function createChatRun(
             returning id
           )
           -- Data-modifying parts run to completion whether or not this reads them.
-          select chat.chat_user_id, target.status, target.handle, (select count(*) from run)::int as created from chat left join target on true`),
+          select chat.chat_user_id, target.status, target.handle, target.agent_id, spent.agent_over, spent.workspace_over, (select count(*) from run)::int as created
+            from chat left join target on true left join spent on true`),
       ),
     );
   } catch (error) {
@@ -120,6 +141,11 @@ export async function createChatRun(
   if (found.status === null || found.handle === null) throw new AppError("not_found:session");
   if (found.status === "paused") {
     throw new AppError("conflict:agent_paused", `${pausedMessage(found.handle)} Nothing was sent; ask a manager to resume it.`, { details: { agent: found.handle } });
+  }
+  if (found.agent_over || found.workspace_over) {
+    // A refusal is when managers hear of the spent budget, if no model call has told them yet.
+    await raiseBudgetAlertsFor(db, { workspaceId: input.workspaceId, agentId: found.agent_id! }, now);
+    throw new AppError("unprocessable:budget_exceeded", budgetStopSentence(found.agent_over ? "agent" : "workspace", found.handle, month.label));
   }
   if (found.created !== 1) throw new AppError("internal:run", "The run could not be created.");
   return { runId, userMessageId, replyMessageId };

@@ -116,8 +116,10 @@ describe("an agent's computer: a shell and files in a sandbox, kept in the datab
     expect(parts[3]).not.toMatch(/\b(root|home|work|var|srv|opt|mnt)\b/);
     expect(parts[4]).toMatch(/ConnectionRefused|Network is unreachable|timed out/);
     expect(parts[5]).toMatch(/gaierror|Temporary failure|Name or service not known|No address/);
-    expect(parts[6]).toBe("");
-    expect(parts[7]).toBe("1000");
+    // Said with the whole output and the step's end, so a failure shows what the sandbox printed and why it stopped.
+    const seen = `${out}\n[stderr] ${outputOf(step!).stderr}\n[status] ${step!.status} ${step!.error ?? ""}`;
+    expect(parts[6], seen).toBe("");
+    expect(parts[7], seen).toBe("1000");
 
     // Processes left in the background end with their command: none is left on the host (looked for from outside,
     // where a sandbox's own view could not see an earlier sandbox's processes).

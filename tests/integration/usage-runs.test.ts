@@ -115,10 +115,10 @@ describe("charging runs", () => {
     expect((await ledgerOf(runId)).map((r) => r.credits)).toEqual([10_500]);
     expect(await getRunRow(s.db, runId)).toMatchObject({ state: "failed", errorCode: "unprocessable:budget_exceeded", credits: 10_500 });
 
-    // The next run is refused before its first call; raising the budget lets it through.
-    const refused = await start("again");
-    expect((await waitForRun(s.db, refused)).at(-1)?.payload).toMatchObject({ code: "unprocessable:budget_exceeded" });
-    expect(await ledgerOf(refused)).toHaveLength(0);
+    // The next message is refused before any run is made; raising the budget lets it through.
+    const runsBefore = (await s.db.select().from(agentRuns).where(eq(agentRuns.agentId, agent.id))).length;
+    await expect(start("again")).rejects.toMatchObject({ code: "unprocessable:budget_exceeded" });
+    expect((await s.db.select().from(agentRuns).where(eq(agentRuns.agentId, agent.id))).length).toBe(runsBefore);
     await updateBudgets(s.db, workspace.id, owner.id, { agents: [{ agentId: agent.id, monthlyBudgetCredits: 100_000 }] });
     useScriptedModel(s, [textTurn(["fine"], calls)]);
     const allowed = await start("hello");
@@ -181,22 +181,25 @@ describe("charging runs", () => {
     useScriptedModel(s, [textTurn(["First."], calls)]);
     const free = await runAndRecord("hello");
     expect(free.result.events.at(-1)?.type).toBe("run_completed");
-    // The one statement naming the budgets is the run's own first read.
+    // The statements naming the budgets are the chat run's own start (which reads a month's spend only where a budget
+    // is set) and the run's first read; no other reads a limit or a spend.
     const budgetStatements = free.queries.filter((q) => /"workspace_budgets"/.test(q));
-    expect(budgetStatements).toHaveLength(1);
-    expect(budgetStatements[0]).toMatch(/from "agent_runs" left join "agents"/);
-    expect(limitsRead(free.queries)).toHaveLength(0);
-    expect(spendRead(free.queries)).toHaveLength(0);
+    expect(budgetStatements).toHaveLength(2);
+    expect(budgetStatements[0]).toMatch(/insert into "agent_runs"/);
+    expect(budgetStatements[1]).toMatch(/from "agent_runs" left join "agents"/);
+    const others = free.queries.filter((q) => !/insert into "agent_runs"/.test(q));
+    expect(limitsRead(others)).toHaveLength(0);
+    expect(spendRead(others)).toHaveLength(0);
 
-    // 10,500 credits are spent: a cap of 10,000 set now is seen by the next run's first read, which stops before its call.
+    // 10,500 credits are spent: a cap of 10,000 set now refuses the next message in the chat run's own statement, before
+    // any run or model call.
     await updateBudgets(s.db, workspace.id, owner.id, { agents: [{ agentId: agent.id, monthlyBudgetCredits: 10_000 }] });
     const model = useScriptedModel(s, [textTurn(["never said"], calls)]);
-    const capped = await runAndRecord("again");
-    expect(capped.result.events.at(-1)?.payload).toMatchObject({ code: "unprocessable:budget_exceeded" });
+    const capped = await recordQueries(() => start("again").catch((e: unknown) => e));
+    expect(capped.result).toMatchObject({ code: "unprocessable:budget_exceeded" });
     expect(model.requests).toHaveLength(0);
-    expect(limitsRead(capped.queries)).toHaveLength(0);
-    expect(spendRead(capped.queries)).toHaveLength(1);
-    expect(await ledgerOf(capped.result.runId)).toHaveLength(0);
+    expect(capped.queries.filter((q) => /insert into "agent_runs"/.test(q))).toHaveLength(1);
+    expect((await s.db.select().from(agentRuns).where(eq(agentRuns.agentId, agent.id))).length).toBe(1);
   });
 
   it("a workspace cap set while a run waits for approval stops its next model call once it resumes: 10,500 spent of 10,000", async () => {
@@ -225,11 +228,11 @@ describe("charging runs", () => {
     expect((await getBudgets(s.db, workspace.id)).workspace).toMatchObject({ spentCredits: 10_500, state: "warning" });
     useScriptedModel(s, [textTurn(["two"], calls), textTurn(["three"], calls)]);
     expect((await waitForRun(s.db, await start("two"))).at(-1)?.type).toBe("run_completed");
-    const third = await start("three");
-    const failed = (await waitForRun(s.db, third)).at(-1);
-    expect(failed?.payload).toMatchObject({ code: "unprocessable:budget_exceeded" });
-    expect((failed?.payload as { message: string }).message).toMatch(/^This workspace has used its monthly budget for /);
-    expect((failed?.payload as { message: string }).message).not.toContain("$");
+    // 21,000 of 12,000: the third message is refused before its run, and says so without figures.
+    const refused = (await start("three").catch((e: unknown) => e)) as { code: string; message: string };
+    expect(refused.code).toBe("unprocessable:budget_exceeded");
+    expect(refused.message).toMatch(/^This workspace has used its monthly budget for /);
+    expect(refused.message).not.toContain("$");
     const audits = await s.db
       .select()
       .from(auditLog)

@@ -6,8 +6,6 @@ import { chatRunStartedSchema, RUN_ID_HEADER } from "@/lib/chats/chat-schemas";
 import { limitRunStart } from "@/lib/runtime/run-limit";
 import { titleFrom } from "@/lib/chats/chat-edits";
 import { logError } from "@/lib/log";
-import { chatBudgetStop } from "@/lib/billing/budgets";
-import { AppError } from "@/lib/errors";
 
 export const dynamic = "force-dynamic";
 
@@ -29,9 +27,6 @@ export const POST = route(
   async ({ req, server, workspace, user, params, body, stillAllowed }) => {
     // Every attempt counts toward the person's limit, refused ones included.
     await limitRunStart(server, user.id);
-    // A spent budget refuses the message itself: no run is made only to fail at its first model call.
-    const budgetStop = await chatBudgetStop(server.db, workspace.id, params.id);
-    if (budgetStop) throw new AppError("unprocessable:budget_exceeded", budgetStop);
     const viewer = { userId: user.id, role: workspace.role };
     let stream: Promise<EventStreamReply> | undefined;
     // One statement checks that the chat is this person's, writes the message and starts the run; the chat is named
