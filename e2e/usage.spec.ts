@@ -121,7 +121,7 @@ test.describe("usage and budgets", () => {
   });
 
   test("a manager caps an agent's budget: the member's next message is refused with a clear message, and the banner shows", async ({ page, browser }) => {
-    test.setTimeout(90_000);
+    test.setTimeout(180_000);
     await new SignInPage(page).signInAs(OWNER);
     const handle = `capped${Date.now().toString(36)}`;
     const created = await page.request.post("/api/agents", {
