@@ -179,6 +179,12 @@ export function ApprovalCard({ item, now, viewerId, canDecide, onDecided, select
         <span className={`rounded px-2 py-0.5 font-medium ${item.category === "tainted_egress" ? "bg-amber-100 text-amber-900" : "bg-indigo-50 text-indigo-700"}`}>
           {categoryLabels[item.category] ?? item.category}
         </span>
+        {item.baseCategory && item.baseCategory !== item.category ? (
+          // Tainted, and still what it is: a tainted send outside is a send outside too.
+          <span className="rounded bg-indigo-50 px-2 py-0.5 font-medium text-indigo-700" data-testid="approval-base-category">
+            {categoryLabels[item.baseCategory] ?? item.baseCategory}
+          </span>
+        ) : null}
         <span className="rounded bg-slate-100 px-1.5 py-0.5 font-mono text-slate-700">{item.tool}</span>
         <span className="flex items-center gap-1 text-slate-600">
           <span aria-hidden className="inline-block h-2 w-2 rounded-full" style={{ backgroundColor: item.agent.color }} />@{item.agent.handle}

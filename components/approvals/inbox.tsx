@@ -301,7 +301,10 @@ function History() {
               <span className={`rounded px-2 py-0.5 font-medium capitalize ${statusStyles[item.status] ?? ""}`}>{item.status}</span>
               <span className="rounded bg-slate-100 px-1.5 py-0.5 font-mono">{item.tool}</span>
               <span className="text-slate-600">{requestLine(item)}</span>
-              <span className="text-slate-500">{categoryLabels[item.category] ?? item.category}</span>
+              <span className="text-slate-500">
+                {categoryLabels[item.category] ?? item.category}
+                {item.baseCategory && item.baseCategory !== item.category ? ` · ${categoryLabels[item.baseCategory] ?? item.baseCategory}` : ""}
+              </span>
               <span className="ml-auto min-w-0 text-slate-500 wrap-anywhere">
                 {item.status === "expired"
                   ? "expired"

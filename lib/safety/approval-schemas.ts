@@ -14,6 +14,8 @@ export const approvalItemSchema = z.object({
   runId: z.nullable(id),
   stepId: z.nullable(id),
   category: z.string(),
+  /** A tainted call's own category apart from its taint (a tainted send outside is also "external_send"); else null. */
+  baseCategory: z.optional(z.nullable(z.string())),
   tool: z.string(),
   callId: z.string(),
   input: jsonObject,

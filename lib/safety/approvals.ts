@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray, lt, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, lt, or, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import { decisionChannels } from "../decision-channels";
 import { assertCanDecideApproval } from "../access/access";
@@ -347,13 +347,22 @@ export async function listApprovals(db: Db, workspaceId: string, query: Approval
   if (query.status === "decided") where.push(inArray(approvals.status, ["approved", "rejected"]));
   if (query.status === "expired") where.push(eq(approvals.status, "expired"));
   if (query.status === "withdrawn") where.push(eq(approvals.status, "withdrawn"));
-  if (query.category) where.push(eq(approvals.category, query.category));
+  if (query.category && query.category !== "tainted_egress") {
+    // A tainted send outside is still a send outside: its tool's own category finds it too (checked on its input below).
+    const alike = tools.all().filter((t) => t.effectsOf || baseCategory(t.effects) === query.category).map((t) => t.name);
+    where.push(
+      alike.length > 0
+        ? or(eq(approvals.category, query.category), and(eq(approvals.category, "tainted_egress"), inArray(approvals.tool, alike)))!
+        : eq(approvals.category, query.category),
+    );
+  } else if (query.category) where.push(eq(approvals.category, query.category));
   if (query.agent) where.push(eq(agents.handle, query.agent.replace(/^@/, "")));
   if (query.taint) where.push(sql`${approvals.taintSources} @> ${JSON.stringify([{ source: query.taint }])}::jsonb`);
   const sort = query.sort ?? (query.status === "pending" ? "expiry" : "newest");
   const order =
     sort === "expiry" ? [asc(approvals.expiresAt)] : sort === "oldest" ? [asc(approvals.createdAt)] : [desc(sql`coalesce(${approvals.decidedAt}, ${approvals.createdAt})`)];
-  const rows = await listApprovalsWhere(db, and(...where)!, query.status === "pending" ? 1000 : query.limit, order, tools);
+  const read = await listApprovalsWhere(db, and(...where)!, query.status === "pending" ? 1000 : query.limit, order, tools);
+  const rows = query.category && query.category !== "tainted_egress" ? read.filter((r) => r.category === query.category || r.baseCategory === query.category) : read;
   return query.status === "pending" ? groupIdentical(rows).slice(0, query.limit) : rows;
 }
 
@@ -425,8 +434,15 @@ async function listApprovalsWhere(db: Db, where: SQL, limit: number, order: SQL[
     ...row,
     /** The JSON Schema of the tool's input (the one the model and the door see), for the reviewer's edit form. */
     inputSchema: inputSchemaOf(tools, row.tool),
+    /** What a tainted call is apart from its taint ("Sends outside"), so it carries both labels; null otherwise. */
+    baseCategory: row.category === "tainted_egress" ? baseCategoryOfCall(tools, row.tool, row.input) : null,
     fourEyes: fourEyesWhenAsked || cameThroughDoor(row.via) || fourEyesApplies(fourEyesCategories ?? defaultFourEyesCategories, row.category, tools.get(row.tool)?.effects),
   }));
+}
+
+function baseCategoryOfCall(tools: ToolRegistry, name: string, input: unknown): string | null {
+  const tool = tools.get(name);
+  return tool ? baseCategory(effectsOfCall(tool, (input ?? {}) as Record<string, unknown>)) : null;
 }
 
 function inputSchemaOf(tools: ToolRegistry, name: string): Record<string, unknown> | null {

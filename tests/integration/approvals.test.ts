@@ -279,6 +279,15 @@ describe("gated actions", () => {
       expect(approval.taintSources).toEqual([{ source: "web:127.0.0.1", stepId: fetchStep!.id }]);
       const events = await readRunEvents(s.db, runId, 0);
       expect(events.find((e) => e.type === "run_tainted")?.payload).toEqual({ source: "web:127.0.0.1", stepId: fetchStep!.id });
+
+      // Tainted, and still a send outside: it carries both labels, and the "Sends outside" filter finds it.
+      const cookie = await sessionCookie(s, await demoOwner(s.db));
+      const listed = async (category: string) =>
+        ((await (await listRoute(jsonRequest(`/api/approvals?status=pending&category=${category}`, { cookie }))).json()) as { approvals: { id: string; category: string; baseCategory: string | null }[] })
+          .approvals.filter((a) => a.id === approval.id);
+      expect(await listed("tainted_egress")).toMatchObject([{ category: "tainted_egress", baseCategory: "external_send" }]);
+      expect(await listed("external_send")).toMatchObject([{ category: "tainted_egress", baseCategory: "external_send" }]);
+      expect(await listed("data_write")).toEqual([]);
     });
 
     it("allowing a category in the workspace policy never waives the approval of a tainted run", async () => {
