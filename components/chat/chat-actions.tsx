@@ -4,7 +4,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { Pencil, Trash2 } from "lucide-react";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
-import { errorMessage, isAppError } from "@/lib/errors";
+import { AppError, errorMessage, isAppError } from "@/lib/errors";
 import { useApi, useWorkspace } from "../providers";
 import { ConfirmDialog } from "../ui/alert-dialog";
 import { Dialog, DialogContent, DialogTrigger } from "../ui/dialog";
@@ -16,7 +16,7 @@ import { invalidateInEveryTab, tellOtherTabs } from "@/lib/client/tab-sync";
 const TITLE_MAX = 80;
 
 /** How long a stopped reply may take to end before the delete is tried again, and how often. */
-const STOP_WAIT_TRIES = 20;
+const STOP_WAIT_TRIES = 40;
 const STOP_WAIT_MS = 250;
 
 /**
@@ -48,7 +48,11 @@ export function ChatActions({ sessionId, title, activeRun }: { sessionId: string
         try {
           return await api(`/api/sessions/${sessionId}`, { method: "DELETE" });
         } catch (e) {
-          if (!stopFirst || attempt >= STOP_WAIT_TRIES || !isAppError(e) || e.code !== "conflict:session_active") throw e;
+          const stillEnding = isAppError(e) && e.code === "conflict:session_active";
+          if (stopFirst && stillEnding && attempt >= STOP_WAIT_TRIES) {
+            throw new AppError("conflict:session_active", "The reply was stopped, but its last step is still ending. Try Delete again in a moment.");
+          }
+          if (!stopFirst || !stillEnding) throw e;
           await new Promise((r) => setTimeout(r, STOP_WAIT_MS));
         }
       }

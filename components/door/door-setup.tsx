@@ -38,6 +38,11 @@ const clients: { id: Client; label: string; where: string }[] = [
   { id: "claude-desktop", label: "Claude Desktop", where: "Add to claude_desktop_config.json (the mcp-remote bridge carries the requests):" },
 ];
 
+function plainHttpElsewhere(endpoint: string): boolean {
+  const url = new URL(endpoint);
+  return url.protocol === "http:" && url.hostname !== "localhost";
+}
+
 /** What to paste into each client to connect it through the door, with `token` (or a placeholder) filled in. */
 export function doorSnippet(client: Client, endpoint: string, token: string): string {
   switch (client) {
@@ -51,7 +56,8 @@ export function doorSnippet(client: Client, endpoint: string, token: string): st
           mcpServers: {
             clawdeck: {
               command: "npx",
-              args: ["-y", "mcp-remote", endpoint, "--header", "Authorization:${CLAWDECK_DOOR}"],
+              // mcp-remote refuses plain http to anywhere but localhost unless told to.
+              args: ["-y", "mcp-remote", endpoint, "--header", "Authorization:${CLAWDECK_DOOR}", ...(plainHttpElsewhere(endpoint) ? ["--allow-http"] : [])],
               env: { CLAWDECK_DOOR: `Bearer ${token}` },
             },
           },

@@ -228,7 +228,7 @@ function FeedStream({
       {pair ? (
         <div className="flex items-center gap-2 border-b border-indigo-100 bg-indigo-50 px-4 py-2 text-sm text-indigo-900" data-testid="pair-filter">
           <span>
-            Only what @{pair.from} sent to @{pair.to}
+            Only what @{pair.from} sent to @{pair.to} directly (the matrix also counts posts in rooms they share: pick the room above to read those)
           </span>
           <button type="button" className="ml-auto text-xs font-medium underline" onClick={onClearPair}>
             Everything of @{pair.from}

@@ -132,6 +132,11 @@ export function MembersPanel({ currentUserId }: { currentUserId: string }) {
  */
 function InviteForm({ assignable, onInvited }: { assignable: readonly Role[]; onInvited: () => void }) {
   const api = useApi();
+  // The pending invitations of the address are replaced only by someone who may grant each of their roles.
+  const mayReplace = (details: unknown) => {
+    const waiting = (details as { roles?: Role[] } | undefined)?.roles ?? [];
+    return waiting.every((r) => assignable.includes(r));
+  };
   const [form, setForm] = useState({ email: "", role: "member" as Role });
   const [link, setLink] = useState<{ email: string; url: string } | null>(null);
   const [copied, setCopied] = useState(false);
@@ -182,9 +187,13 @@ function InviteForm({ assignable, onInvited }: { assignable: readonly Role[]; on
           // The address is already invited: one tap makes a new link in its place (the old one stops working).
           <div role="alert" className="space-y-2 rounded-md border border-amber-200 bg-amber-50 p-3 text-sm text-amber-900 sm:col-span-3" data-testid="invitation-exists">
             <p>{invite.error.message}</p>
-            <button type="button" className="btn-secondary py-1 text-xs" disabled={invite.isPending} onClick={() => invite.mutate(true)}>
-              Make a new link as {roleLabels[form.role]}
-            </button>
+            {mayReplace(invite.error.details) ? (
+              <button type="button" className="btn-secondary py-1 text-xs" disabled={invite.isPending} onClick={() => invite.mutate(true)}>
+                Make a new link as {roleLabels[form.role]}
+              </button>
+            ) : (
+              <p className="text-xs">An owner invitation is waiting: only an owner can replace it.</p>
+            )}
           </div>
         ) : invite.isError ? (
           <ErrorNotice error={invite.error} fallback="Something went wrong." className="sm:col-span-3" />

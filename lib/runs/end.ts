@@ -90,7 +90,8 @@ export async function requestCancel(db: Db, runId: string, reason: string): Prom
   const [marked] = await withDbRetry(() =>
     db
       .update(agentRuns)
-      .set({ cancelRequestedAt: new Date(), cancelReason: reason })
+      // The first to ask is the one named: a later request (a second click, the mission's stop) keeps their words.
+      .set({ cancelRequestedAt: new Date(), cancelReason: sql`coalesce(${agentRuns.cancelReason}, ${reason})` })
       .where(and(eq(agentRuns.id, runId), eq(agentRuns.state, "running")))
       .returning({ id: agentRuns.id }),
   );

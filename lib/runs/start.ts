@@ -8,6 +8,7 @@ import { budgetStopSentence, monthOf, raiseBudgetAlertsFor } from "../billing/bu
 import { AppError, PG_UNIQUE_VIOLATION, pgConstraint, pgErrorCode } from "../errors";
 import { assertCanWriteChat } from "../access/access";
 import { withDbRetry } from "../db/retry";
+import { logError } from "../log";
 import { activeStates, lease } from "./shared";
 
 /** The unique index that keeps a chat to one run in flight or waiting for a reviewer. */
@@ -144,7 +145,10 @@ export async function createChatRun(
   }
   if (found.agent_over || found.workspace_over) {
     // A refusal is when managers hear of the spent budget, if no model call has told them yet.
-    await raiseBudgetAlertsFor(db, { workspaceId: input.workspaceId, agentId: found.agent_id! }, now);
+    // (An alert that cannot be written now is raised by the periodic job; the refusal stands either way.)
+    await raiseBudgetAlertsFor(db, { workspaceId: input.workspaceId, agentId: found.agent_id! }, now).catch((error: unknown) =>
+      logError("Could not raise the budget alerts of a refused message", error),
+    );
     throw new AppError("unprocessable:budget_exceeded", budgetStopSentence(found.agent_over ? "agent" : "workspace", found.handle, month.label));
   }
   if (found.created !== 1) throw new AppError("internal:run", "The run could not be created.");

@@ -1,5 +1,5 @@
 import crypto from "node:crypto";
-import { and, asc, eq, gt, isNull } from "drizzle-orm";
+import { and, asc, desc, eq, gt, isNull, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Database, Db } from "../db/client";
 import { invitations, memberships, users, workspaces, type Role } from "../db/schema";
@@ -101,29 +101,33 @@ export async function createInvitation(
   const now = options.now ?? new Date();
   const token = newToken();
   return db.transaction(async (tx) => {
-    // One pending invitation per address: a second is refused with what the first is, unless it is to replace it.
-    const [waiting] = await tx
+    // One pending invitation per address: a second is refused with what is waiting, unless it is to replace it. Two
+    // requests for one address take turns (a row lock cannot hold an address that has no row yet).
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`invitation:${workspaceId}:${input.email}`}, 0))`);
+    const waiting = await tx
       .select({ id: invitations.id, role: invitations.role, expiresAt: invitations.expiresAt, invitedBy: users.name })
       .from(invitations)
       .leftJoin(users, eq(users.id, invitations.invitedBy))
       .where(and(eq(invitations.workspaceId, workspaceId), eq(invitations.email, input.email), pending(now)))
-      .for("update", { of: [invitations] });
-    if (waiting && !input.replace) {
+      .orderBy(desc(invitations.createdAt));
+    const latest = waiting[0];
+    if (latest && !input.replace) {
       throw new AppError(
         "conflict:invitation",
-        `${input.email} already has a pending invitation as ${waiting.role}${waiting.invitedBy ? `, made by ${waiting.invitedBy}` : ""}. Make a new link to replace it: the old link stops working.`,
-        { details: { invitationId: waiting.id, role: waiting.role, expiresAt: waiting.expiresAt.toISOString() } },
+        `${input.email} already has a pending invitation as ${latest.role}${latest.invitedBy ? `, made by ${latest.invitedBy}` : ""}. Make a new link to replace it: the old link stops working.`,
+        { details: { invitationId: latest.id, role: latest.role, roles: [...new Set(waiting.map((w) => w.role))], expiresAt: latest.expiresAt.toISOString() } },
       );
     }
-    if (waiting) {
-      assertCanManage(actor, waiting.role);
-      await tx.update(invitations).set({ revokedAt: now }).where(eq(invitations.id, waiting.id));
+    // Replacing revokes every pending invitation of the address, each one only by someone who may grant its role.
+    for (const w of waiting) assertCanManage(actor, w.role);
+    for (const w of waiting) {
+      await tx.update(invitations).set({ revokedAt: now }).where(eq(invitations.id, w.id));
       await recordAudit(tx, {
         workspaceId,
         actor: { kind: "user", id: actor.userId },
         action: "invitation.revoked",
-        target: { type: "invitation", id: waiting.id },
-        detail: { email: input.email, role: waiting.role, replaced: true },
+        target: { type: "invitation", id: w.id },
+        detail: { email: input.email, role: w.role, replaced: true },
       });
     }
     const [row] = await tx

@@ -1,4 +1,4 @@
-import { eq } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { DELETE as revokeRoute } from "../../app/api/invitations/[id]/route";
 import { POST as acceptRoute } from "../../app/api/invitations/accept/route";
@@ -203,6 +203,27 @@ describe("invitations", () => {
     expect(await previewInvitation(s.db, second.token)).toMatchObject({ role: "reviewer", invitedBy: owner.name, workspaceName: "Once Each" });
     const pendingList = await (await listInvitationsRoute(jsonRequest("/api/invitations", { cookie: await sessionCookie(s, owner), workspace: ws.slug }))).json();
     expect(pendingList.invitations.map((i: { id: string }) => i.id)).toEqual([second.id]);
+  });
+
+  it("two invitations of one address at once make one; a manager cannot replace an owner's invitation", async () => {
+    const s = server();
+    const owner = await makeUser(s.db);
+    const ws = await makeWorkspace(s.db, "At Once", owner);
+    const answers = await Promise.all([invite(s, owner, ws.slug, "race@test.local"), invite(s, owner, ws.slug, "race@test.local")]);
+    expect(answers.map((r) => r.status).sort()).toEqual([201, 409]);
+    const rows = async () => s.db.select().from(invitations).where(and(eq(invitations.workspaceId, ws.id), isNull(invitations.revokedAt)));
+    expect(await rows()).toHaveLength(1);
+
+    const manager = await makeUser(s.db, ws.id, "manager");
+    await inviteOk(s, owner, ws.slug, "boss@test.local", "owner");
+    const replace = await inviteRoute(
+      jsonRequest("/api/invitations", { method: "POST", cookie: await sessionCookie(s, manager), workspace: ws.slug, body: { email: "boss@test.local", role: "member", replace: true } }),
+    );
+    expect(replace.status).toBe(403);
+    expect((await rows()).map((r) => [r.email, r.role]).sort()).toEqual([
+      ["boss@test.local", "owner"],
+      ["race@test.local", "member"],
+    ]);
   });
 
   it("the pending list shows who was invited, never a token, and drops revoked and accepted ones", async () => {
