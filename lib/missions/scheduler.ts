@@ -5,7 +5,7 @@ import { agentRuns, approvals, missionEvents, missionNodes, missionRuns, mission
 import { AppError } from "../errors";
 import { insertFeedItems, notifyFeed } from "../feed/feed";
 import { logError } from "../log";
-import { endRunFromOutside, insertTurnRuns, lockTurnAgents } from "../runs";
+import { endRunFromOutside, insertTurnRuns, lockTurnAgents, stoppedBy } from "../runs";
 import type { Runtime } from "../runtime/runtime";
 import { can } from "../access/capabilities";
 import { getCrewRow, resolveCrew } from "./crews";
@@ -31,7 +31,8 @@ export interface MissionScheduler {
    */
   start(input: { workspaceId: string; crewId: string; goal: string; userId: string; limit?: (runs: number) => Promise<void> }): Promise<{ missionId: string }>;
   advance(missionRunId: string): Promise<void>;
-  cancel(workspaceId: string, missionRunId: string, by: Viewer): Promise<void>;
+  /** `by.name`: who the mission's end says stopped it. */
+  cancel(workspaceId: string, missionRunId: string, by: Viewer & { name?: string }): Promise<void>;
   /** Called (in this process) after a mission ends, once per mission. */
   onFinish(listener: (missionRunId: string) => Promise<void>): void;
   /** Advances every running mission (the sweeper); returns how many. */
@@ -390,7 +391,7 @@ export function createMissionScheduler(runtime: Runtime): MissionScheduler {
       }
       let ended = false;
       await write(mr.id, async (pass) => {
-        ended = await finish(pass, mr, { state: "cancelled", error: "Stopped by a person." });
+        ended = await finish(pass, mr, { state: "cancelled", error: stoppedBy(by.name) });
       });
       if (!ended) {
         throw new AppError("conflict:mission", `This mission has already ${mr.state === "succeeded" ? "finished" : mr.state}.`);

@@ -259,7 +259,7 @@ describe("missions: crews of agents run as ordinary governed runs", () => {
 
   it("an approval on one branch does not hold the other; cancel ends every node and withdraws the approval", async () => {
     const model = crewModel({ tool: (role) => (role === "a" ? { name: "slack.post", input: { channel: "#general", text: "hello" } } : null) });
-    const { s, cookie, mk } = await setup(model, ["slack.post"]);
+    const { s, cookie, mk, manager } = await setup(model, ["slack.post"]);
     const [p, a, b, j] = [await mk(), await mk(), await mk(), await mk()];
     const crew = await createCrew(cookie, {
       name: "graph",
@@ -287,6 +287,7 @@ describe("missions: crews of agents run as ordinary governed runs", () => {
     expect(res.status).toBe(200);
     const cancelled = await finished(cookie, id);
     expect(cancelled.state).toBe("cancelled");
+    expect(cancelled.error).toBe(`Stopped by ${manager.name}.`);
     expect(Object.fromEntries(cancelled.nodes.map((n) => [n.id, n.state]))).toEqual({ plan: "done", a: "cancelled", b: "done", join: "cancelled" });
     const [after] = await s.db.select().from(approvals).where(eq(approvals.id, pending!.id));
     expect(after!.status).toBe("withdrawn");
@@ -448,6 +449,7 @@ interface MissionJson {
   id: string;
   state: string;
   result: string | null;
+  error: string | null;
   credits: number | null;
   finishedAt: string | null;
   failedNodeId: string | null;

@@ -9,6 +9,6 @@ const doc = {
 
 export const POST = route({ doc, params: z.object({ id: z.uuid() }) }, async ({ server, workspace, user, params }) => {
   const viewer = { userId: user.id, role: workspace.role };
-  await server.missions.cancel(workspace.id, params.id, viewer);
+  await server.missions.cancel(workspace.id, params.id, { ...viewer, name: user.name });
   return { mission: await getMission(server.db, workspace.id, params.id, viewer) };
 });
