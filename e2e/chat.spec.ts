@@ -98,8 +98,8 @@ test.describe("chat", () => {
       await expect(chat.input()).toBeVisible();
       await memberPage.screenshot({ path: testInfo.outputPath("chat-mid-reply.png") });
       const counted = async () => (await chat.replyText(chat.lastReply())).match(/\d+/g)?.map(Number) ?? [];
-      const afterReload = (await counted()).at(-1) ?? 0;
-      await expect.poll(async () => (await counted()).at(-1) ?? 0, { timeout: 20_000 }).toBeGreaterThan(afterReload + 5);
+      const afterReload = (await counted()).length;
+      await expect.poll(async () => (await counted()).length, { timeout: 20_000 }).toBeGreaterThan(afterReload + 5);
       await chat.stopButton().click();
       await expect(chat.lastReply().getByTestId("reply-cancelled")).toBeVisible();
       await chat.waitUntilIdle();
@@ -108,7 +108,9 @@ test.describe("chat", () => {
       const numbers = await counted();
       expect(numbers.length).toBeGreaterThan(beforeReload.split(",").length);
       expect(numbers.length).toBeLessThan(1500);
-      expect(numbers).toEqual(numbers.map((_, i) => i + 1));
+      // (The stop may land inside a number: the last one is the start of the next, "23" of "235".)
+      expect(numbers.slice(0, -1)).toEqual(numbers.slice(0, -1).map((_, i) => i + 1));
+      expect(String(numbers.length).startsWith(String(numbers.at(-1)))).toBe(true);
       expect(squash(await chat.replyText(chat.lastReply())).startsWith(squash(beforeReload))).toBe(true);
       await expect(chat.replies()).toHaveCount(4);
       await expect(chat.userMessages()).toHaveCount(4);
