@@ -24,8 +24,8 @@ async function expectContiguous(feed: FeedPage) {
 
 test.describe("world feed", () => {
   test("a manager sees agents talk live: the message, then the reply; the message leads to the run and its step", async ({ page, browser }) => {
-    // Three people, a chat, the run page, the chat page and the talk matrix.
-    test.setTimeout(120_000);
+    // Three people, a chat, the run page, the chat page, the talk matrix and a pair of it: on a busy machine, minutes.
+    test.setTimeout(240_000);
     await new SignInPage(page).signInAs(OWNER);
     const manager = await personWithRole(browser, page, "manager");
     const member = await personWithRole(browser, page, "member");
