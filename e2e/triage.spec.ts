@@ -70,7 +70,12 @@ test("a reviewer triages three approvals with the keyboard only", async ({ page,
     await cards.first().getByRole("button", { name: "Back" }).click();
     await cards.first().focus();
     await keys.press("o");
-    await expect(reviewer.page).toHaveURL(/\/(chat|runs)\//);
+    await expect(reviewer.page).toHaveURL(/\/chat\//);
+    // The reviewer reads the owner's chat, read-only: titled with whose it is, without their own chat list or a composer.
+    await expect(reviewer.page.getByRole("heading", { level: 1, name: "Owner’s chat with Keys" })).toBeVisible();
+    await expect(reviewer.page.getByTestId("read-only-chat")).toContainText("Only Owner writes in this chat");
+    await expect(reviewer.page.getByRole("complementary", { name: "Your chats" })).toHaveCount(0);
+    await expect(reviewer.page.getByRole("form", { name: "Send a message" })).toHaveCount(0);
 
     const history = await (async () => {
       await inbox.goto("demo");

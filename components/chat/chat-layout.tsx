@@ -6,7 +6,7 @@ import { SessionList } from "./session-list";
  * On a phone an open chat takes the whole screen; the picker page lists the person's chats above the agents (below
  * them while there are none).
  */
-export function ChatLayout({ activeSessionId, children }: { activeSessionId: string | null; children: React.ReactNode }) {
+export function ChatLayout({ activeSessionId, withList = true, children }: { activeSessionId: string | null; withList?: boolean; children: React.ReactNode }) {
   return (
     <div
       className={cn(
@@ -14,7 +14,7 @@ export function ChatLayout({ activeSessionId, children }: { activeSessionId: str
         activeSessionId ? "h-[calc(100dvh-6rem)] min-h-[24rem]" : "flex-col",
       )}
     >
-      <SessionList activeSessionId={activeSessionId} />
+      {withList ? <SessionList activeSessionId={activeSessionId} /> : null}
       <div className="flex min-w-0 flex-1 flex-col">{children}</div>
     </div>
   );

@@ -99,8 +99,11 @@ export function Conversation({ sessionId, currentUserId }: { sessionId: string; 
   const agentTools = agentRow?.tools ?? null;
   const paused = agentRow?.status === "paused";
   const budgetStop = history.data?.budgetStop ?? null;
+  // A reviewer (or a manager following a link) reading another person's chat: the whole history, no composer.
+  const othersChat = !!session && session.userId !== currentUserId;
+  const ownerName = history.data?.ownerName ?? null;
   const readOnlyReason =
-    session && session.userId !== currentUserId
+    othersChat
       ? "Only the person who started this chat can write in it."
       : paused && session
         ? `@${session.agent.handle} is paused: it does not answer until a manager resumes it.`
@@ -165,14 +168,23 @@ export function Conversation({ sessionId, currentUserId }: { sessionId: string; 
   return (
     <div className="card flex h-full min-h-0 flex-col overflow-hidden">
       <header className="flex items-center gap-3 border-b border-slate-200 px-3 py-3 sm:px-5">
-        <Link href={`/w/${workspace.slug}/chat`} className="btn -ml-1 p-1.5 text-slate-600 hover:bg-slate-100 lg:hidden" aria-label="All chats">
-          <ChevronLeft aria-hidden className="size-5" />
-        </Link>
+        {othersChat ? (
+          <Link href={`/w/${workspace.slug}/approvals`} className="btn -ml-1 p-1.5 text-slate-600 hover:bg-slate-100" aria-label="Back to approvals">
+            <ChevronLeft aria-hidden className="size-5" />
+          </Link>
+        ) : (
+          <Link href={`/w/${workspace.slug}/chat`} className="btn -ml-1 p-1.5 text-slate-600 hover:bg-slate-100 lg:hidden" aria-label="All chats">
+            <ChevronLeft aria-hidden className="size-5" />
+          </Link>
+        )}
         {agent ? <Avatar name={agent.name} color={agent.color} /> : <span className="h-8 w-8 rounded-full bg-slate-200" />}
         <div className="min-w-0 flex-1">
-          <h1 className="truncate text-base font-semibold tracking-tight">{session?.title ?? "Loading chat…"}</h1>
+          <h1 className="truncate text-base font-semibold tracking-tight">
+            {othersChat && agent ? (ownerName ? `${ownerName}’s chat with ${agent.name}` : `A chat with ${agent.name}`) : (session?.title ?? "Loading chat…")}
+          </h1>
           {agent ? (
             <p className="truncate text-xs text-slate-500">
+              {othersChat ? <>{session?.title} · </> : null}
               <span className="font-mono">@{agent.handle}</span> · <span className="font-mono">{agent.model}</span>
             </p>
           ) : null}
@@ -257,23 +269,29 @@ export function Conversation({ sessionId, currentUserId }: { sessionId: string; 
           {errorMessage(send.error ?? stop.error, "Something went wrong.")}
         </p>
       ) : null}
-      <Composer
-        ref={inputRef}
-        value={draft}
-        onChange={setDraft}
-        onSend={submit}
-        onStop={() => liveRunId && stop.mutate(liveRunId)}
-        agentName={agent?.name ?? "the agent"}
-        running={running}
-        waiting={running && !!live.timeline?.waitingFor}
-        onRecall={() => {
-          const last = messages.findLast((m) => m.role === "user");
-          if (last) setDraft(last.content);
-        }}
-        sending={send.isPending}
-        stopping={stop.isPending || (stop.isSuccess && stop.variables === liveRunId && running)}
-        readOnlyReason={readOnlyReason}
-      />
+      {othersChat ? (
+        <p className="border-t border-slate-200 px-5 py-3 text-sm text-slate-600" data-testid="read-only-chat">
+          Read only. {ownerName ? `Only ${ownerName} writes in this chat` : "Only the person who started this chat writes in it"}; a request it waits on can be decided here or in the Approvals inbox.
+        </p>
+      ) : (
+        <Composer
+          ref={inputRef}
+          value={draft}
+          onChange={setDraft}
+          onSend={submit}
+          onStop={() => liveRunId && stop.mutate(liveRunId)}
+          agentName={agent?.name ?? "the agent"}
+          running={running}
+          waiting={running && !!live.timeline?.waitingFor}
+          onRecall={() => {
+            const last = messages.findLast((m) => m.role === "user");
+            if (last) setDraft(last.content);
+          }}
+          sending={send.isPending}
+          stopping={stop.isPending || (stop.isSuccess && stop.variables === liveRunId && running)}
+          readOnlyReason={readOnlyReason}
+        />
+      )}
     </div>
   );
 }

@@ -56,6 +56,8 @@ export const chatHistorySchema = z.object({
   messages: z.array(chatMessageSchema),
   /** Why the chat's agent cannot answer now (a spent monthly budget), in a sentence; null when it can. */
   budgetStop: z.optional(z.nullable(z.string())),
+  /** The name of the person whose chat it is, when the viewer is someone else (a reviewer); null for one's own. */
+  ownerName: z.optional(z.nullable(z.string())),
 });
 export type ChatHistory = z.infer<typeof chatHistorySchema>;
 

@@ -7,11 +7,20 @@ import { getChatHistory, listChats } from "../chats/chats";
 import { chatHistorySchema, chatListSchema } from "../chats/chat-schemas";
 import { prefetch, type Prefetch } from "./prefetch";
 import { chatBudgetStop } from "../billing/budgets";
+import { getUserById } from "../workspaces/users";
 
-/** A chat as GET /api/sessions/:id answers: its history, and why its agent cannot answer now, if it cannot. */
+/**
+ * A chat as GET /api/sessions/:id answers: its history, why its agent cannot answer now (if it cannot), and, for a
+ * reviewer reading someone else's chat, whose chat it is.
+ */
 export async function readChatView(db: Db, workspaceId: string, sessionId: string, viewer: { userId: string; role: Role }) {
   const history = await getChatHistory(db, workspaceId, sessionId, viewer);
-  return { ...history, budgetStop: await chatBudgetStop(db, workspaceId, sessionId) };
+  const ownerId = history.session.userId;
+  const [budgetStop, owner] = await Promise.all([
+    chatBudgetStop(db, workspaceId, sessionId),
+    ownerId && ownerId !== viewer.userId ? getUserById(db, ownerId) : null,
+  ]);
+  return { ...history, budgetStop, ownerName: owner?.name ?? null };
 }
 
 /**

@@ -99,11 +99,16 @@ describe("one access rule per object, through every door", () => {
   });
 
   it("a reviewer reads member A's private chat through the same doors", async () => {
-    const { s, workspaceId, reviewer, cookies, sessionId, runId } = await privateChat();
+    const { s, workspaceId, a, reviewer, cookies, sessionId, runId } = await privateChat();
     const asReviewer = cookies.reviewer;
     const history = await sessionRoute(jsonRequest(`/api/sessions/${sessionId}`, { cookie: asReviewer }), params({ id: sessionId }));
     expect(history.status).toBe(200);
-    expect((await history.json()).messages[0].content).toBe(SECRET);
+    const read = await history.json();
+    expect(read.messages[0].content).toBe(SECRET);
+    // Whose chat it is, for the reviewer's read-only view; the person themself is not told their own name.
+    expect(read.ownerName).toBe(a.name);
+    const own = await (await sessionRoute(jsonRequest(`/api/sessions/${sessionId}`, { cookie: cookies.a }), params({ id: sessionId }))).json();
+    expect(own.ownerName).toBeNull();
     const events = await eventsRoute(jsonRequest(`/api/runs/${runId}/events`, { cookie: asReviewer }), params({ id: runId }));
     expect(events.status).toBe(200);
     expect((await readFrames(events)).at(-1)?.event).toBe("run_completed");

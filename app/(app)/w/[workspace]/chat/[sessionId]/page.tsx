@@ -18,18 +18,25 @@ export default async function ChatSessionPage({ params }: { params: Promise<{ wo
   const { user, workspace } = await requireWorkspacePage(slug);
   if (!z.uuid().safeParse(sessionId).success) notFound();
   const { db } = await getServer();
+  let chat;
   try {
     // A chat the viewer may not read answers "not found", the same as one that does not exist.
-    await getChat(db, workspace.id, sessionId, { userId: user.id, role: workspace.role });
+    chat = await getChat(db, workspace.id, sessionId, { userId: user.id, role: workspace.role });
   } catch (error) {
     if (isAppError(error) && error.kind === "not_found") notFound();
     throw error;
   }
+  const conversation = <Conversation key={sessionId} sessionId={sessionId} currentUserId={user.id} />;
   return (
     <HydrationBoundary state={await prefetchState(chatPrefetches(db, workspace, user, sessionId))}>
-      <ChatLayout activeSessionId={sessionId}>
-        <Conversation key={sessionId} sessionId={sessionId} currentUserId={user.id} />
-      </ChatLayout>
+      {chat.userId === user.id ? (
+        <ChatLayout activeSessionId={sessionId}>{conversation}</ChatLayout>
+      ) : (
+        // Someone else's chat, opened from a request or the feed: the chat alone, not the viewer's own list beside it.
+        <ChatLayout activeSessionId={sessionId} withList={false}>
+          {conversation}
+        </ChatLayout>
+      )}
     </HydrationBoundary>
   );
 }
