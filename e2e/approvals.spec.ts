@@ -25,7 +25,7 @@ test.describe("gated actions", () => {
     try {
       const inbox = new ApprovalsPage(reviewer.page);
       await inbox.goto("demo");
-      await expect(inbox.card(handle)).toHaveCount(0);
+      await expect(inbox.requests(handle)).toHaveCount(0);
 
       const chat = new ChatPage(member.page);
       await chat.goto("demo");
@@ -39,8 +39,7 @@ test.describe("gated actions", () => {
       await expect(chat.stepStatus(slackStep)).toHaveText("Awaiting approval");
 
       // Appears in the reviewer's inbox without a reload, with its preview and taint.
-      const card = inbox.card(handle);
-      await expect(card).toBeVisible();
+      const card = await inbox.open(handle);
       await expect(card.getByTestId("approval-preview")).toContainText("#general");
       await expect(card.getByTestId("approval-preview")).toContainText("hello");
       await expect(card.getByRole("list", { name: "Taint sources" })).toContainText("Read a web page on 127.0.0.1");
@@ -81,7 +80,7 @@ test.describe("gated actions", () => {
 
       const inbox = new ApprovalsPage(reviewer.page);
       await inbox.goto("demo");
-      const card = inbox.card("herald");
+      const card = await inbox.open("herald");
       await expect(card).toContainText("Sends outside");
       await expect(card).toContainText("No untrusted content reached this run");
       await inbox.reject(card, "Not in #general, please");
@@ -110,8 +109,7 @@ test.describe("gated actions", () => {
     try {
       const inbox = new ApprovalsPage(reviewer.page);
       await inbox.goto("demo");
-      const card = inbox.card(handle);
-      await expect(card).toHaveCount(1, { timeout: 20_000 });
+      const card = await inbox.open(handle, 0, 20_000);
       await expect(card.getByTestId("hidden-characters")).toContainText("U+202E (right-to-left override), U+202C (end of a direction override)");
       const preview = card.getByTestId("approval-preview");
       await expect(preview).toContainText("pay U+202E1234-9876U+202C today");
@@ -148,8 +146,7 @@ test.describe("gated actions", () => {
 
     const inbox = new ApprovalsPage(page);
     await inbox.goto("demo");
-    const card = inbox.card(handle);
-    await expect(card).toHaveCount(1, { timeout: 20_000 });
+    const card = await inbox.open(handle, 0, 20_000);
     const note = card.getByTestId("four-eyes-note");
     await expect(note).toContainText("this workspace needs someone else to approve it");
     await expect(card.getByTestId("approval-preview")).toContainText("kept in the Outbox, not sent");
@@ -158,8 +155,8 @@ test.describe("gated actions", () => {
     await expect(page).toHaveURL(/\/w\/demo\/settings\/policy$/);
 
     await inbox.goto("demo");
-    await inbox.reject(inbox.card(handle), "Not now");
-    await expect(inbox.card(handle)).toHaveCount(0);
+    await inbox.reject(await inbox.open(handle), "Not now");
+    await expect(inbox.requests(handle)).toHaveCount(0);
   });
 
   test("a reviewer decides on the run's own page, and the requester's chat says who decided and where; its inbox link opens that request", async ({ page, browser }) => {

@@ -18,8 +18,7 @@ test("a reviewer edits a post in a form, checks the changes, approves, and the r
   try {
     const inbox = new ApprovalsPage(reviewer.page);
     await inbox.goto("demo");
-    const card = inbox.card(handle);
-    await expect(card).toHaveCount(1, { timeout: 20_000 });
+    const card = await inbox.open(handle, 0, 20_000);
     await card.getByRole("button", { name: "Edit, then approve…" }).click();
     // The form is made from the tool's schema: one field per input.
     await expect(card.getByLabel("Channel")).toHaveValue("#general");

@@ -5,6 +5,8 @@ import { ApprovalsPage } from "./pages/approvals-page";
 import { SignInPage } from "./pages/sign-in-page";
 import { personWithRole } from "./people";
 
+/** A window narrower than the one that shows the list beside a detail pane. */
+const CARD_LIST = { width: 1100, height: 900 };
 
 /** A fresh offline agent whose Slack posts wait for a reviewer, one per word; returns its handle and the pending ids. */
 async function askForPosts(page: Page, prefix: string, words: string[], extraLine = "") {
@@ -27,6 +29,8 @@ test("a card approved by another reviewer stays in place, greyed, with who and w
   const a = await personWithRole(browser, page, "reviewer");
   const b = await personWithRole(browser, page, "reviewer");
   try {
+    // Below the width that puts a detail pane beside the list, every card is shown, one after another.
+    await a.page.setViewportSize(CARD_LIST);
     const inbox = new ApprovalsPage(a.page);
     await inbox.goto("demo");
     const cards = inbox.card(handle);
@@ -80,6 +84,7 @@ test("while the pointer is over the list, a new request is announced instead of 
   const { handle } = await askForPosts(page, "steady", ["first"]);
   const reviewer = await personWithRole(browser, page, "reviewer");
   try {
+    await reviewer.page.setViewportSize(CARD_LIST);
     const inbox = new ApprovalsPage(reviewer.page);
     await reviewer.page.goto(`/w/demo/approvals?agent=${handle}`);
     const cards = inbox.card(handle);
@@ -119,27 +124,27 @@ test("pending filters by agent, category and taint, kept in the address", async 
 
   await filters.getByRole("combobox", { name: /^Agent/ }).selectOption(tainted.handle);
   await expect(page).toHaveURL(new RegExp(`[?&]agent=${tainted.handle}`));
-  await expect(inbox.card(tainted.handle)).toHaveCount(1);
-  await expect(inbox.card(plain.handle)).toHaveCount(0);
+  await expect(inbox.requests(tainted.handle)).toHaveCount(1);
+  await expect(inbox.requests(plain.handle)).toHaveCount(0);
 
   await filters.getByRole("combobox", { name: /^Agent/ }).selectOption("");
   await filters.getByRole("combobox", { name: /^Category/ }).selectOption("tainted_egress");
   await expect(page).toHaveURL(/[?&]category=tainted_egress/);
-  await expect(inbox.card(tainted.handle)).toHaveCount(1);
-  await expect(inbox.card(plain.handle)).toHaveCount(0);
+  await expect(inbox.requests(tainted.handle)).toHaveCount(1);
+  await expect(inbox.requests(plain.handle)).toHaveCount(0);
 
   await filters.getByRole("combobox", { name: /^Category/ }).selectOption("");
   await filters.getByRole("combobox", { name: /^Taint/ }).selectOption("web:127.0.0.1");
   await expect(page).toHaveURL(/[?&]taint=web%3A127\.0\.0\.1/);
-  await expect(inbox.card(tainted.handle)).toHaveCount(1);
-  await expect(inbox.card(plain.handle)).toHaveCount(0);
+  await expect(inbox.requests(tainted.handle)).toHaveCount(1);
+  await expect(inbox.requests(plain.handle)).toHaveCount(0);
 
   // The address alone brings the same view back.
   await page.goto(`/w/demo/approvals?category=external_send&agent=${plain.handle}`);
   await expect(filters.getByRole("combobox", { name: /^Category/ })).toHaveValue("external_send");
   await expect(filters.getByRole("combobox", { name: /^Agent/ })).toHaveValue(plain.handle);
-  await expect(inbox.card(plain.handle)).toHaveCount(1);
-  await expect(inbox.card(tainted.handle)).toHaveCount(0);
+  await expect(inbox.requests(plain.handle)).toHaveCount(1);
+  await expect(inbox.requests(tainted.handle)).toHaveCount(0);
   await page.goto(`/w/demo/approvals?agent=${plain.handle}&category=tainted_egress`);
   await expect(inbox.pending()).toContainText("Nothing waiting matches these filters.");
 });

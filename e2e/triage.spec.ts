@@ -25,6 +25,8 @@ test("a reviewer triages three approvals with the keyboard only", async ({ page,
 
   const reviewer = await personWithRole(browser, page, "reviewer");
   try {
+    // The card list: every card shown, one after another (a window narrower than the list beside a detail pane).
+    await reviewer.page.setViewportSize({ width: 1100, height: 900 });
     const inbox = new ApprovalsPage(reviewer.page);
     await inbox.goto("demo");
     const cards = inbox.card(handle);

@@ -23,7 +23,16 @@ function typingIn(target: EventTarget | null): boolean {
 }
 
 /**
- * Keyboard triage over the cards in `list`: j/k move the selection, a/r/e/o
+ * What takes the focus for a request: its line in the list when the list shows lines (a wide screen), else its card.
+ */
+export function focusTarget(item: HTMLElement): HTMLElement | null {
+  const row = item.querySelector<HTMLElement>("[data-approval-row]");
+  if (row && row.offsetParent !== null) return row;
+  return item.querySelector<HTMLElement>("article[data-approval]");
+}
+
+/**
+ * Keyboard triage over the requests in `list`: j/k move the selection, a/r/e/o
  * press that card's button, ? opens the list of keys. Keys are ignored while
  * typing (a reason, an edited input) and while a dialog is open.
  */
@@ -52,20 +61,21 @@ export function useInboxKeys(list: React.RefObject<HTMLElement | null>, ids: rea
         setHelp(true);
         return;
       }
-      const cards = [...(list.current?.querySelectorAll<HTMLElement>("article[data-approval]") ?? [])];
-      if (cards.length === 0) return;
-      const current = Math.min(selected, cards.length - 1);
+      const items = [...(list.current?.querySelectorAll<HTMLElement>("li[data-item-id]") ?? [])];
+      if (items.length === 0) return;
+      const current = Math.min(selected, items.length - 1);
       if (event.key === "j" || event.key === "k") {
         event.preventDefault();
-        const next = Math.max(0, Math.min(cards.length - 1, current + (event.key === "j" ? 1 : -1)));
+        const next = Math.max(0, Math.min(items.length - 1, current + (event.key === "j" ? 1 : -1)));
         select(next);
-        cards[next]!.focus();
-        cards[next]!.scrollIntoView({ block: "nearest" });
+        const target = focusTarget(items[next]!);
+        target?.focus();
+        target?.scrollIntoView({ block: "nearest" });
         return;
       }
       const action = actionOfKey[event.key];
       if (!action) return;
-      const target = cards[current]!.querySelector<HTMLElement>(`[data-action="${action}"]`);
+      const target = items[current]!.querySelector<HTMLElement>(`article[data-approval] [data-action="${action}"]`);
       if (target && !(target as HTMLButtonElement).disabled) {
         event.preventDefault();
         target.click();

@@ -10,7 +10,9 @@ import { useApi, useWorkspace } from "../providers";
 import { Tabs, TabsContent, TabsList, TabsTrigger } from "../ui/tabs";
 import { Time, useNow } from "../ui/time";
 import { ApprovalCard, TaintList, type Outcome } from "./approval-card";
-import { InboxKeysHelp, useInboxKeys } from "./inbox-keys";
+import { ApprovalRow } from "./approval-row";
+import { cn } from "../ui/cn";
+import { focusTarget, InboxKeysHelp, useInboxKeys } from "./inbox-keys";
 import { useLiveApprovals } from "./live-approvals";
 import { useSelectFromAddress } from "../ui/use-address-selection";
 import { Revealed } from "../ui/revealed";
@@ -173,7 +175,10 @@ function Pending({ viewerId, canDecide }: { viewerId: string; canDecide: boolean
   function dismissCard(id: string, index: number) {
     setSteady((s) => dismiss(s, id));
     keys.select(index);
-    requestAnimationFrame(() => list.current?.querySelectorAll<HTMLElement>("article[data-approval]")[index]?.focus());
+    requestAnimationFrame(() => {
+      const item = list.current?.querySelectorAll<HTMLElement>("li[data-item-id]")[index];
+      if (item) focusTarget(item)?.focus();
+    });
   }
 
   const waiting = steady.waiting.reduce((n, a) => n + (a.identical?.count ?? 1), 0);
@@ -222,33 +227,48 @@ function Pending({ viewerId, canDecide }: { viewerId: string; canDecide: boolean
             : "Nothing is waiting. Gated agent actions appear here as soon as they are asked for."}
         </p>
       ) : null}
-      <ul
-        className="space-y-3"
-        ref={list}
-        onPointerLeave={() => release(true)}
-        onBlur={(e) => {
-          if (!e.currentTarget.contains(e.relatedTarget as Node | null)) release(false);
-        }}>
-        {steady.shown.map((item, i) => (
-          <li key={item.id} data-item-id={item.id} onFocusCapture={() => keys.select(i)}>
-            <ApprovalCard
-              selected={i === keys.selected}
-              item={item}
-              now={now}
-              viewerId={viewerId}
-              canDecide={canDecide}
-              gone={steady.gone.includes(item.id)}
-              outcome={outcomeOf.get(item.id) ?? null}
-              onDismiss={() => dismissCard(item.id, i)}
-              onDecided={() => {
-                decidedHere.current.add(item.id);
-                setSteady((s) => dismiss(s, item.id));
-                void queryClient.invalidateQueries({ queryKey: approvalKeys.all(slug) });
-              }}
-            />
-          </li>
-        ))}
-      </ul>
+      {/*
+        On a phone, one card after another. On a wide screen, like a mail client: each request on one line, and the
+        selected one's card beside the list. It is the same list either way: every card is there, and only the selected
+        one is shown beside the lines, so a card keeps what is typed in it while another is looked at.
+      */}
+      <div className={cn("relative", steady.shown.length > 0 && "xl:min-h-[32rem]")}>
+        <ul
+          aria-label="Waiting for a decision"
+          className="space-y-3 xl:w-[40%] xl:space-y-0 xl:divide-y xl:divide-slate-200 xl:overflow-hidden xl:rounded-lg xl:border xl:border-slate-200 xl:bg-surface"
+          ref={list}
+          onPointerLeave={() => release(true)}
+          onBlur={(e) => {
+            if (!e.currentTarget.contains(e.relatedTarget as Node | null)) release(false);
+          }}>
+          {steady.shown.map((item, i) => {
+            const selected = i === keys.selected;
+            const gone = steady.gone.includes(item.id);
+            return (
+              <li key={item.id} data-item-id={item.id} data-request-agent={item.agent.handle} onFocusCapture={() => keys.select(i)}>
+                <ApprovalRow item={item} now={now} selected={selected} gone={gone} onSelect={() => keys.select(i)} />
+                <div className={selected ? "xl:absolute xl:top-0 xl:right-0 xl:w-[58%]" : "xl:hidden"}>
+                  <ApprovalCard
+                    selected={selected}
+                    item={item}
+                    now={now}
+                    viewerId={viewerId}
+                    canDecide={canDecide}
+                    gone={gone}
+                    outcome={outcomeOf.get(item.id) ?? null}
+                    onDismiss={() => dismissCard(item.id, i)}
+                    onDecided={() => {
+                      decidedHere.current.add(item.id);
+                      setSteady((s) => dismiss(s, item.id));
+                      void queryClient.invalidateQueries({ queryKey: approvalKeys.all(slug) });
+                    }}
+                  />
+                </div>
+              </li>
+            );
+          })}
+        </ul>
+      </div>
     </section>
   );
 }

@@ -33,6 +33,7 @@ const groups: { id: UsageGroup; label: string }[] = [
   { id: "model", label: "Model" },
   { id: "source", label: "Source" },
   { id: "mission", label: "Mission" },
+  { id: "person", label: "Person" },
 ];
 const OTHER = "__other";
 
@@ -227,8 +228,8 @@ function ReportBody({ report }: { report: Report }) {
                 <tr key={r.key} data-testid="usage-row">
                   <td className="px-4 py-2">
                     <span className={report.group === "model" ? "font-mono text-xs" : ""}>{r.label}</span>
-                    {report.group === "agent" && !r.key ? (
-                      <span className="block text-xs text-slate-500">Calls made for the workspace itself, such as the judge of a comparison</span>
+                    {report.group === "person" && !r.key ? (
+                      <span className="block text-xs text-slate-500">Calls no person started or was acted for, and those of people since removed</span>
                     ) : null}
                     {r.unpricedCalls > 0 ? (
                       <span className="ml-2 rounded bg-amber-50 px-1.5 py-0.5 text-xs text-amber-800" title="Charged at the default price. Set a price in Settings → Billing.">

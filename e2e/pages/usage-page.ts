@@ -51,7 +51,7 @@ export class UsagePage {
     await this.page.getByRole("group", { name: "Range" }).getByRole("button", { name: preset, exact: true }).click();
   }
 
-  async groupBy(group: "Agent" | "Model" | "Source") {
+  async groupBy(group: "Agent" | "Model" | "Source" | "Mission" | "Person") {
     await this.page.getByLabel("Group by").selectOption({ label: group });
     await expect(this.table().locator("thead")).toContainText(group);
   }

@@ -61,7 +61,7 @@ const usageTotals = {
 
 export const usageReportSchema = z.object({
   range: z.object({ from: isoDate, to: isoDate }),
-  group: z.enum(["agent", "model", "source", "mission"]),
+  group: z.enum(["agent", "model", "source", "mission", "person"]),
   granularity: z.enum(["hour", "day"]),
   rows: z.array(
     z.object({

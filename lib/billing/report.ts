@@ -3,12 +3,12 @@ import { z } from "zod";
 import type { Db } from "../db/client";
 import { agents, usageRollupsHourly } from "../db/schema";
 import { countDoorCalls, doorActivityRow } from "./door-activity";
-import { missionLabels, missionUsage } from "./mission-usage";
+import { ledgerUsage, missionLabels, personLabels } from "./ledger-usage";
 import { lookupComputePrice } from "./price-book";
 import { isNominal } from "./prices";
 import { DAY_MS, rangeFields, resolveRange, timeZoneSchema, toHourRange } from "./range";
 
-export const usageGroups = ["agent", "model", "source", "mission"] as const;
+export const usageGroups = ["agent", "model", "source", "mission", "person"] as const;
 export type UsageGroup = (typeof usageGroups)[number];
 
 export const reportQuerySchema = z
@@ -51,52 +51,78 @@ export interface UsageReport {
 
 const sum = (column: unknown) => sql<number>`coalesce(sum(${column}), 0)::float8`.mapWith(Number);
 
+/** Grouped by source: agent runs by what started them (read from the ledger), the other sources as they are. */
 const sourceLabels: Record<string, string> = {
-  run: "Agent runs",
+  "run:chat": "Chat turns",
+  "run:agent_message": "Agent-to-agent messages",
+  "run:room_post": "Room posts",
+  "run:mission": "Mission turns",
+  "run:door": "Calls through the door",
+  "run:gone": "Runs since deleted",
   mission_run: "Mission turns",
-  judge: "Judge calls",
-  governor: "Governor calls",
-  door: "Door calls",
+  judge: "The judge of comparisons",
+  governor: "The governor, judging requests",
+  door: "Calls through the door",
   compute: "Agents' computers (commands and browsers)",
+};
+
+/** Grouped by agent: spend of no agent, by what it was for. */
+const noAgentLabels: Record<string, string> = {
+  "none:judge": "The judge of comparisons",
+  "none:governor": "The governor, judging requests",
 };
 
 /** What a compute row's `model` names, as the model grouping shows it. */
 const computeLabels: Record<string, string> = { sandbox: "Commands in agents' computers", browser: "Agents' browsers" };
 
 function groupKey(group: UsageGroup): SQL<string> {
-  if (group === "agent") return sql<string>`coalesce(${usageRollupsHourly.agentId}::text, '')`;
+  // Spend of no agent is told apart by what it was for (the judge of a comparison, say).
+  if (group === "agent") return sql<string>`coalesce(${usageRollupsHourly.agentId}::text, 'none:' || ${usageRollupsHourly.sourceKind}::text)`;
   if (group === "model") return sql<string>`${usageRollupsHourly.model}`;
   // Rollups do not carry the mission: they give the spend outside missions; missions' own come from the ledger.
   if (group === "mission") return sql<string>`''`;
+  // Nor the person: that grouping reads the ledger alone, and this key is never asked for.
+  if (group === "person") return sql<string>`''`;
   return sql<string>`${usageRollupsHourly.sourceKind}::text`;
 }
 
 /**
- * The usage page and its CSV: totals per agent, model or source over a range
- * of whole hours, and a time series (hourly up to three days, else daily in
- * the viewer's time zone). Read from the hourly rollups, plus the door's
- * tool calls (no spend) when grouped by source. By mission: rollups do not
- * carry the mission, so mission turns are read from the ledger's rows (source
- * `mission_run`, whose source id is the mission) over the same whole hours,
- * and everything else from the rollups; the totals are the same as under any
- * other grouping.
+ * The usage page and its CSV: totals per agent, model, source, mission or
+ * person over a range of whole hours, and a time series (hourly up to three
+ * days, else daily in the viewer's time zone). Read from the hourly rollups,
+ * and from the ledger's rows over the same whole hours for what the rollups
+ * do not carry: by mission, mission turns by mission; by source, agent runs
+ * by what started them (plus the door's tool calls, no spend); by person,
+ * everything. The totals are the same under every grouping.
  */
 export async function getUsageReport(db: Db, workspaceId: string, query: ReportQuery): Promise<UsageReport> {
   const range = toHourRange(query.from, query.to);
   const granularity = range.to.getTime() - range.from.getTime() <= 3 * DAY_MS ? "hour" : "day";
   const key = groupKey(query.group);
+  // What the ledger gives instead of the rollups: mission turns by mission, agent runs by what started them, and
+  // everything by person.
+  const fromLedger =
+    query.group === "mission"
+      ? ledgerUsage(db, workspaceId, range, granularity, query.tz, "mission", "mission_run")
+      : query.group === "source"
+        ? ledgerUsage(db, workspaceId, range, granularity, query.tz, "run_trigger", "run")
+        : query.group === "person"
+          ? ledgerUsage(db, workspaceId, range, granularity, query.tz, "person")
+          : Promise.resolve(null);
   const where = and(
     eq(usageRollupsHourly.workspaceId, workspaceId),
     gte(usageRollupsHourly.bucket, range.from),
     lt(usageRollupsHourly.bucket, range.to),
     query.group === "mission" ? ne(usageRollupsHourly.sourceKind, "mission_run") : undefined,
+    query.group === "source" ? ne(usageRollupsHourly.sourceKind, "run") : undefined,
+    query.group === "person" ? sql`false` : undefined,
   );
   const at =
     granularity === "hour"
       ? sql<string>`${usageRollupsHourly.bucket}`
       : sql<string>`date_trunc('day', ${usageRollupsHourly.bucket}, ${query.tz})`;
 
-  const [rollupGroups, rollupSeries, names, missions] = await Promise.all([
+  const [rollupGroups, rollupSeries, names, ledger] = await Promise.all([
     db
       .select({
         key,
@@ -127,11 +153,15 @@ export async function getUsageReport(db: Db, workspaceId: string, query: ReportQ
     query.group === "agent"
       ? db.select({ id: agents.id, handle: agents.handle, name: agents.name, color: agents.color }).from(agents).where(eq(agents.workspaceId, workspaceId))
       : Promise.resolve([]),
-    query.group === "mission" ? missionUsage(db, workspaceId, range, granularity, query.tz) : Promise.resolve(null),
+    fromLedger,
   ]);
-  const grouped = [...rollupGroups.filter((g) => !missions || g.calls > 0), ...(missions?.grouped ?? [])];
-  const series = missions ? [...rollupSeries, ...missions.series].sort((a, b) => a.at.localeCompare(b.at)) : rollupSeries;
-  const missionNames = missions ? await missionLabels(db, workspaceId, missions.grouped.map((g) => g.key)) : new Map<string, string>();
+  const grouped = [...rollupGroups.filter((g) => !ledger || g.calls > 0), ...(ledger?.grouped ?? [])];
+  const series = ledger ? [...rollupSeries, ...ledger.series].sort((a, b) => a.at.localeCompare(b.at)) : rollupSeries;
+  const ledgerKeys = (ledger?.grouped ?? []).map((g) => g.key);
+  const [missionNames, personNames] = await Promise.all([
+    query.group === "mission" ? missionLabels(db, workspaceId, ledgerKeys) : new Map<string, string>(),
+    query.group === "person" ? personLabels(db, ledgerKeys) : new Map<string, string>(),
+  ]);
 
   const agentLabels = new Map(names.map((a) => [a.id, `${a.name} (@${a.handle})`]));
   const agentColors = new Map(names.map((a) => [a.id, a.color]));
@@ -142,16 +172,20 @@ export async function getUsageReport(db: Db, workspaceId: string, query: ReportQ
   const label = (k: string) => {
     const named =
       query.group === "agent"
-        ? k
-          ? (agentLabels.get(k) ?? "Deleted agent")
-          : "No agent"
+        ? k.startsWith("none:")
+          ? (noAgentLabels[k] ?? "No agent")
+          : (agentLabels.get(k) ?? "Deleted agent")
         : query.group === "source"
           ? (sourceLabels[k] ?? k)
           : query.group === "mission"
             ? k
               ? (missionNames.get(k) ?? "Deleted mission")
               : "Outside missions"
-            : (computeLabels[k] ?? k);
+            : query.group === "person"
+              ? k
+                ? (personNames.get(k) ?? "A person no longer here")
+                : "No person: the workspace itself, or someone removed"
+              : (computeLabels[k] ?? k);
     return nominalRow(k) ? `${named} (nominal price)` : named;
   };
   const rows = grouped

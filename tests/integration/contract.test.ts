@@ -232,7 +232,7 @@ describe("the contract between the API and the browser", () => {
     const prices = await replyOf(pricesRoute(jsonRequest("/api/prices", { cookie })), priceListSchema);
     expect(prices.prices.length).toBeGreaterThan(0);
     await replyOf(reconciliationRoute(jsonRequest("/api/usage/reconciliation", { cookie })), reconciliationViewSchema);
-    for (const group of ["agent", "model", "source", "mission"]) {
+    for (const group of ["agent", "model", "source", "mission", "person"]) {
       const report = await replyOf(usageReportRoute(jsonRequest(`/api/usage?group=${group}&tz=Europe/Berlin`, { cookie })), usageReportSchema);
       expect(report.group).toBe(group);
     }

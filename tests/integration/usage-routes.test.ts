@@ -8,7 +8,8 @@ import { GET as reportRoute } from "../../app/api/usage/route";
 import { GET as summaryRoute } from "../../app/api/usage/summary/route";
 import { chargeUsage } from "../../lib/billing/ledger";
 import { rowsOf } from "../../lib/db/client";
-import { steps, usageEvents } from "../../lib/db/schema";
+import { approvals, comparisons, steps, usageEvents } from "../../lib/db/schema";
+import { randomUUID } from "node:crypto";
 import type { UsageReport } from "../../lib/billing/report";
 import type { UsageSummary } from "../../lib/billing/summary";
 import { makeUser, makeWorkspace } from "../support/fixtures";
@@ -121,7 +122,7 @@ describe("usage routes", () => {
   it("the usage table and its CSV: same rows and totals, equal to the ledger (A 36,750 + B 38,250 = 75,000 credits over 60 days)", async () => {
     const { workspace, a, b, cookie } = await seeded("Report");
     const from = ago(60 * DAY);
-    for (const group of ["agent", "model", "source"] as const) {
+    for (const group of ["agent", "model", "source", "person"] as const) {
       const query = `from=${from.toISOString()}&to=${T0.toISOString()}&group=${group}&tz=Europe/Berlin`;
       const res = await reportRoute(jsonRequest(`/api/usage?${query}`, { cookie, workspace: workspace.slug }));
       expect(res.status).toBe(200);
@@ -151,12 +152,64 @@ describe("usage routes", () => {
         ]);
       }
       if (group === "model") expect(report.rows.find((r) => r.key === "offline")).toMatchObject({ label: "offline (nominal price)", nominal: true, credits: 22_500 });
-      if (group === "source") expect(report.rows.map((r) => [r.key, r.credits])).toEqual([["run", 54_000], ["judge", 21_000]]);
+      if (group === "source") expect(report.rows.map((r) => [r.key, r.label, r.credits])).toEqual([["run:chat", "Chat turns", 54_000], ["judge", "The judge of comparisons", 21_000]]);
     }
     // A one-day range is hourly, and only holds that day's charges.
     const day = await reportRoute(jsonRequest(`/api/usage?from=${ago(DAY).toISOString()}&to=${T0.toISOString()}`, { cookie, workspace: workspace.slug }));
     const dayReport = (await day.json()) as UsageReport;
     expect(dayReport).toMatchObject({ granularity: "hour", totals: { credits: 15_750 } });
+  });
+
+  it("grouped by person: a run's spend goes to whom it acted for, the governor's to the person of the request it judged, a comparison's judge to who started it; by source, runs by what started them", async () => {
+    const s = server();
+    const owner = await makeUser(s.db);
+    const workspace = await makeWorkspace(s.db, "By person", owner);
+    const member = await makeUser(s.db, workspace.id, "member");
+    const agent = await makeAgent(s.db, workspace.id, { handle: `who${Date.now().toString(36)}` });
+    const chat = await insertRun(s.db, { workspaceId: workspace.id, agentId: agent.id, trigger: "chat", userId: owner.id });
+    // Started by another agent's message in a chain the member began: it acts for the member.
+    const relayed = await insertRun(s.db, { workspaceId: workspace.id, agentId: agent.id, trigger: "agent_message", onBehalfOfUserId: member.id });
+    const [approval] = await s.db
+      .insert(approvals)
+      .values({ workspaceId: workspace.id, runId: relayed.id, agentId: agent.id, category: "external_send", tool: "slack.post", callId: "c1", input: {}, preview: {}, fingerprint: "f", expiresAt: new Date(Date.now() + HOUR) })
+      .returning();
+    const [comparison] = await s.db.insert(comparisons).values({ workspaceId: workspace.id, goal: "g", missionRunIds: [randomUUID(), randomUUID()], startedByUserId: member.id }).returning();
+    let n = 0;
+    const charge = (source: Parameters<typeof chargeUsage>[1]["source"], u: ReturnType<typeof usage>, agentId: string | null = agent.id) =>
+      chargeUsage(s.db, { workspaceId: workspace.id, agentId, source, model: "claude-sonnet-4-6", usage: u, idempotencyKey: `${workspace.id}-p${(n += 1)}`, occurredAt: ago(HOUR) });
+    await charge({ kind: "run", runId: chat.id }, usage(1000, 500)); // 10,500: the owner's
+    await charge({ kind: "run", runId: relayed.id }, usage(500, 250)); // 5,250: the member's
+    await charge({ kind: "governor", id: approval!.id }, usage(100, 0)); // 300: the member's request
+    await charge({ kind: "judge", id: comparison!.id }, usage(0, 100), null); // 1,500: the member started it
+    await charge({ kind: "judge", id: "gone" }, usage(200, 0), null); // 600: nobody's
+    const cookie = await sessionCookie(s, owner);
+    const read = async (group: string) => {
+      const res = await reportRoute(jsonRequest(`/api/usage?from=${ago(DAY).toISOString()}&to=${T0.toISOString()}&group=${group}`, { cookie, workspace: workspace.slug }));
+      expect(res.status).toBe(200);
+      return (await res.json()) as UsageReport;
+    };
+    const byPerson = await read("person");
+    expect(byPerson.rows.map((r) => [r.key, r.label, r.credits, r.calls])).toEqual([
+      [owner.id, owner.name, 10_500, 1],
+      [member.id, member.name, 7_050, 3],
+      ["", "No person: the workspace itself, or someone removed", 600, 1],
+    ]);
+    expect(byPerson.totals.credits).toBe(18_150);
+    expect(byPerson.series.reduce((sum, p) => sum + p.credits, 0)).toBe(18_150);
+    const bySource = await read("source");
+    expect(bySource.rows.map((r) => [r.key, r.label, r.credits])).toEqual([
+      ["run:chat", "Chat turns", 10_500],
+      ["run:agent_message", "Agent-to-agent messages", 5_250],
+      ["judge", "The judge of comparisons", 2_100],
+      ["governor", "The governor, judging requests", 300],
+    ]);
+    expect(bySource.totals).toEqual(byPerson.totals);
+    // By agent, the judge's spend is said to be the judge's, not "No agent".
+    const byAgent = await read("agent");
+    expect(byAgent.rows.map((r) => [r.label, r.credits])).toEqual([
+      [`${agent.name} (@${agent.handle})`, 16_050],
+      ["The judge of comparisons", 2_100],
+    ]);
   });
 
   it("grouped by source, lists door activity: its tool calls in the range, no tokens, no credits, the ledger's totals unchanged", async () => {
@@ -174,7 +227,7 @@ describe("usage routes", () => {
     const bySource = (await (await reportRoute(jsonRequest(`/api/usage?${query}&group=source`, { cookie, workspace: workspace.slug }))).json()) as UsageReport;
     const byAgent = (await (await reportRoute(jsonRequest(`/api/usage?${query}&group=agent`, { cookie, workspace: workspace.slug }))).json()) as UsageReport;
     expect(bySource.rows.map((r) => [r.key, r.calls, r.inputTokens + r.outputTokens, r.credits])).toEqual([
-      ["run", 5, 54_500, 54_000],
+      ["run:chat", 5, 54_500, 54_000],
       ["judge", 1, 3_000, 21_000],
       ["door", 2, 0, 0],
     ]);

@@ -10,7 +10,7 @@ const owner = "the chat's owner";
 
 export const GET = route(
   {
-    doc: { summary: "history with runs and steps, and `budgetStop`: why the agent cannot answer now (a spent monthly budget), or null", role: `${owner}, reviewers and up` },
+    doc: { summary: "history with runs and steps, and `budgetStop`: why the agent cannot answer now (a spent monthly budget), or null; `ownerName`: whose chat it is, for a reader who is not its owner (null for the owner)", role: `${owner}, reviewers and up` },
     params: idParams,
     response: chatHistorySchema,
   },

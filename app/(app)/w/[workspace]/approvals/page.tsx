@@ -35,7 +35,7 @@ export default async function ApprovalsPage({ params, searchParams }: { params: 
       : prefetch(approvalKeys.historyFiltered(workspace.slug, filters), approvalListSchema, list(historySearch(filters))),
   ]);
   return (
-    <div className="mx-auto max-w-4xl space-y-6">
+    <div className="mx-auto max-w-4xl space-y-6 xl:max-w-6xl">
       <header>
         <h1 className="text-2xl font-semibold tracking-tight">Approvals</h1>
         <p className="mt-1 text-sm text-slate-600">
