@@ -159,6 +159,41 @@ test.describe("gated actions", () => {
     await expect(inbox.requests(handle)).toHaveCount(0);
   });
 
+  test("a team of one: the owner is told why their own request waits, turns on approving it themself, and approves it", async ({ page: ownerPage, browser }) => {
+    // Someone who makes a workspace of their own (not the demo owner, whose workspace list other tests check).
+    await new SignInPage(ownerPage).signInAs(OWNER);
+    const founder = await personWithRole(browser, ownerPage, "member");
+    const page = founder.page;
+    const made = await page.request.post("/api/workspaces", { headers: { origin: APP_ORIGIN }, data: { name: `Solo ${Date.now().toString(36)}` } });
+    expect(made.status()).toBe(201);
+    const slug = ((await made.json()) as { workspace: { slug: string } }).workspace.slug;
+    const headers = { "x-clawdeck-workspace": slug, origin: APP_ORIGIN };
+    const agent = await page.request.post("/api/agents", { headers, data: { handle: "solo", name: "Solo", model: "offline", tools: ["slack.post"], description: "Posts" } });
+    expect(agent.status()).toBe(201);
+    const session = await page.request.post("/api/sessions", { headers, data: { agentHandle: "solo" } });
+    const { id } = (await session.json()) as { id: string };
+    expect((await page.request.post(`/api/sessions/${id}/messages`, { headers, data: { text: "slack #general launch day" } })).ok()).toBe(true);
+
+    const inbox = new ApprovalsPage(page);
+    await inbox.goto(slug);
+    const banner = inbox.pending().getByTestId("team-of-one");
+    await expect(banner).toContainText("You are the only reviewer here", { timeout: 20_000 });
+    await expect(banner.getByRole("link", { name: "Invite a reviewer" })).toHaveAttribute("href", `/w/${slug}/settings/members`);
+    const card = await inbox.open("solo");
+    await expect(card.getByRole("button", { name: "Approve", exact: true })).toBeDisabled();
+
+    await banner.getByRole("button", { name: "Approve my own requests…" }).click();
+    await banner.getByRole("button", { name: "Turn it on until a second reviewer joins" }).click();
+    await expect(inbox.pending().getByTestId("team-of-one")).toHaveCount(0);
+    await expect(card.getByTestId("own-while-alone")).toContainText(`turned on by ${founder.person.name}`);
+    await expect(card.getByTestId("four-eyes-note")).toHaveCount(0);
+    await inbox.approve(card);
+    await expect(inbox.requests("solo")).toHaveCount(0);
+    const history = await inbox.openHistory();
+    await expect(history.getByRole("listitem", { name: /^approved: / })).toContainText(`by ${founder.person.name}`);
+    await founder.context.close();
+  });
+
   test("a reviewer decides on the run's own page, and the requester's chat says who decided and where; its inbox link opens that request", async ({ page, browser }) => {
     await new SignInPage(page).signInAs(OWNER);
     const {

@@ -212,6 +212,15 @@ test.describe("world feed", () => {
     await expect(page).toHaveURL(/kind=[a-z_,]+/);
     await expect(feed.list().getByRole("article", { name: /run (started|succeeded)/ })).toHaveCount(0);
     await expect(feed.list().getByRole("article")).toHaveCount(4);
+    // "only" keeps one kind; pressed again, every kind is back.
+    await feed.kindToggle("Only room posts").click();
+    await expect(page).toHaveURL(/[?&]kind=room_post(&|$)/);
+    await expect(feed.kindToggle("Only room posts")).toHaveAttribute("aria-pressed", "true");
+    await expect(feed.kindToggle("Messages")).toHaveAttribute("aria-pressed", "false");
+    await expect(feed.list().getByRole("article")).toHaveCount(4);
+    await feed.kindToggle("Only room posts").click();
+    await expect(page).not.toHaveURL(/kind=/);
+    await expect(feed.list().getByRole("article", { name: /run (started|succeeded)/ }).first()).toBeVisible();
   });
 
   test("another workspace's feed is refused", async ({ page, browser }) => {

@@ -68,6 +68,7 @@ const sentences = {
   "conflict:grant": "This approval's permission was already used or has lapsed.",
   "conflict:last_owner": "A workspace needs at least one owner. Make someone else an owner first.",
   "conflict:member": "That person is already a member of this workspace.",
+  "conflict:not_alone": "Someone else here can already approve your requests: ask them instead.",
   "conflict:invitation": "That address already has a pending invitation. Make a new link to replace it, or revoke it first.",
   "conflict:mission": "This mission has already ended, so it cannot be changed.",
   "conflict:room": "Another room already has that name. Choose another one.",

@@ -17,6 +17,7 @@ import { Time } from "../ui/time";
 import { HiddenWarning, Revealed } from "../ui/revealed";
 import { exactJson } from "@/lib/hidden-characters";
 import { ErrorCode } from "../ui/error-notice";
+import { OwnApprovalNote, throughDoor, useOwnWhileAlone } from "./own-while-alone";
 import type { DecisionChannel } from "@/lib/decision-channels";
 
 export function PreviewCard({ preview }: { preview: ApprovalItem["preview"] }) {
@@ -117,7 +118,11 @@ export function ApprovalCard({ item, now, viewerId, canDecide, onDecided, select
   const [errorCode, setErrorCode] = useState<string | null>(null);
   const [reasonMissing, setReasonMissing] = useState(false);
   const after = gone ? outcomeLine(outcome) : null;
-  const ownRequest = item.fourEyes && (item.onBehalfOfUserId ?? item.requestedByUserId) === viewerId;
+  const ownFourEyes = item.fourEyes && (item.onBehalfOfUserId ?? item.requestedByUserId) === viewerId;
+  // A team of one whose owner approves their own requests until a second reviewer joins (never those through a door).
+  const alone = useOwnWhileAlone(ownFourEyes && canDecide && !throughDoor(item));
+  const ownAllowed = ownFourEyes && !throughDoor(item) && !!alone.data?.on;
+  const ownRequest = ownFourEyes && !ownAllowed;
   const origin = originHref(slug, item);
   const identical = item.identical?.count ?? 1;
 
@@ -239,6 +244,7 @@ export function ApprovalCard({ item, now, viewerId, canDecide, onDecided, select
       ) : null}
       {canDecide ? (
         <div className="space-y-2 border-t border-slate-100 pt-3">
+          {ownAllowed && alone.data ? <OwnApprovalNote state={alone.data} /> : null}
           {ownRequest ? (
             <p className="text-xs text-slate-600" data-testid="four-eyes-note">
               This was asked on your behalf: this workspace needs someone else to approve it. You can still reject it.{" "}

@@ -11,6 +11,7 @@ import { Tabs, TabsContent, TabsList, TabsTrigger } from "../ui/tabs";
 import { Time, useNow } from "../ui/time";
 import { ApprovalCard, TaintList, type Outcome } from "./approval-card";
 import { ApprovalRow } from "./approval-row";
+import { TeamOfOneBanner } from "./own-while-alone";
 import { cn } from "../ui/cn";
 import { focusTarget, InboxKeysHelp, useInboxKeys } from "./inbox-keys";
 import { useLiveApprovals } from "./live-approvals";
@@ -218,6 +219,7 @@ function Pending({ viewerId, canDecide }: { viewerId: string; canDecide: boolean
           </label>
         </div>
       </div>
+      {data ? <TeamOfOneBanner items={data.approvals} viewerId={viewerId} /> : null}
       <ApprovalFilters filters={filters} onChange={setFilter} />
       {query.isError ? <p className="text-sm text-rose-700">Could not load approvals.</p> : null}
       {data && steady.shown.length === 0 ? (

@@ -106,16 +106,29 @@ export function FeedView() {
           <legend className="float-left mr-2 text-xs font-medium text-slate-600">Kinds</legend>
           {feedKinds.map((kind) => {
             const on = shownKinds.includes(kind);
+            const only = shownKinds.length === 1 && on;
             return (
-              <button
-                key={kind}
-                type="button"
-                aria-pressed={on}
-                onClick={() => toggleKind(kind)}
-                className={`rounded-full px-2.5 py-1 text-xs font-medium ring-1 ring-inset ${on ? "bg-indigo-50 text-indigo-800 ring-indigo-200" : "bg-surface text-slate-500 line-through ring-slate-200"}`}
-              >
-                {feedKindLabels[kind]}
-              </button>
+              <span key={kind} className="inline-flex items-stretch">
+                <button
+                  type="button"
+                  aria-pressed={on}
+                  onClick={() => toggleKind(kind)}
+                  className={`rounded-l-full py-1 pr-2 pl-2.5 text-xs font-medium ring-1 ring-inset ${on ? "bg-indigo-50 text-indigo-800 ring-indigo-200" : "bg-surface text-slate-500 line-through ring-slate-200"}`}
+                >
+                  {feedKindLabels[kind]}
+                </button>
+                {/* One kind alone in a press; pressed again, every kind comes back. */}
+                <button
+                  type="button"
+                  aria-pressed={only}
+                  aria-label={`Only ${feedKindLabels[kind].toLowerCase()}`}
+                  title={only ? "Show every kind again" : `Show only ${feedKindLabels[kind].toLowerCase()}`}
+                  onClick={() => setParams({ kind: only ? null : kind })}
+                  className={`-ml-px rounded-r-full py-1 pr-2.5 pl-1.5 text-[11px] ring-1 ring-inset ${only ? "bg-indigo-600 font-semibold text-white ring-indigo-600" : "bg-surface text-slate-600 ring-slate-200 hover:text-indigo-800"}`}
+                >
+                  only
+                </button>
+              </span>
             );
           })}
         </fieldset>

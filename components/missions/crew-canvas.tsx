@@ -11,6 +11,7 @@ import { crewTemplate, DEFAULT_MAX_ROUNDS, reviewLoopOf, type TemplateName } fro
 import type { AgentSummary } from "@/lib/agents/agent-schemas";
 import { errorText } from "../ui/error-text";
 import { useApi, useWorkspace } from "../providers";
+import { useTheme } from "next-themes";
 import { crewNodeTypes, type CrewFlowNode } from "./crew-node";
 import { missionKeys } from "@/lib/client/query-keys";
 import type { CrewItem } from "@/lib/missions/mission-schemas";
@@ -48,6 +49,7 @@ export function CanvasEditor({ crewId, crew, agents }: { crewId: string | null; 
   const router = useRouter();
   const queryClient = useQueryClient();
   const id = useId();
+  const { resolvedTheme } = useTheme();
   const [initial] = useState(() => {
     if (!crew) return { nodes: [] as CrewFlowNode[], edges: [] as Edge[] };
     const positions = layoutPositions(crew.nodes, crew.edges);
@@ -193,6 +195,7 @@ export function CanvasEditor({ crewId, crew, agents }: { crewId: string | null; 
       <div className="grid gap-4 lg:grid-cols-[1fr_18rem]">
         <section aria-label="Crew canvas" className="card relative h-96 w-full min-w-0 overflow-hidden">
           <ReactFlow
+      colorMode={resolvedTheme === "dark" ? "dark" : "light"}
             nodes={shownNodes}
             edges={shownEdges}
             nodeTypes={crewNodeTypes}

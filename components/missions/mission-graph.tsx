@@ -2,6 +2,7 @@
 
 import "@xyflow/react/dist/style.css";
 import { Background, Controls, MarkerType, ReactFlow, type Edge } from "@xyflow/react";
+import { useTheme } from "next-themes";
 import { crewNodeTypes, type CrewFlowNode } from "./crew-node";
 
 /**
@@ -9,8 +10,11 @@ import { crewNodeTypes, type CrewFlowNode } from "./crew-node";
  * Loaded on its own by the mission page (the canvas library is most of that page's script).
  */
 export function MissionGraph({ nodes, edges, onOpen }: { nodes: CrewFlowNode[]; edges: Edge[]; onOpen: (nodeId: string) => void }) {
+  // The canvas's own controls, background and edges in the page's theme.
+  const { resolvedTheme } = useTheme();
   return (
     <ReactFlow
+      colorMode={resolvedTheme === "dark" ? "dark" : "light"}
       nodes={nodes}
       edges={edges.map((e) => ({ ...e, markerEnd: { type: MarkerType.ArrowClosed } }))}
       nodeTypes={crewNodeTypes}

@@ -44,6 +44,8 @@ export const approvalKeys = {
   one: (slug: string, id: string) => ["approvals", slug, "one", id] as const,
   history: (slug: string) => ["approvals", slug, "history"] as const,
   historyFiltered: (slug: string, filters: object) => ["approvals", slug, "history", filters] as const,
+  /** A team of one: whether the owner approves their own requests now. */
+  ownWhileAlone: (slug: string) => ["approvals", slug, "own-while-alone"] as const,
 };
 
 export const feedKeys = {

@@ -58,3 +58,7 @@ export type ApprovalItem = z.infer<typeof approvalItemSchema>;
 
 export const approvalListSchema = z.object({ approvals: z.array(approvalItemSchema) });
 export const approvalOneSchema = z.object({ approval: approvalItemSchema });
+
+/** A team of one: whether the owner may approve their own requests now (GET/PUT /api/approvals/own-while-alone). */
+export const soloApprovalSchema = z.object({ alone: z.boolean(), on: z.boolean(), byName: z.nullable(z.string()), at: z.nullable(z.string()) });
+export type SoloApproval = z.infer<typeof soloApprovalSchema>;

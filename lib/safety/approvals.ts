@@ -12,6 +12,8 @@ import { recordFeed } from "../feed/feed";
 import type { ToolRegistry } from "../tools/registry";
 import { callFingerprint } from "./fingerprint";
 import { mintGrant } from "./grants";
+import { ownApprovalAllowed } from "./solo-approval";
+import { cameThroughDoor } from "./through-door";
 import { baseCategory, classifyCall, defaultFourEyesCategories, workspacePolicy, type WorkspacePolicy } from "./policy";
 import type { ToolEffect, ToolPreview } from "../tools/types";
 import { createToolRegistry, effectsOfCall, toolSpec } from "../tools/registry";
@@ -51,11 +53,7 @@ export function fourEyesApplies(categories: readonly string[], category: string,
   return base !== null && categories.includes(base);
 }
 
-/**
- * Whether a request's chain came through the door. The token's maker is the person behind it, and an outside agent
- * holds the token: the maker never approves it, whatever its category (four eyes always applies).
- */
-export const cameThroughDoor = (via: readonly string[]) => via.some((hop) => hop.startsWith("door:"));
+export { cameThroughDoor };
 
 /**
  * Refuses an approval by the person behind the request. When nobody is
@@ -125,7 +123,15 @@ export async function decideApproval(
     }
     // Four eyes as it was when the request was made, or as the policy says now: a later policy tightens, never loosens.
     const fourEyes = approval.fourEyes || cameThroughDoor(approval.via) || fourEyesApplies(policy.fourEyesCategories, approval.category, tools.get(approval.tool)?.effects);
-    if (input.decision === "approve" && fourEyes) assertFourEyes(approval, input.decider);
+    // A team of one: the owner, on their own say (audited), approves their own requests while nobody else can.
+    const ownWhileAlone =
+      input.decision === "approve" &&
+      fourEyes &&
+      (await ownApprovalAllowed(tx, row.settings, input.workspaceId, input.decider, {
+        behalf: approval.onBehalfOfUserId ?? approval.requestedByUserId,
+        throughDoor: cameThroughDoor(approval.via),
+      }));
+    if (input.decision === "approve" && fourEyes && !ownWhileAlone) assertFourEyes(approval, input.decider);
 
     let fingerprint = approval.fingerprint;
     let editedInput: Record<string, unknown> | null = null;
@@ -163,7 +169,15 @@ export async function decideApproval(
       actor: { kind: "user", id: input.decider.userId },
       action: `approval.${status}`,
       target: { type: "approval", id: approval.id },
-      detail: { tool: approval.tool, category: approval.category, reason: input.reason ?? null, inputEdited: !!editedInput, fingerprint, via: input.via ?? "inbox" },
+      detail: {
+        tool: approval.tool,
+        category: approval.category,
+        reason: input.reason ?? null,
+        inputEdited: !!editedInput,
+        fingerprint,
+        via: input.via ?? "inbox",
+        ...(ownWhileAlone ? { ownRequestWhileAlone: true } : {}),
+      },
     });
     const seq = await insertRunEvents(tx, approval.runId, null, [
       {

@@ -5,6 +5,7 @@ import type { Database, Db } from "../db/client";
 import { invitations, memberships, users, workspaces, type Role } from "../db/schema";
 import { AppError, PG_UNIQUE_VIOLATION, pgErrorCode } from "../errors";
 import { recordAudit } from "../audit";
+import { endSoloApproval, isDecidingRole } from "../safety/solo-approval";
 import { consumeLimit, limiterFor } from "../limits";
 import { assertCanManage, canGrant, type Actor } from "./members";
 import { roleSchema } from "./roles";
@@ -250,6 +251,8 @@ async function join(tx: Db, claimed: Awaited<ReturnType<typeof claim>>, user: Pu
     .onConflictDoNothing()
     .returning();
   if (inserted.length === 0) throw new AppError("conflict:member", `You are already a member of ${workspace.name}.`);
+  // A second person who may decide: the owner no longer approves their own requests.
+  if (isDecidingRole(invitation.role)) await endSoloApproval(tx, workspace.id, user.id);
   await recordAudit(tx, {
     workspaceId: workspace.id,
     actor: { kind: "user", id: user.id },

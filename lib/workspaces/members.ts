@@ -4,6 +4,7 @@ import type { Db } from "../db/client";
 import { invitations, memberships, users, type Role } from "../db/schema";
 import { AppError } from "../errors";
 import { recordAudit } from "../audit";
+import { endSoloApproval, isDecidingRole } from "../safety/solo-approval";
 import { can } from "../access/capabilities";
 import { roleSchema } from "./roles";
 
@@ -96,6 +97,8 @@ export async function changeMemberRole(db: Db, workspaceId: string, actor: Actor
       throw new AppError("conflict:last_owner", "A workspace needs at least one owner. Make someone else an owner first.");
     }
     await tx.update(memberships).set({ role }).where(and(eq(memberships.workspaceId, workspaceId), eq(memberships.userId, userId)));
+    // A second person who may decide: the owner no longer approves their own requests.
+    if (isDecidingRole(role) && !isDecidingRole(member.role)) await endSoloApproval(tx, workspaceId, userId);
     await revokeInvitationsBeyond(tx, workspaceId, userId, role, actor.userId);
     await recordAudit(tx, {
       workspaceId,

@@ -18,6 +18,8 @@ export interface WorkspaceSettings {
   policyVersion?: number;
   /** Who decides gated requests per category (people, the judge, or both): see `lib/safety/governor.ts`. */
   governor?: Record<string, unknown>;
+  /** While the owner is the only person who may decide: they approve their own requests (see `lib/safety/solo-approval.ts`). */
+  soloApproval?: { byUserId: string; at: string };
 }
 
 export const workspaces = pgTable(
