@@ -47,7 +47,8 @@ const integration = (name: string, driver: "pglite" | "postgres") => ({
     // What only PostgreSQL has (a second connection or process on one database, the driver's prepared statements).
     exclude: driver === "pglite" ? ["tests/integration/postgres/**"] : [],
     globalSetup: ["tests/support/global-setup.ts"],
-    env: { TEST_DRIVER: driver },
+    // Mission turns of the offline model at full speed: the tests read what they did, not watch them.
+    env: { TEST_DRIVER: driver, CLAWDECK_OFFLINE_MISSION_MS: "0" },
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: "forks" as const,

@@ -59,8 +59,7 @@ test.describe("the door", () => {
       // The reviewer sees it in the inbox, marked as coming through the door, and approves.
       const inbox = new ApprovalsPage(reviewer.page);
       await inbox.goto("demo");
-      const card = inbox.card(handle);
-      await expect(card).toBeVisible();
+      const card = await inbox.open(handle, 0, 20_000);
       await expect(card).toContainText("through the door by “laptop”");
       await expect(card.getByTestId("approval-preview")).toContainText("hello from outside");
       await expect(card.getByRole("list", { name: "Taint sources" })).toContainText("Came through the door token “laptop”");

@@ -19,15 +19,23 @@ test.describe("missions", () => {
     await expect(missions.node("worker2")).toHaveAttribute("data-state", /running|done/);
     await expect(missions.state()).toHaveText("Succeeded", { timeout: 30_000 });
     for (const id of ["lead", "worker1", "worker2", "merge"]) await expect(missions.node(id)).toHaveAttribute("data-state", "done");
-    await expect(missions.result()).toContainText("Lead (merge) on “Plan the launch party”.");
-    await expect(missions.result()).toContainText("From @scout (Worker 1)");
-    await expect(missions.result()).toContainText("From @herald (Worker 2)");
+    await expect(missions.result()).toContainText("Lead (merge) on “Plan the launch party”: brought together the work of @scout (Worker 1) and @herald (Worker 2).");
+    await expect(missions.result()).toContainText("@scout (Worker 1): built on the work of @atlas (Lead).");
+    await expect(missions.result()).toContainText("@herald (Worker 2): built on the work of @atlas (Lead).");
     await expect(page.getByRole("region", { name: "Handoffs" }).getByRole("listitem")).toHaveCount(4);
 
     // Scrubbing the finished mission shows it as it stood: after event 2 only the lead had started.
+    const stat = (label: string) => page.locator("dl > div").filter({ has: page.getByText(label, { exact: true }) }).locator("dd");
+    const finalTokens = await stat("Tokens").innerText();
+    expect(finalTokens).not.toBe("0");
+    await expect(stat("Nodes done")).toHaveText("4 / 4");
     const replay = page.getByRole("slider");
     await replay.fill("2");
     await expect(page.getByRole("region", { name: "Replay" })).toContainText("event 2 of");
+    // The header too: running then, nothing done, no turn ended so no tokens yet.
+    await expect(missions.state()).toHaveText("Running");
+    await expect(stat("Nodes done")).toHaveText("0 / 4");
+    await expect(stat("Tokens")).toHaveText("0");
     await expect(missions.node("lead")).toHaveAttribute("data-state", "running");
     await expect(missions.node("merge")).toHaveAttribute("data-state", "waiting");
     await expect(page.getByRole("region", { name: "Handoffs" }).getByRole("listitem")).toHaveCount(0);
@@ -38,6 +46,8 @@ test.describe("missions", () => {
     await expect(page.getByText("Not finished at this point of the replay.")).toBeVisible();
     await replay.fill(await replay.getAttribute("max") ?? "0");
     await expect(missions.node("merge")).toHaveAttribute("data-state", "done");
+    await expect(missions.state()).toHaveText("Succeeded");
+    await expect(stat("Tokens")).toHaveText(finalTokens);
     await expect(page.getByTestId("mission-result")).toBeVisible();
 
     // A node leads to its run.
@@ -53,6 +63,10 @@ test.describe("missions", () => {
     await page.getByLabel("Name", { exact: true }).fill("Too big");
     await page.getByLabel("Template").selectOption({ label: "Graph with a join" });
     await page.getByRole("button", { name: "Use template" }).click();
+    // A template's nodes start with different agents, not all with the first one.
+    const handles = await page.getByRole("region", { name: "Crew canvas" }).locator("p.font-mono").allInnerTexts();
+    expect(handles.length).toBeGreaterThan(2);
+    expect(new Set(handles).size).toBeGreaterThan(1);
     for (let i = 0; i < 21; i++) await page.getByRole("button", { name: "Add node" }).click();
     await page.getByRole("button", { name: "Save crew" }).click();
     await expect(page.getByRole("alert").filter({ hasText: "A crew has at most 24 nodes; this one has 25." })).toBeVisible();
@@ -63,7 +77,7 @@ test.describe("missions", () => {
     await missions.goto("demo");
     await missions.start("Research and announce", "Check the demo crew");
     await expect(missions.state()).toHaveText("Succeeded", { timeout: 30_000 });
-    await expect(missions.result()).toContainText("From @scout (Researcher)");
+    await expect(missions.result()).toContainText("@scout (Researcher): built on the work of @atlas (Lead).");
   });
 
   test("compare two crews on one goal and read the judge's scores", async ({ page }) => {
@@ -95,7 +109,7 @@ test.describe("missions", () => {
       await expect(side.getByText("Cost")).toBeVisible();
       await expect(side.getByRole("region", { name: `Result of ${crewName}` })).not.toBeEmpty();
     }
-    await expect(page.getByRole("article", { name: "Crew Research and announce" }).getByRole("region")).toContainText("From @scout (Researcher)");
+    await expect(page.getByRole("article", { name: "Crew Research and announce" }).getByRole("region")).toContainText("@scout (Researcher): built on the work of @atlas (Lead).");
     // The totals in a sentence: a winner named, or a tie.
     await expect(page.getByTestId("comparison-verdict")).toHaveText(/^(A tie: both crews scored \d+\/30\.|.+ scored higher: \d+\/30 against \d+\/30 for .+\.)$/);
   });
@@ -138,13 +152,13 @@ test.describe("missions", () => {
     try {
       const inbox = new ApprovalsPage(reviewer.page);
       await inbox.goto("demo");
-      const card = inbox.card(handle);
+      const card = await inbox.open(handle);
       await card.getByRole("link", { name: "See the mission this step belongs to →" }).click();
       await expect(reviewer.page).toHaveURL(missionUrl);
       await expect(reviewer.page.getByTestId("mission-state")).toHaveText("Running");
       await inbox.goto("demo");
-      await inbox.approve(inbox.card(handle));
-      await expect(inbox.card(handle)).toHaveCount(0);
+      await inbox.approve(await inbox.open(handle));
+      await expect(inbox.requests(handle)).toHaveCount(0);
     } finally {
       await reviewer.context.close();
     }
@@ -153,7 +167,7 @@ test.describe("missions", () => {
     await expect(missions.state()).toHaveText("Succeeded", { timeout: 30_000 });
     await expect(missions.node("announce")).toHaveAttribute("data-state", "done");
     await expect(missions.node("wrap")).toHaveAttribute("data-state", "done");
-    await expect(missions.result()).toContainText("From @" + handle + " (Announcer)");
+    await expect(missions.result()).toContainText(`@${handle} (Announcer): `);
   });
 });
 

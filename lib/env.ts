@@ -25,6 +25,7 @@ export const envSchema = z.object({
   ANTHROPIC_BASE_URL: optionalString.pipe(z.url().optional()),
   CLAWDECK_DEFAULT_MODEL: optionalString,
   CLAWDECK_OFFLINE_DELAY_MS: z.coerce.number().int().min(0).max(1000).default(25),
+  CLAWDECK_OFFLINE_MISSION_MS: z.coerce.number().int().min(0).max(60_000).default(3000),
   /** Where `slack.post` sends (origin, optionally with a path prefix); only an operator can change it. */
   CLAWDECK_SLACK_BASE_URL: optionalString.pipe(z.url({ protocol: /^https?$/, error: "CLAWDECK_SLACK_BASE_URL must be an http(s) URL" }).optional()),
   CLAWDECK_MAX_STEPS: z.coerce.number().int().min(1).max(100).default(12),

@@ -71,12 +71,19 @@ export function CanvasEditor({ crewId, crew, agents }: { crewId: string | null; 
 
   const applyTemplate = (which: TemplateName) => {
     const shape = crewTemplate(which);
+    // A crew of different agents from the start: one per node in turn, the merge back with its lead.
+    const agentOf = new Map<string, AgentSummary | undefined>();
+    let next = 0;
+    for (const n of shape.nodes) {
+      const lead = n.id === "merge" ? agentOf.get("lead") : undefined;
+      agentOf.set(n.id, lead ?? (agents.length > 0 ? agents[next++ % agents.length] : undefined));
+    }
     setNodes(
       shape.nodes.map((n) => ({
         id: n.id,
         type: "crew",
         position: n.position,
-        data: { role: n.role, agentHandle: firstAgent?.handle ?? null, agentId: firstAgent?.id ?? "", instructions: n.instructions },
+        data: { role: n.role, agentHandle: agentOf.get(n.id)?.handle ?? null, agentId: agentOf.get(n.id)?.id ?? "", instructions: n.instructions },
       })),
     );
     setEdges(shape.edges.map((e) => edgeOf(e.from, e.to)));

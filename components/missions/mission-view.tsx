@@ -15,7 +15,7 @@ import { LazyBox } from "../ui/lazy-box";
 import type { CrewFlowNode } from "./crew-node";
 import { useNow } from "./use-now";
 import { missionKeys } from "@/lib/client/query-keys";
-import { missionOneSchema, type NodeState } from "@/lib/missions/mission-schemas";
+import { missionOneSchema, type MissionItem, type NodeState } from "@/lib/missions/mission-schemas";
 import { layoutPositions, missionStateLabels, type MissionEventItem } from "./mission-display";
 import { ErrorNotice } from "../ui/error-notice";
 
@@ -118,6 +118,8 @@ export function MissionView({ missionId }: { missionId: string }) {
   if (query.isError || !mission) return <ErrorNotice error={query.error} fallback="Could not load the mission." />;
 
   const wall = mission.startedAt ? (mission.finishedAt ? Date.parse(mission.finishedAt) : now) - Date.parse(mission.startedAt) : null;
+  // The header as of the replayed event: its state, the turns that had ended (their tokens and cost), the nodes done.
+  const header = replay ? replayHeader(mission, events, replay, replaySeq!) : null;
   const handoffs = events.filter((e) => e.type === "handoff" && (replaySeq === null || e.seq <= replaySeq));
   const lastSeq = events.at(-1)?.seq ?? 0;
   const at = replaySeq === null ? null : events.find((e) => e.seq === replaySeq);
@@ -140,8 +142,8 @@ export function MissionView({ missionId }: { missionId: string }) {
           </p>
           <h1 className="mt-1 break-words text-2xl font-semibold tracking-tight">{mission.goal}</h1>
           <p className="mt-1 text-sm" role="status" aria-live="polite">
-            <span data-testid="mission-state" className="font-medium">{missionStateLabels[mission.state]}</span>
-            {mission.error ? <span className="text-rose-700"> — {mission.error}</span> : null}
+            <span data-testid="mission-state" className="font-medium">{missionStateLabels[header?.state ?? mission.state]}</span>
+            {header ? <span className="text-slate-600"> (replay: as of event {replaySeq})</span> : mission.error ? <span className="text-rose-700"> — {mission.error}</span> : null}
           </p>
         </div>
         {!TERMINAL.has(mission.state) ? (
@@ -153,10 +155,10 @@ export function MissionView({ missionId }: { missionId: string }) {
       {cancelError ? <p role="alert" className="text-sm text-rose-700">{cancelError}</p> : null}
 
       <dl className="grid grid-cols-2 gap-3 sm:grid-cols-4">
-        <Stat label="Tokens" value={formatCount(mission.inputTokens + mission.outputTokens)} />
-        {mission.credits !== null ? <Stat label="Cost" value={formatUsd(mission.credits)} /> : null}
-        <Stat label="Wall time" value={formatDuration(wall)} />
-        <Stat label="Nodes done" value={`${mission.nodes.filter((n) => n.state === "done").length} / ${mission.nodes.length}`} />
+        <Stat label="Tokens" value={formatCount(header ? header.tokens : mission.inputTokens + mission.outputTokens)} />
+        {mission.credits !== null ? <Stat label="Cost" value={formatUsd(header ? header.credits : mission.credits)} /> : null}
+        <Stat label="Wall time" value={formatDuration(header ? header.wall : wall)} />
+        <Stat label="Nodes done" value={`${header ? header.done : mission.nodes.filter((n) => n.state === "done").length} / ${mission.nodes.length}`} />
       </dl>
 
       <section aria-label="Crew graph" className="card relative h-80 w-full min-w-0 overflow-hidden sm:h-96">
@@ -276,6 +278,40 @@ function replayAt(events: MissionEventItem[], seq: number): { states: Map<string
   }
   return { states, runs, finished };
 }
+
+/** The header's figures as of event `seq`: the mission's state then, and what the turns that had ended by then add up to. */
+function replayHeader(
+  mission: MissionItem,
+  events: MissionEventItem[],
+  replay: ReturnType<typeof replayAt>,
+  seq: number,
+): { state: MissionItem["state"]; tokens: number; credits: number; wall: number | null; done: number } {
+  const turns = new Map(mission.nodes.flatMap((n) => n.turns.map((t) => [t.runId, t] as const)));
+  let tokens = 0;
+  let credits = 0;
+  let started: number | null = null;
+  let at: number | null = null;
+  let state: MissionItem["state"] = "queued";
+  for (const e of events) {
+    if (e.seq > seq) break;
+    const when = typeof e.data.at === "string" ? Date.parse(e.data.at) : NaN;
+    if (Number.isFinite(when)) at = when;
+    if (e.type === "mission_started") {
+      state = "running";
+      started = Number.isFinite(when) ? when : null;
+    }
+    if (e.type === "mission_finished") state = missionStates.has(String(e.data.state)) ? (String(e.data.state) as MissionItem["state"]) : mission.state;
+    if (e.type === "node_finished" && typeof e.data.runId === "string") {
+      const turn = turns.get(e.data.runId);
+      tokens += turn?.tokens ?? 0;
+      credits += turn?.credits ?? 0;
+    }
+  }
+  const done = [...replay.states.values()].filter((s) => s === "done").length;
+  return { state, tokens, credits, wall: started !== null && at !== null ? at - started : null, done };
+}
+
+const missionStates = new Set<string>(["queued", "running", "succeeded", "failed", "cancelled"]);
 
 function Stat({ label, value }: { label: string; value: string }) {
   return (

@@ -43,6 +43,8 @@ export const missionNodeSchema = z.object({
   state: nodeStateSchema,
   round: z.number(),
   runIds: z.array(id),
+  /** Each of the node's runs (one per round) with its tokens and cost: what a replay adds up as of an event. */
+  turns: z.array(z.object({ runId: id, tokens: z.number(), credits: z.nullable(z.number()) })),
   /** The latest step of the node's latest run: where "open the run" lands. */
   stepId: z.nullable(id),
   inputTokens: z.number(),

@@ -20,6 +20,8 @@ export interface MissionNodeView {
   state: NodeState;
   round: number;
   runIds: string[];
+  /** Each of the node's runs (one per round) with its tokens and cost. */
+  turns: { runId: string; tokens: number; credits: number | null }[];
   /** The latest step of the node's latest run (the one awaiting approval, while it waits): where "open the run" lands. */
   stepId: string | null;
   inputTokens: number;
@@ -114,6 +116,7 @@ async function views(db: Db, workspaceId: string, rows: MissionRun[], viewer: Vi
         state,
         round: last?.round ?? 0,
         runIds: nodeRuns.map((r) => r.id),
+        turns: nodeRuns.map((r) => ({ runId: r.id, tokens: r.inputTokens + r.outputTokens, credits: creditsForViewer(viewer, r.credits) })),
         stepId: nodeRuns.length ? (lastStep.get(nodeRuns[nodeRuns.length - 1]!.id) ?? null) : null,
         inputTokens: nodeRuns.reduce((s, r) => s + r.inputTokens, 0),
         outputTokens: nodeRuns.reduce((s, r) => s + r.outputTokens, 0),

@@ -143,24 +143,53 @@ function plainAnswer(question: string, system: string, available: ReadonlySet<st
   ].join("\n");
 }
 
+/** "**Researcher** on “the goal”: built on the work of @atlas (Lead)." → "built on the work of @atlas (Lead)." */
+function sentenceOf(answer: string): string {
+  const first = answer.split("\n").find((l) => l.trim()) ?? "";
+  const said = first.match(/^\*\*.+?\*\* on “.*”: (.+)$/)?.[1];
+  return truncate((said ?? first.replace(/^[-*#>\s]+/, "")).replace(/\*\*/g, "").trim(), 160, "…");
+}
+
+const andList = (items: string[]) => (items.length <= 1 ? items.join("") : `${items.slice(0, -1).join(", ")} and ${items.at(-1)}`);
+
 /**
  * A mission node's turn ("Mission goal: …" then its role, instructions and
- * what it was handed): the offline model runs the instructions' command when
- * they hold one, and otherwise answers by quoting what it was handed.
+ * what it was handed). The offline model runs the instructions' command when
+ * they hold one; a node that can post to Slack posts when the goal asks for a
+ * Slack post; otherwise it answers in one sentence of what it did, then one
+ * line per teammate whose work it was handed (their sentence, never their
+ * whole answer), so a crew's result reads as a result, not quotes in quotes.
  */
-export function missionAnswer(raw: string): { text: string; command: Call | null } | null {
+export function missionAnswer(raw: string, available: ReadonlySet<string> = new Set()): { text: string; command: Call | null } | null {
   const head = raw.match(/^Mission goal: ([^\n]*)\nYour role: ([^\n]*)/);
   if (!head) return null;
+  const goal = head[1]!.trim();
   const instructions = raw.match(/^Instructions: ([^\n]*)$/m)?.[1] ?? "";
-  const command = parseCommand(instructions);
   const handed = [...raw.matchAll(/^--- from (.+?) ---\n([\s\S]*?)(?=\n--- from |$)/gm)].map((m) => ({ from: m[1]!, text: m[2]!.trim() }));
-  const lines = [`**${head[2]}** on “${truncate(head[1]!.trim(), 160, "…")}”.`, ""];
-  if (handed.length === 0) lines.push("Nothing was handed to me: I started from the goal.");
-  for (const h of handed) {
-    const first = h.text.split("\n").find((l) => l.trim() && !l.startsWith("**")) ?? h.text.split("\n")[0] ?? "";
-    lines.push(`- From ${h.from}: “${truncate(first.replace(/^- /, "").trim(), 140, "…")}”`);
-  }
-  return { text: lines.join("\n"), command };
+  const teammates = handed.filter((h) => h.from !== "your previous work");
+  const sentence =
+    teammates.length === 0
+      ? "started from the goal itself."
+      : teammates.length === 1
+        ? `built on the work of ${teammates[0]!.from}.`
+        : `brought together the work of ${andList(teammates.map((h) => h.from))}.`;
+  const lines = [`**${head[2]}** on “${truncate(goal, 160, "…")}”: ${sentence}`];
+  if (handed.length > 0) lines.push("", ...handed.map((h) => `- ${h.from}: ${sentenceOf(h.text)}`));
+  const text = lines.join("\n");
+  return { text, command: parseCommand(instructions) ?? slackPostForGoal(goal, available, teammates.length > 0 ? andList(teammates.map((h) => `${h.from} ${sentenceOf(h.text)}`)) : null) };
+}
+
+/**
+ * A goal that asks for a Slack post ("… and announce it in #launch on Slack"): the post, by a node that can make it,
+ * to the channel it names (#general when it names none). What it posts says what the crew did; a reviewer sees it
+ * exactly before it goes.
+ */
+function slackPostForGoal(goal: string, available: ReadonlySet<string>, handed: string | null): Call | null {
+  if (!available.has("slack.post") || !/\bslack\b/i.test(goal)) return null;
+  const channel = goal.match(/#([a-z0-9_-]+)/i)?.[1]?.toLowerCase() ?? "general";
+  const task = goal.replace(/\s*(?:,\s*)?(?:and\s+|then\s+)?(?:post|send|share|announce)\b[^.]*\bslack\b[^.]*\.?$/i, "").replace(/[.!\s]+$/, "");
+  const text = `Update from the crew on ${task ? `“${truncate(task, 120, "…")}”` : "the mission"}: ${handed ?? "the work is done."}`;
+  return { name: "slack.post", input: { channel: `#${channel}`, text } };
 }
 
 function parseResult(content: string): Record<string, unknown> {
@@ -243,8 +272,9 @@ export function pieces(text: string): string[] {
   return out;
 }
 
-export function createOfflineProvider(options: { delayMs?: number } = {}): ModelProvider {
+export function createOfflineProvider(options: { delayMs?: number; missionMs?: number } = {}): ModelProvider {
   const delayMs = options.delayMs ?? 25;
+  const missionMs = options.missionMs ?? 0;
   return {
     name: "offline",
     async *stream(request: ModelRequest): AsyncIterable<ModelEvent> {
@@ -257,11 +287,12 @@ export function createOfflineProvider(options: { delayMs?: number } = {}): Model
 
       let text: string;
       let calls: Call[] = [];
+      let pace = delayMs;
       if (last.content.some((b) => b.type === "tool_result")) {
         text = answerAfterTools(request.messages);
       } else {
         const raw = textOf(last.content);
-        const mission = missionAnswer(raw);
+        const mission = missionAnswer(raw, available);
         // A message from another agent or a room arrives as "Message from @x [in #room]: …": its body is what to act on.
         const from = raw.match(/^Message from (.+?)(?: in #([a-z0-9_-]+))?:\s*([\s\S]*)$/i);
         const question = from ? from[3]! : raw;
@@ -275,6 +306,8 @@ export function createOfflineProvider(options: { delayMs?: number } = {}): Model
           text = leadIn(commands);
         } else if (mission) {
           text = mission.text;
+          // A node's answer takes its time, so a crew can be watched working node by node.
+          pace = Math.max(delayMs, missionMs / Math.max(1, pieces(text).length));
         } else if (!from && countTo(question) !== null) {
           text = countTo(question)!;
         } else if (from) {
@@ -288,7 +321,7 @@ export function createOfflineProvider(options: { delayMs?: number } = {}): Model
       // was busy gets the pieces that came meanwhile at once, and the reply takes as long as it would have.
       const start = Date.now();
       for (const [k, piece] of pieces(text).entries()) {
-        await sleep(Math.max(0, start + (k + 1) * delayMs - Date.now()), request.signal);
+        await sleep(Math.max(0, start + (k + 1) * pace - Date.now()), request.signal);
         yield { type: "text", delta: piece };
       }
       for (const [index, call] of calls.entries()) {

@@ -24,6 +24,8 @@ export interface ModelConfig {
   anthropic?: { apiKey: string; baseURL?: string };
   named: NamedProvider[];
   offlineDelayMs: number;
+  /** How long the offline model takes over a mission node's answer, so a crew can be watched at work. */
+  offlineMissionMs?: number;
   defaultModel: string;
 }
 
@@ -49,6 +51,7 @@ export function modelConfigFromEnv(env: Record<string, string | undefined>): Mod
     anthropic,
     named: named.sort((a, b) => a.name.localeCompare(b.name)),
     offlineDelayMs: Number(env.CLAWDECK_OFFLINE_DELAY_MS ?? 25),
+    offlineMissionMs: Number(env.CLAWDECK_OFFLINE_MISSION_MS ?? 3000),
     defaultModel: env.CLAWDECK_DEFAULT_MODEL?.trim() || (anthropic ? DEFAULT_CLAUDE_MODEL : OFFLINE_MODEL),
   };
 }
@@ -90,7 +93,7 @@ export function checkModelSpec(spec: string, config: ModelConfig): string | null
 }
 
 export function createModelResolver(config: ModelConfig): ModelResolver {
-  const offline = createOfflineProvider({ delayMs: config.offlineDelayMs });
+  const offline = createOfflineProvider({ delayMs: config.offlineDelayMs, missionMs: config.offlineMissionMs });
   const cache = new Map<string, ModelProvider>();
   const provider = (key: string, make: () => ModelProvider) => {
     let p = cache.get(key);

@@ -7,6 +7,7 @@ import { POST as cancelRoute } from "../../app/api/missions/[id]/cancel/route";
 import { GET as eventsRoute } from "../../app/api/missions/[id]/events/route";
 import { GET as getMissionRoute } from "../../app/api/missions/[id]/route";
 import { GET as listApprovalsRoute } from "../../app/api/approvals/route";
+import { POST as decisionRoute } from "../../app/api/approvals/[id]/decision/route";
 import { agentRuns, agents, approvals, missionNodes, steps, usageEvents, type Agent } from "../../lib/db/schema";
 import { rowsOf } from "../../lib/db/client";
 import { readFeed } from "../../lib/feed/feed";
@@ -408,9 +409,41 @@ describe("missions: crews of agents run as ordinary governed runs", () => {
     const id = await startMission(cookie, demo.id, "Summarise the launch");
     const done = await finished(cookie, id);
     expect(done.state).toBe("succeeded");
-    expect(done.result).toContain("**Lead (merge)** on “Summarise the launch”.");
-    expect(done.result).toContain("From @scout (Researcher)");
-    expect(done.result).toContain("From @herald (Writer)");
+    // A result, said once: what the merge did, then each worker's own sentence (no answer quoted inside another).
+    expect(done.result).toBe(
+      [
+        "**Lead (merge)** on “Summarise the launch”: brought together the work of @scout (Researcher) and @herald (Writer).",
+        "",
+        "- @scout (Researcher): built on the work of @atlas (Lead).",
+        "- @herald (Writer): built on the work of @atlas (Lead).",
+      ].join("\n"),
+    );
+  });
+
+  it("when the goal asks for a Slack post, the demo crew's writer asks for it: the mission waits on the approval, then finishes", async () => {
+    const s = server();
+    const owner = await demoOwner(s.db);
+    const cookie = await sessionCookie(s, owner);
+    const { crews } = (await (await listCrewsRoute(jsonRequest("/api/crews", { cookie }))).json()) as { crews: { id: string; name: string }[] };
+    const demo = crews.find((c) => c.name === "Research and announce")!;
+    const id = await startMission(cookie, demo.id, "Find out what changed in the latest release and announce it in #launch on Slack.");
+    const waiting = await settle(async () => {
+      const m = (await mission(cookie, id)).mission;
+      return m.nodes.some((n) => n.state === "awaiting_approval") ? m : null;
+    });
+    expect(waiting.nodes.filter((n) => n.state === "awaiting_approval").map((n) => n.id)).toEqual(["worker2"]);
+    const writerRun = waiting.nodes.find((n) => n.id === "worker2")!.runIds[0]!;
+    const [approval] = await s.db.select().from(approvals).where(and(eq(approvals.status, "pending"), eq(approvals.runId, writerRun)));
+    expect(approval!.input).toEqual({ channel: "#launch", text: "Update from the crew on “Find out what changed in the latest release”: @atlas (Lead) started from the goal itself." });
+    const reviewer = await makeUser(s.db, owner.workspaceId, "reviewer");
+    const decided = await decisionRoute(
+      jsonRequest(`/api/approvals/${approval!.id}/decision`, { method: "POST", cookie: await sessionCookie(s, reviewer), body: { decision: "approve" } }),
+      params({ id: approval!.id }),
+    );
+    expect(decided.status).toBe(200);
+    const done = await finished(cookie, id);
+    expect(done.state).toBe("succeeded");
+    expect(done.nodes.map((n) => n.state)).toEqual(["done", "done", "done", "done"]);
   });
 
   it("the event stream replays from Last-Event-ID and ends with the terminal event; a member sees no cost; another workspace gets 404 at every door", async () => {

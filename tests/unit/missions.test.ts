@@ -106,10 +106,27 @@ describe("mission plan", () => {
     expect(approves("Not APPROVED yet")).toBe(false);
   });
 
-  it("the offline model quotes what a mission node was handed", () => {
+  it("the offline model says what a mission node did and what each teammate handed it, in one sentence each", () => {
     const answer = missionAnswer("Mission goal: Ship it\nYour role: Editor\n\nHanded over to you:\n--- from @scout (Researcher) ---\nThe notes say hello");
-    expect(answer?.text).toBe("**Editor** on “Ship it”.\n\n- From @scout (Researcher): “The notes say hello”");
+    expect(answer?.text).toBe("**Editor** on “Ship it”: built on the work of @scout (Researcher).\n\n- @scout (Researcher): The notes say hello");
     expect(answer?.command).toBeNull();
+    // An answer handed on is cited by its sentence, never quoted whole inside the next one.
+    const merged = missionAnswer(
+      "Mission goal: Ship it\nYour role: Lead\n\nHanded over to you:\n--- from @a (One) ---\n**One** on “Ship it”: started from the goal itself.\n--- from @b (Two) ---\n**Two** on “Ship it”: built on the work of @a (One).\n\n- @a (One): started from the goal itself.",
+    );
+    expect(merged?.text).toBe(
+      "**Lead** on “Ship it”: brought together the work of @a (One) and @b (Two).\n\n- @a (One): started from the goal itself.\n- @b (Two): built on the work of @a (One).",
+    );
+  });
+
+  it("a node that can post to Slack posts when the goal asks for it, to the channel it names; others do not", () => {
+    const raw = "Mission goal: Draft the notes and post them to #launch on Slack.\nYour role: Writer";
+    expect(missionAnswer(raw, new Set(["slack.post"]))?.command).toEqual({
+      name: "slack.post",
+      input: { channel: "#launch", text: "Update from the crew on “Draft the notes”: the work is done." },
+    });
+    expect(missionAnswer(raw, new Set(["http.fetch"]))?.command).toBeNull();
+    expect(missionAnswer("Mission goal: Draft the notes\nYour role: Writer", new Set(["slack.post"]))?.command).toBeNull();
   });
 });
 

@@ -5,7 +5,7 @@ import { missionOneSchema } from "@/lib/missions/mission-schemas";
 
 const doc = {
   summary:
-    "`{mission: {id, state, goal, crewId, crewName, nodes: [{id, role, agentHandle, state, runIds, stepId, inputTokens, outputTokens, credits}], edges, result, error, failedNodeId, inputTokens, outputTokens, credits, startedAt, finishedAt}}`",
+    "`{mission: {id, state, goal, crewId, crewName, nodes: [{id, role, agentHandle, state, runIds, turns: [{runId, tokens, credits}], stepId, inputTokens, outputTokens, credits}], edges, result, error, failedNodeId, inputTokens, outputTokens, credits, startedAt, finishedAt}}`",
   role: "member (credits: reviewer)",
 };
 
