@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, test, type Page } from "@playwright/test";
 import { APP_ORIGIN, OWNER } from "./fixtures";
 import { ChatPage } from "./pages/chat-page";
 import { FeedPage } from "./pages/feed-page";
@@ -12,14 +12,32 @@ const stamp = () => Date.now().toString(36);
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 
-/** No gap and no duplicate: the list holds exactly one item for every seq from its first to its last. */
-async function expectContiguous(feed: FeedPage) {
+/**
+ * No gap and no duplicate: the list holds exactly one item for every seq from its first to its last, and the rows drawn
+ * stand for a run of consecutive seqs (a run's start is drawn in its end's row), in the order the list is shown.
+ */
+async function expectContiguous(feed: FeedPage, order: "oldest" | "newest" = "oldest") {
   const window = await feed.window();
   expect(window.count).toBe(window.lastSeq - window.firstSeq + 1);
+  const covered = await feed.coveredSeqs();
+  expect(covered.length).toBeGreaterThan(0);
+  covered.forEach((seq, i) => i > 0 && expect(seq).toBe(covered[i - 1]! + 1));
   const rendered = await feed.renderedSeqs();
-  expect(rendered.length).toBeGreaterThan(0);
-  rendered.forEach((seq, i) => i > 0 && expect(seq).toBe(rendered[i - 1]! + 1));
+  rendered.forEach((seq, i) => i > 0 && expect(order === "oldest" ? seq > rendered[i - 1]! : seq < rendered[i - 1]!).toBe(true));
   return window;
+}
+
+/** A room with @scout and @atlas; the function it returns posts `n` messages there at once (7 feed items each). */
+async function busyRoom(page: Page) {
+  const agents = ((await (await page.request.get("/api/agents", { headers: DEMO })).json()).agents as { id: string; handle: string }[]).filter((a) =>
+    ["scout", "atlas"].includes(a.handle),
+  );
+  const created = await page.request.post("/api/rooms", { headers: DEMO, data: { name: `busy${stamp()}`, subject: "Load for the feed", agentIds: agents.map((a) => a.id) } });
+  expect(created.status()).toBe(201);
+  const roomId = ((await created.json()) as { room: { id: string } }).room.id;
+  // One post makes 7 items: the post, and for each of the two agents its run start, reply and run end.
+  return (n: number, label: string) =>
+    Promise.all(Array.from({ length: n }, (_, i) => page.request.post(`/api/rooms/${roomId}/messages`, { headers: DEMO, data: { text: `${label} ${i}` } })));
 }
 
 test.describe("world feed", () => {
@@ -111,25 +129,57 @@ test.describe("world feed", () => {
     }
   });
 
-  test("reattaching after a reload shows no gap and no duplicate while items keep arriving; paused, new items are counted", async ({ page }) => {
+  test("newest first by default: new items arrive at the top; paused, the view holds and counts them; oldest first on request", async ({ page }) => {
     test.setTimeout(120_000);
     await new SignInPage(page).signInAs(OWNER);
-    const agents = ((await (await page.request.get("/api/agents", { headers: DEMO })).json()).agents as { id: string; handle: string }[]).filter((a) =>
-      ["scout", "atlas"].includes(a.handle),
-    );
-    const created = await page.request.post("/api/rooms", { headers: DEMO, data: { name: `busy${stamp()}`, subject: "Load for the feed", agentIds: agents.map((a) => a.id) } });
-    expect(created.status()).toBe(201);
-    const roomId = ((await created.json()) as { room: { id: string } }).room.id;
-    // One post makes 7 items: the post, and for each of the two agents its run start, reply and run end.
-    const postMany = (n: number, label: string) =>
-      Promise.all(Array.from({ length: n }, (_, i) => page.request.post(`/api/rooms/${roomId}/messages`, { headers: DEMO, data: { text: `${label} ${i}` } })));
-
+    const postMany = await busyRoom(page);
+    const latestSeq = async () => ((await (await page.request.get("/api/feed?limit=1", { headers: DEMO })).json()) as { seq: number }).seq;
     const context = await page.context().browser()!.newContext();
     try {
       const watcher = await context.newPage();
       await new SignInPage(watcher).signInAs(OWNER);
       const feed = new FeedPage(watcher);
       await feed.goto("demo");
+      await feed.waitLive();
+      await postMany(2, "newest");
+      // The top row is the workspace's newest item, and the rows go back in time from there.
+      await expect.poll(async () => (await feed.renderedSeqs())[0] === (await latestSeq()), { timeout: 20_000 }).toBe(true);
+      await expectContiguous(feed, "newest");
+      // A run's start and end are one line: "… run started by a post in a room, succeeded after 1.2 s".
+      await expect(feed.item(/^@(scout|atlas) · run started by a post in a room, succeeded after /).first()).toBeVisible();
+
+      // Paused: what is on screen stays, and what arrives is counted.
+      await feed.pause();
+      const pausedAt = await feed.visibleSeqs();
+      const pausedSeq = await latestSeq();
+      await postMany(1, "while paused");
+      await expect.poll(async () => (await feed.unseen().textContent()) === `${(await latestSeq()) - pausedSeq} new` && (await latestSeq()) >= pausedSeq + 7, { timeout: 20_000 }).toBe(true);
+      expect(await feed.visibleSeqs()).toEqual(pausedAt);
+      await feed.resume();
+      await expect(feed.unseen()).toHaveCount(0);
+      await expect.poll(async () => (await feed.visibleSeqs())[0] === (await latestSeq()), { timeout: 20_000 }).toBe(true);
+
+      // Oldest first, kept in the address: the rows go forward in time.
+      await watcher.getByRole("combobox", { name: "Order" }).selectOption("oldest");
+      await expect(watcher).toHaveURL(/[?&]order=oldest(&|$)/);
+      await expectContiguous(feed);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test("reattaching after a reload shows no gap and no duplicate while items keep arriving; paused, new items are counted", async ({ page }) => {
+    test.setTimeout(120_000);
+    await new SignInPage(page).signInAs(OWNER);
+    const postMany = await busyRoom(page);
+
+    const context = await page.context().browser()!.newContext();
+    try {
+      const watcher = await context.newPage();
+      await new SignInPage(watcher).signInAs(OWNER);
+      const feed = new FeedPage(watcher);
+      // Oldest first: the newest items at the bottom, the list following them there.
+      await feed.goto("demo", "order=oldest");
       await feed.waitLive();
       const start = await feed.window();
 

@@ -1,6 +1,7 @@
 /** A feed item said in words: its headline, quote, tags and tone, and where its run can be read. */
 import { taintLabel } from "@/lib/safety/taint";
 import type { FeedItem } from "@/lib/feed/feed-schemas";
+import { formatDuration } from "../usage/format";
 
 const str = (value: unknown): string | null => (typeof value === "string" && value.trim() ? value : null);
 const handle = (value: unknown, fallback = "an agent") => {
@@ -37,7 +38,7 @@ export interface ItemDescription {
 }
 
 /** A readable account of one feed item. */
-export function describeFeedItem(item: FeedItem, names: { room?: string } = {}): ItemDescription {
+export function describeFeedItem(item: FeedItem, names: { room?: string; started?: FeedItem } = {}): ItemDescription {
   const p = item.payload;
   const text = str(p.text);
   switch (item.kind) {
@@ -68,7 +69,22 @@ export function describeFeedItem(item: FeedItem, names: { room?: string } = {}):
     case "run_finished": {
       const state = String(p.state ?? "finished");
       const tone: Tone = state === "succeeded" ? "ok" : state === "failed" ? "fail" : "muted";
-      return { headline: `${handle(p.agent)} · run ${state}`, quote: state === "failed" ? str(p.message) : null, tags: state === "failed" && str(p.code) ? [String(p.code)] : [], tone };
+      const quote = state === "failed" ? str(p.message) : null;
+      const tags = state === "failed" && str(p.code) ? [String(p.code)] : [];
+      // Its start folded in: one line for the whole run, what started it and how long it took.
+      const started = names.started;
+      if (started) {
+        const s = started.payload;
+        const took = Date.parse(item.at) - Date.parse(started.at);
+        const trigger = triggerLabels[String(s.trigger)] ?? String(s.trigger ?? "something");
+        return {
+          headline: `${handle(p.agent)} · run started by ${trigger}, ${state}${Number.isFinite(took) && took >= 0 ? ` after ${formatDuration(took)}` : ""}`,
+          quote,
+          tags: [...(typeof s.hop === "number" && s.hop > 0 ? [`hop ${s.hop}`] : []), ...tags],
+          tone,
+        };
+      }
+      return { headline: `${handle(p.agent)} · run ${state}`, quote, tags, tone };
     }
     case "approval_requested": {
       const taint = Array.isArray(p.taint) ? p.taint.filter((t): t is string => typeof t === "string").map((t) => `⚠ ${taintLabel(t)}`) : [];

@@ -22,3 +22,26 @@ export function mergeFeedItems(current: FeedItem[], incoming: FeedItem[], max = 
   }
   return merged.length > max ? merged.slice(merged.length - max) : merged;
 }
+
+/**
+ * A run's start and end said on one line: each `run_finished` whose `run_started` is in the list takes the start's
+ * place in meaning (it is shown where the run ended, and names what started it), and the start is not shown alone.
+ * Returns the items to show, in the same order, and the start each folded end carries.
+ */
+export function foldRuns(items: FeedItem[], endsUpTo = Infinity): { shown: FeedItem[]; startOf: Map<number, FeedItem> } {
+  const starts = new Map<string, FeedItem>();
+  for (const item of items) if (item.kind === "run_started" && item.runId) starts.set(item.runId, item);
+  const startOf = new Map<number, FeedItem>();
+  const folded = new Set<number>();
+  for (const item of items) {
+    // Ends after `endsUpTo` (those that arrived while the reader paused) fold once following resumes: folding takes a
+    // row away, and nothing on screen moves while paused.
+    if (item.kind !== "run_finished" || !item.runId || item.seq > endsUpTo) continue;
+    const start = starts.get(item.runId);
+    if (!start || start.seq > item.seq) continue;
+    startOf.set(item.seq, start);
+    folded.add(start.seq);
+  }
+  if (folded.size === 0) return { shown: items, startOf };
+  return { shown: items.filter((item) => !folded.has(item.seq)), startOf };
+}

@@ -1,10 +1,11 @@
 "use client";
 
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
 import { FeedRow, type AgentRef } from "./feed-row";
 import type { FeedItem } from "@/lib/feed/feed-schemas";
 import type { FeedStatus } from "./use-feed";
+import { foldRuns } from "./feed-items";
 
 const statusLabels: Record<FeedStatus, { text: string; dot: string }> = {
   loading: { text: "Loading…", dot: "bg-slate-300" },
@@ -14,7 +15,8 @@ const statusLabels: Record<FeedStatus, { text: string; dot: string }> = {
   error: { text: "Not connected", dot: "bg-rose-500" },
 };
 
-const PAUSE_KEYS = new Set(["ArrowUp", "PageUp", "Home"]);
+/** The keys that move the view towards older items: they pause following. */
+const PAUSE_KEYS = { oldestFirst: new Set(["ArrowUp", "PageUp", "Home"]), newestFirst: new Set(["ArrowDown", "PageDown", "End"]) };
 
 export interface FeedListProps {
   items: FeedItem[];
@@ -28,20 +30,29 @@ export interface FeedListProps {
   older: "unknown" | "loading" | "none";
   onLoadOlder: () => void;
   emptyText: string;
+  /** Newest at the top (the default), following new items there; else newest at the bottom. */
+  newestFirst: boolean;
+  onOrder: (newestFirst: boolean) => void;
 }
 
 /**
- * The feed as a virtualised list, newest at the bottom. While live it follows
- * new items; paused (by the button, or by scrolling up) it stays put and
- * counts what arrived since.
+ * The feed as a virtualised list, newest at the top (or at the bottom, as the
+ * reader chooses). While live it follows new items; paused (by the button, or
+ * by scrolling towards older items) it stays put and counts what arrived since.
  */
-export function FeedList({ items, status, slug, agents, rooms, sessions, activeThread, onThread, older, onLoadOlder, emptyText }: FeedListProps) {
+export function FeedList({ items: held, status, slug, agents, rooms, sessions, activeThread, onThread, older, onLoadOlder, emptyText, newestFirst, onOrder }: FeedListProps) {
   const scroller = useRef<HTMLDivElement>(null);
   /** The last seq seen before pausing; null while following. */
   const [pausedAfter, setPausedAfter] = useState<number | null>(null);
   const paused = pausedAfter !== null;
-  const empty = items.length === 0;
-  const lastSeq = empty ? 0 : items[items.length - 1]!.seq;
+  // Held oldest first; a run's start folded into its end (not while paused: that would take rows away from under the
+  // reader); shown in the chosen order.
+  const { items, startOf } = useMemo(() => {
+    const { shown, startOf } = foldRuns(held, pausedAfter ?? Infinity);
+    return { items: newestFirst ? [...shown].reverse() : shown, startOf };
+  }, [held, newestFirst, pausedAfter]);
+  const empty = held.length === 0;
+  const lastSeq = empty ? 0 : held[held.length - 1]!.seq;
 
   // The virtualizer hands out fresh functions on every render by design; nothing here is memoised by a compiler.
   // eslint-disable-next-line react-hooks/incompatible-library
@@ -51,9 +62,10 @@ export function FeedList({ items, status, slug, agents, rooms, sessions, activeT
     estimateSize: () => 56,
     overscan: 10,
     getItemKey: (index) => items[index]?.seq ?? index,
-    // Keep what is on screen in place when items are added above or below it; follow new ones while live.
-    anchorTo: "end",
-    followOnAppend: paused ? false : "auto",
+    // Keep what is on screen in place when items are added above or below it; follow new ones while live: at the
+    // bottom by following appends, at the top by staying there (nothing to hold in place).
+    anchorTo: newestFirst && !paused ? "start" : "end",
+    followOnAppend: paused || newestFirst ? false : "auto",
   });
 
   // Opened with items already here (read on the server, or kept from an earlier visit): start at the newest, as
@@ -62,12 +74,12 @@ export function FeedList({ items, status, slug, agents, rooms, sessions, activeT
   useEffect(() => {
     if (startedAtEnd.current || items.length === 0) return;
     startedAtEnd.current = true;
-    virtualizer.scrollToIndex(items.length - 1, { align: "end" });
-  }, [items.length, virtualizer]);
+    if (!newestFirst) virtualizer.scrollToIndex(items.length - 1, { align: "end" });
+  }, [items.length, virtualizer, newestFirst]);
 
   let unseen = 0;
   if (paused) {
-    for (let i = items.length - 1; i >= 0 && items[i]!.seq > pausedAfter; i--) unseen++;
+    for (let i = held.length - 1; i >= 0 && held[i]!.seq > pausedAfter; i--) unseen++;
   }
 
   const pause = () => {
@@ -75,8 +87,11 @@ export function FeedList({ items, status, slug, agents, rooms, sessions, activeT
   };
   const resume = () => {
     setPausedAfter(null);
-    if (items.length > 0) virtualizer.scrollToIndex(items.length - 1, { align: "end" });
+    if (items.length === 0) return;
+    if (newestFirst) virtualizer.scrollToOffset(0);
+    else virtualizer.scrollToIndex(items.length - 1, { align: "end" });
   };
+  const pauseKeys = newestFirst ? PAUSE_KEYS.newestFirst : PAUSE_KEYS.oldestFirst;
 
   // Paused, the dot goes off and says so, whatever the connection is doing underneath (it keeps collecting).
   const { text, dot } = paused && status === "live" ? { text: "Paused", dot: "bg-slate-400" } : statusLabels[status];
@@ -90,11 +105,11 @@ export function FeedList({ items, status, slug, agents, rooms, sessions, activeT
         <span
           className="text-xs text-slate-500"
           data-testid="feed-count"
-          data-count={items.length}
-          data-first-seq={items[0]?.seq ?? 0}
+          data-count={held.length}
+          data-first-seq={held[0]?.seq ?? 0}
           data-last-seq={lastSeq}
         >
-          {items.length.toLocaleString("en")} {items.length === 1 ? "item" : "items"}
+          {held.length.toLocaleString("en")} {held.length === 1 ? "item" : "items"}
         </span>
         {older !== "none" && items.length > 0 ? (
           <button type="button" className="text-xs font-medium text-indigo-700 hover:underline disabled:text-slate-500" disabled={older === "loading"} onClick={onLoadOlder}>
@@ -102,6 +117,13 @@ export function FeedList({ items, status, slug, agents, rooms, sessions, activeT
           </button>
         ) : null}
         <div className="ml-auto flex items-center gap-2">
+          <label className="flex items-center gap-1.5 text-xs text-slate-600">
+            <span className="sr-only sm:not-sr-only">Order</span>
+            <select className="input w-32 py-0.5 text-xs" value={newestFirst ? "newest" : "oldest"} onChange={(e) => onOrder(e.target.value === "newest")}>
+              <option value="newest">Newest first</option>
+              <option value="oldest">Oldest first</option>
+            </select>
+          </label>
           {paused && unseen > 0 ? (
             <span className="rounded-full bg-indigo-600 px-2 py-0.5 text-xs font-semibold text-white" data-testid="feed-unseen" aria-live="polite">
               {unseen} new
@@ -128,11 +150,11 @@ export function FeedList({ items, status, slug, agents, rooms, sessions, activeT
         tabIndex={empty ? undefined : 0}
         className="relative min-h-0 flex-1 overflow-y-auto overscroll-contain outline-none"
         onWheel={(e) => {
-          if (e.deltaY < 0) pause();
+          if (newestFirst ? e.deltaY > 0 : e.deltaY < 0) pause();
         }}
         onTouchMove={pause}
         onKeyDown={(e) => {
-          if (PAUSE_KEYS.has(e.key)) pause();
+          if (pauseKeys.has(e.key)) pause();
         }}
       >
         {empty ? (
@@ -159,6 +181,7 @@ export function FeedList({ items, status, slug, agents, rooms, sessions, activeT
                     onThread={onThread}
                     position={row.index + 1}
                     total={items.length}
+                    started={startOf.get(item.seq)}
                   />
                 </div>
               );

@@ -49,11 +49,13 @@ export interface FeedRowProps {
   onThread: (threadId: string) => void;
   position: number;
   total: number;
+  /** For a run's end: its start, said on the same line. */
+  started?: FeedItem;
 }
 
 /** One feed item: when, what kind, what happened, and where to read more. */
-export const FeedRow = memo(function FeedRow({ item, slug, agent, sessionId, roomName, activeThread, onThread, position, total }: FeedRowProps) {
-  const { headline, quote, tags, tone } = describeFeedItem(item, { room: roomName });
+export const FeedRow = memo(function FeedRow({ item, slug, agent, sessionId, roomName, activeThread, onThread, position, total, started }: FeedRowProps) {
+  const { headline, quote, tags, tone } = describeFeedItem(item, { room: roomName, started });
   const style = toneStyles[tone];
   const target = runHref(slug, item) ?? (item.roomId ? `/w/${slug}/rooms/${item.roomId}` : null);
   const label = quote ? `${headline}: ${quote}` : headline;
@@ -65,6 +67,7 @@ export const FeedRow = memo(function FeedRow({ item, slug, agent, sessionId, roo
       aria-posinset={position}
       aria-setsize={total}
       data-seq={item.seq}
+      data-folded-seq={started?.seq}
       data-kind={item.kind}
       className="group grid grid-cols-[auto_auto_minmax(0,1fr)] items-center gap-x-3 gap-y-1 border-b border-slate-100 px-4 py-2.5 hover:bg-slate-50 sm:flex sm:items-start"
     >

@@ -152,6 +152,8 @@ export function FeedView() {
           ) : (
             <FeedStream
               key={filterKey}
+              newestFirst={searchParams.get("order") !== "oldest"}
+              onOrder={(newest) => setParams({ order: newest ? null : "oldest" })}
               pair={filter.to && filter.agent ? { from: agentParam, to: filter.to } : null}
               onClearPair={() => setParams({ to: null })}
               filter={sent}
@@ -187,6 +189,8 @@ const FeedList = dynamic(() => import("./feed-list").then((m) => m.FeedList), { 
 const TalkMatrix = dynamic(() => import("./talk-matrix").then((m) => m.TalkMatrix), { ssr: false, loading: () => <LazyBox label="Loading who talks to whom" className="h-72 w-full" /> });
 
 function FeedStream({
+  newestFirst,
+  onOrder,
   filter,
   pair,
   onClearPair,
@@ -196,6 +200,8 @@ function FeedStream({
   onThread,
   onClearThread,
 }: {
+  newestFirst: boolean;
+  onOrder: (newestFirst: boolean) => void;
   filter: FeedFilter;
   /** A cell of who talks to whom, by handle: shown above the list with the way back to the sender's whole feed. */
   pair: { from: string; to: string } | null;
@@ -268,6 +274,7 @@ function FeedStream({
       ) : null}
       <div className="min-h-0 flex-1">
         <FeedList
+          key={newestFirst ? "newest" : "oldest"}
           items={feed.items}
           status={feed.status}
           slug={slug}
@@ -278,6 +285,8 @@ function FeedStream({
           onThread={onThread}
           older={feed.older}
           onLoadOlder={() => void feed.loadOlder()}
+          newestFirst={newestFirst}
+          onOrder={onOrder}
           emptyText={
             filter.agent || filter.to || filter.room || filter.thread || filter.kinds
               ? "Nothing matches these filters yet. New items appear here as they happen."

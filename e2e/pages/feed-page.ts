@@ -44,6 +44,14 @@ export class FeedPage {
     return { count: Number(count), firstSeq: Number(firstSeq), lastSeq: Number(lastSeq) };
   }
 
+  /** The seqs the rows in the DOM stand for, ascending: each row's own, and the start of a run folded into its end. */
+  async coveredSeqs(): Promise<number[]> {
+    const seqs = await this.list()
+      .locator("[data-seq]")
+      .evaluateAll((rows) => rows.flatMap((r) => [Number((r as HTMLElement).dataset.seq), ...((r as HTMLElement).dataset.foldedSeq ? [Number((r as HTMLElement).dataset.foldedSeq)] : [])]));
+    return seqs.sort((a, b) => a - b);
+  }
+
   /** The seqs of the rows in the DOM, top to bottom. */
   async renderedSeqs(): Promise<number[]> {
     return this.list().locator("[data-seq]").evaluateAll((rows) => rows.map((r) => Number((r as HTMLElement).dataset.seq)));
