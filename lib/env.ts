@@ -44,6 +44,9 @@ export const envSchema = z.object({
   CLAWDECK_RUN_START_LIMIT: z.coerce.number().int().min(0).max(100_000).default(30),
   /** Invitations one person may create per hour (what bounds probing addresses with invitations). */
   CLAWDECK_INVITATIONS_PER_HOUR: z.coerce.number().int().min(1).max(100_000).default(100),
+  /** The SMTP server outgoing email goes through (`smtp://user:pass@host:587`, `smtps://…`); unset: nothing is emailed. */
+  CLAWDECK_SMTP_URL: optionalString.pipe(z.url({ protocol: /^smtps?$/, error: "CLAWDECK_SMTP_URL must be an smtp:// or smtps:// URL" }).optional()),
+  CLAWDECK_MAIL_FROM: optionalString,
   CLAWDECK_RUN_START_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
   /** Largest request body a JSON route reads, in bytes; larger ones get 413 before anything is parsed. */
   CLAWDECK_MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(100 * 1024 * 1024).default(1024 * 1024),

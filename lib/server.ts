@@ -1,3 +1,4 @@
+import { mailerFromEnv, smtpPassword, type Mailer } from "./mail/mailer";
 import { getEnv, parseEnv, type Env } from "./env";
 import { openDatabase, targetFromEnv, type Database, type DatabaseHandle } from "./db/client";
 import { loadSecrets, type ServerSecrets } from "./secrets";
@@ -31,6 +32,8 @@ export interface Server {
   runtime: Runtime;
   missions: MissionScheduler;
   models: ModelConfig;
+  /** The operator's SMTP server, when one is configured (`CLAWDECK_SMTP_URL`). */
+  mailer: Mailer | null;
 }
 
 const holder = globalThis as typeof globalThis & { __clawdeckServer?: Promise<Server> };
@@ -61,7 +64,7 @@ async function startServer(): Promise<Server> {
   const secrets = loadSecrets(env);
   const models = modelConfigFromEnv(process.env);
   // Logged errors are scrubbed of every key this process holds.
-  for (const key of [...providerKeys(models), secrets.authSecret, env.CLAWDECK_ENCRYPTION_KEY]) rememberSecret(key);
+  for (const key of [...providerKeys(models), secrets.authSecret, env.CLAWDECK_ENCRYPTION_KEY, smtpPassword(env.CLAWDECK_SMTP_URL)]) rememberSecret(key);
   const handle = await openDatabase(targetFromEnv(env));
   let bus: EventBus | undefined;
   try {
@@ -97,7 +100,7 @@ async function startServer(): Promise<Server> {
   const missions = createMissionScheduler(runtime);
   judgeComparisons(runtime.deps, missions, (work) => runtime.onSweep(work));
   if (runtime.deps.computers) followCommandStops(bus, runtime.deps.computers);
-  return { env, db: handle.db, handle, secrets, bus, runtime, missions, models };
+  return { env, db: handle.db, handle, secrets, bus, runtime, missions, models, mailer: mailerFromEnv(env) };
 }
 
 function printWelcome(env: Env, email: string, password: string | undefined) {

@@ -138,12 +138,12 @@ function InviteForm({ assignable, onInvited }: { assignable: readonly Role[]; on
     return waiting.every((r) => assignable.includes(r));
   };
   const [form, setForm] = useState({ email: "", role: "member" as Role });
-  const [link, setLink] = useState<{ email: string; url: string } | null>(null);
+  const [link, setLink] = useState<{ email: string; url: string; emailed: boolean; emailError: string | null } | null>(null);
   const [copied, setCopied] = useState(false);
   const invite = useMutation({
     mutationFn: (replace: boolean) => api("/api/invitations", { method: "POST", body: { ...form, ...(replace ? { replace } : {}) }, schema: invitationCreatedSchema }),
     onSuccess: (res) => {
-      setLink({ email: form.email, url: res.url });
+      setLink({ email: form.email, url: res.url, emailed: res.emailed ?? false, emailError: res.emailError ?? null });
       setCopied(false);
       setForm({ email: "", role: "member" });
       onInvited();
@@ -201,10 +201,17 @@ function InviteForm({ assignable, onInvited }: { assignable: readonly Role[]; on
       </form>
       {link ? (
         <div role="status" className="space-y-2 rounded-md bg-emerald-50 p-3 text-sm text-emerald-900">
-          <p>
-            Send this link to {link.email} privately. It works once, for 7 days, and is shown only now: the person chooses their own
-            password when they open it.
-          </p>
+          {link.emailed ? (
+            <p data-testid="invitation-emailed">
+              Emailed to {link.email}. The link works once, for 7 days: the person chooses their own password when they open it. It is
+              also here, this once, to pass on another way.
+            </p>
+          ) : (
+            <p>
+              {link.emailError ? `Not emailed: ${link.emailError} ` : ""}Send this link to {link.email} privately. It works once, for 7
+              days, and is shown only now: the person chooses their own password when they open it.
+            </p>
+          )}
           <div className="flex gap-2">
             <input
               aria-label="Invitation link"

@@ -13,8 +13,17 @@ export const pendingInvitationSchema = z.object({ id, email: z.string(), role: r
 export type PendingInvitation = z.infer<typeof pendingInvitationSchema>;
 export const invitationListSchema = z.object({ invitations: z.array(pendingInvitationSchema) });
 
-/** A new invitation: the link (with its token) comes back this once. */
-export const invitationCreatedSchema = z.object({ id, url: z.string(), token: z.string() });
+/**
+ * A new invitation: the link (with its token) comes back this once. `emailed`: it was also sent to the address (a mail
+ * server is configured and took it); `emailError`: why it could not be (the link still works).
+ */
+export const invitationCreatedSchema = z.object({
+  id,
+  url: z.string(),
+  token: z.string(),
+  emailed: z.optional(z.boolean()),
+  emailError: z.optional(z.nullable(z.string())),
+});
 
 export const workspaceCreatedSchema = z.object({ workspace: z.object({ id, slug: z.string(), name: z.string(), role: roleSchema }) });
 

@@ -1,6 +1,9 @@
 import type { Env } from "@/lib/env";
 import { originPolicyFromEnv } from "@/lib/http/origin";
 import { created, route } from "@/lib/http/route";
+import { logError } from "@/lib/log";
+import { mailFailure } from "@/lib/mail/mailer";
+import { invitationMail } from "@/lib/workspaces/invitation-mail";
 import { invitationCreatedSchema, invitationListSchema } from "@/lib/workspaces/workspace-schemas";
 import { createInvitation, createInvitationSchema, limitInvitations, listPendingInvitations } from "@/lib/workspaces/invitations";
 
@@ -27,7 +30,7 @@ function publicOrigin(req: Request, env: Env): string {
 
 const inviteDoc = {
   summary:
-    "201 `{id, url, token}`: the link and token are shown this once; the same answer whether or not the email has an account; an address with a pending invitation gets 409 `conflict:invitation` (`details: {invitationId, role, expiresAt}`) unless `replace: true`, which revokes that one and makes this one; at most `CLAWDECK_INVITATIONS_PER_HOUR` per person, then 429",
+    "201 `{id, url, token, emailed, emailError}`: the link and token are shown this once; with `CLAWDECK_SMTP_URL` set the link is also emailed to the address (`emailed`; a failed send is said in `emailError` and changes nothing else); the same answer whether or not the email has an account; an address with a pending invitation gets 409 `conflict:invitation` (`details: {invitationId, role, expiresAt}`) unless `replace: true`, which revokes that one and makes this one; at most `CLAWDECK_INVITATIONS_PER_HOUR` per person, then 429",
   role: "manager (owner to invite an owner)",
 };
 
@@ -38,6 +41,18 @@ export const POST = route(
     await limitInvitations(server.db, user.id, server.env.CLAWDECK_INVITATIONS_PER_HOUR);
     const { invitation, token } = await createInvitation(db, workspace.id, { userId: user.id, role: workspace.role }, body);
     const url = `${publicOrigin(req, server.env)}/invite/${token}`;
-    return created({ id: invitation.id, url, token, invitation });
+    // Emailed too when the operator configured a mail server; a failed send leaves the invitation and its link as they are.
+    let emailed = false;
+    let emailError: string | null = null;
+    if (server.mailer) {
+      try {
+        await server.mailer.send(invitationMail({ to: invitation.email, inviter: user, workspaceName: workspace.name, role: invitation.role, url, expiresAt: invitation.expiresAt }));
+        emailed = true;
+      } catch (error) {
+        emailError = mailFailure(error);
+        logError("The invitation email was not sent", error);
+      }
+    }
+    return created({ id: invitation.id, url, token, emailed, emailError, invitation });
   },
 );
