@@ -16,6 +16,8 @@ import { createToolRegistry } from "./tools/registry";
 import { checkBudget } from "./billing/budgets";
 import { createMissionScheduler, type MissionScheduler } from "./missions/scheduler";
 import { judgeComparisons } from "./missions/compare";
+import { runNotifications } from "./notifications/outbox";
+import { originPolicyFromEnv } from "./http/origin";
 
 /**
  * Everything a server process shares: one database handle (PGlite is a
@@ -100,7 +102,17 @@ async function startServer(): Promise<Server> {
   const missions = createMissionScheduler(runtime);
   judgeComparisons(runtime.deps, missions, (work) => runtime.onSweep(work));
   if (runtime.deps.computers) followCommandStops(bus, runtime.deps.computers);
-  return { env, db: handle.db, handle, secrets, bus, runtime, missions, models, mailer: mailerFromEnv(env) };
+  const mailer = mailerFromEnv(env);
+  // Reviewers are told about waiting requests (and reminded, and the next tier told) on every sweep.
+  runtime.onSweep(async () => {
+    await runNotifications(handle.db, runtime.deps.tools, { email: mailer }, publicBaseUrl(env));
+  });
+  return { env, db: handle.db, handle, secrets, bus, runtime, missions, models, mailer };
+}
+
+/** Where links in messages point: the app's first configured origin, else `AUTH_URL`, else this machine's port. */
+export function publicBaseUrl(env: Pick<Env, "CLAWDECK_ORIGIN" | "AUTH_URL" | "PORT">): string {
+  return originPolicyFromEnv(env).origins[0] ?? `http://localhost:${env.PORT}`;
 }
 
 function printWelcome(env: Env, email: string, password: string | undefined) {

@@ -2,11 +2,36 @@
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import { simpleParser } from "mailparser";
+import { SMTPServer } from "smtp-server";
 
 const port = process.env.E2E_PORT ?? "3100";
 // One data folder per server: each worker of the browser tests has a server of its own.
 const dataDir = path.resolve(`.test-data/e2e-${port}`);
 fs.rmSync(dataDir, { recursive: true, force: true });
+// A mail server of its own that keeps what it receives as JSON files, one per message, for the tests to read.
+const mailDir = `${dataDir}-mail`;
+fs.rmSync(mailDir, { recursive: true, force: true });
+fs.mkdirSync(mailDir, { recursive: true });
+let received = 0;
+const smtp = new SMTPServer({
+  authOptional: true,
+  disabledCommands: ["STARTTLS", "AUTH"],
+  logger: false,
+  onData(stream, _session, callback) {
+    simpleParser(stream)
+      .then((mail) => {
+        received += 1;
+        const to = mail.to ? (Array.isArray(mail.to) ? mail.to : [mail.to]).flatMap((a) => a.value.map((v) => v.address)) : [];
+        fs.writeFileSync(path.join(mailDir, `${String(received).padStart(5, "0")}.json`), JSON.stringify({ to, subject: mail.subject, text: mail.text }));
+        callback();
+      })
+      .catch(callback);
+  },
+});
+await new Promise((resolve) => smtp.listen(0, "127.0.0.1", resolve));
+const smtpPort = smtp.server.address().port;
+
 const server = spawn(process.execPath, ["scripts/start.mjs"], {
   stdio: "inherit",
   env: {
@@ -21,7 +46,12 @@ const server = spawn(process.execPath, ["scripts/start.mjs"], {
     // Slow the offline model's stream so a test can reload the page in the middle of its longest reply (about 5 s)
     // even on a busy machine.
     CLAWDECK_OFFLINE_DELAY_MS: "100",
+    CLAWDECK_SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
+    CLAWDECK_MAIL_FROM: "Clawdeck <deck@e2e.test>",
   },
 });
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => server.kill(signal));
-server.on("exit", (code) => process.exit(code ?? 0));
+server.on("exit", (code) => {
+  smtp.close();
+  process.exit(code ?? 0);
+});

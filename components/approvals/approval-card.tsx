@@ -19,6 +19,7 @@ import { exactJson } from "@/lib/hidden-characters";
 import { ErrorCode } from "../ui/error-notice";
 import { OwnApprovalNote, throughDoor, useOwnWhileAlone } from "./own-while-alone";
 import type { DecisionChannel } from "@/lib/decision-channels";
+import { NotifiedLine } from "./notified-line";
 
 export function PreviewCard({ preview }: { preview: ApprovalItem["preview"] }) {
   return (
@@ -94,7 +95,7 @@ function outcomeLine(outcome: Outcome): { text: string; at: string | null } {
   return { text, at: outcome.decidedAt };
 }
 
-export function ApprovalCard({ item, now, viewerId, canDecide, onDecided, selected = false, gone = false, outcome = null, onDismiss, via = "inbox" }: {
+export function ApprovalCard({ item, now, viewerId, canDecide, onDecided, selected = false, gone = false, outcome = null, onDismiss, via = "inbox", picked, onPick }: {
   item: ApprovalItem;
   /** Where the card is shown: in the chat or on the run's page the links back to them are left out, and the decision says so. */
   via?: DecisionChannel;
@@ -108,6 +109,9 @@ export function ApprovalCard({ item, now, viewerId, canDecide, onDecided, select
   gone?: boolean;
   outcome?: Outcome;
   onDismiss?: () => void;
+  /** Ticked for deciding together with others (the inbox's list of cards; on a wide screen the line has the box). */
+  picked?: boolean;
+  onPick?: () => void;
 }) {
   const api = useApi();
   const { slug, timeZone, role } = useWorkspace();
@@ -181,6 +185,16 @@ export function ApprovalCard({ item, now, viewerId, canDecide, onDecided, select
         </div>
       ) : null}
       <header className="flex flex-wrap items-center gap-2 text-xs">
+        {onPick && canDecide ? (
+          <input
+            type="checkbox"
+            className="size-4 shrink-0 accent-indigo-600 xl:hidden"
+            checked={!!picked}
+            disabled={gone}
+            onChange={onPick}
+            aria-label={`Select “${item.preview.title}” by @${item.agent.handle} to decide with others`}
+          />
+        ) : null}
         <span className={`rounded px-2 py-0.5 font-medium ${item.category === "tainted_egress" ? "bg-amber-100 text-amber-900" : "bg-indigo-50 text-indigo-700"}`}>
           {categoryLabels[item.category] ?? item.category}
         </span>
@@ -221,6 +235,7 @@ export function ApprovalCard({ item, now, viewerId, canDecide, onDecided, select
         </p>
       </details>
       <TaintList item={item} slug={slug} />
+      <NotifiedLine notified={item.notified} />
       {item.missionId ? (
         <Link className="inline-block text-sm text-indigo-700 hover:underline" href={`/w/${slug}/missions/${item.missionId}`}>
           See the mission this step belongs to →

@@ -9,12 +9,32 @@ import { categoryLabels, timeLeft } from "./approval-text";
  * One pending request on one line, for the list beside the detail pane on a wide screen: the tool, the agent, whom it
  * acts for, its categories and the time left. Pressing it shows the request's card beside the list.
  */
-export function ApprovalRow({ item, now, selected, gone, onSelect }: { item: ApprovalItem; now: number; selected: boolean; gone: boolean; onSelect: () => void }) {
+export function ApprovalRow({ item, now, selected, gone, onSelect, picked, onPick }: {
+  item: ApprovalItem;
+  now: number;
+  selected: boolean;
+  gone: boolean;
+  onSelect: () => void;
+  /** Ticked for deciding together with others; no box when the viewer may not decide. */
+  picked?: boolean;
+  onPick?: () => void;
+}) {
   const left = timeLeft(item.expiresAt, now);
   const person = item.onBehalfOf ?? item.requestedBy;
   const categories = [item.category, ...(item.baseCategory && item.baseCategory !== item.category ? [item.baseCategory] : [])];
   const identical = item.identical?.count ?? 1;
   return (
+    <div className={cn("hidden items-center xl:flex", selected && "bg-indigo-50 shadow-[inset_3px_0_0_0] shadow-indigo-600")}>
+      {onPick ? (
+        <input
+          type="checkbox"
+          className="ml-3 size-4 shrink-0 accent-indigo-600"
+          checked={!!picked}
+          disabled={gone}
+          onChange={onPick}
+          aria-label={`Select “${item.preview.title}” by @${item.agent.handle} to decide with others`}
+        />
+      ) : null}
     <button
       type="button"
       data-approval-row
@@ -22,8 +42,8 @@ export function ApprovalRow({ item, now, selected, gone, onSelect }: { item: App
       aria-label={`${item.preview.title} by @${item.agent.handle}${person ? ` for ${person}` : ""}, ${left}`}
       onClick={onSelect}
       className={cn(
-        "hidden w-full min-w-0 items-center gap-2 px-3 py-2 text-left text-xs outline-none hover:bg-slate-50 focus-visible:bg-indigo-50 xl:flex",
-        selected && "bg-indigo-50 shadow-[inset_3px_0_0_0] shadow-indigo-600 hover:bg-indigo-50",
+        "flex w-full min-w-0 items-center gap-2 px-3 py-2 text-left text-xs outline-none hover:bg-slate-50 focus-visible:bg-indigo-50",
+        selected && "hover:bg-indigo-50",
         gone && "text-slate-500 line-through decoration-slate-400",
       )}>
       <span aria-hidden className="inline-block size-2 shrink-0 rounded-full" style={{ backgroundColor: item.agent.color }} />
@@ -58,5 +78,6 @@ export function ApprovalRow({ item, now, selected, gone, onSelect }: { item: App
         <span className={cn("font-medium", left === "expired" ? "text-rose-700" : "text-slate-600")}>{gone ? "decided elsewhere" : left}</span>
       </span>
     </button>
+    </div>
   );
 }

@@ -11,6 +11,7 @@ export const inboxKeys = [
   { key: "r", does: "reject (asks for a reason)" },
   { key: "e", does: "edit, then approve" },
   { key: "o", does: "open the conversation" },
+  { key: "x", does: "select, to decide several at once" },
   { key: "?", does: "show these keys" },
 ] as const;
 
@@ -36,7 +37,7 @@ export function focusTarget(item: HTMLElement): HTMLElement | null {
  * press that card's button, ? opens the list of keys. Keys are ignored while
  * typing (a reason, an edited input) and while a dialog is open.
  */
-export function useInboxKeys(list: React.RefObject<HTMLElement | null>, ids: readonly string[], onSelect?: (id: string | null) => void) {
+export function useInboxKeys(list: React.RefObject<HTMLElement | null>, ids: readonly string[], onSelect?: (id: string | null) => void, onPick?: (id: string) => void) {
   // The selection follows its card, so a card taken away above it does not move it; when its own card goes, the
   // card now at the same place is selected.
   const [selection, setSelection] = useState<{ id: string | null; index: number }>({ id: null, index: 0 });
@@ -73,6 +74,14 @@ export function useInboxKeys(list: React.RefObject<HTMLElement | null>, ids: rea
         target?.scrollIntoView({ block: "nearest" });
         return;
       }
+      if (event.key === "x" && onPick) {
+        const id = items[current]!.dataset.itemId;
+        if (id) {
+          event.preventDefault();
+          onPick(id);
+        }
+        return;
+      }
       const action = actionOfKey[event.key];
       if (!action) return;
       const target = items[current]!.querySelector<HTMLElement>(`article[data-approval] [data-action="${action}"]`);
@@ -83,7 +92,7 @@ export function useInboxKeys(list: React.RefObject<HTMLElement | null>, ids: rea
     }
     document.addEventListener("keydown", onKey);
     return () => document.removeEventListener("keydown", onKey);
-  }, [list, selected, select]);
+  }, [list, selected, select, onPick]);
 
   return { selected: index, selectedId: index >= 0 ? (ids[index] ?? null) : null, select, help, setHelp };
 }

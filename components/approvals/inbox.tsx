@@ -21,6 +21,7 @@ import { dismiss, emptySteadyList, prune, receive, settle, type Moment } from ".
 import { approvalListSchema, approvalOneSchema, type ApprovalItem } from "@/lib/safety/approval-schemas";
 import { categoryLabels, requestLine } from "./approval-text";
 import { InputDiff } from "./edit-input";
+import { BatchBar, idsOf } from "./batch-bar";
 import { decisionChannelWords } from "@/lib/decision-channels";
 import { defaultFilters, facetsSearch, filtersFrom, historySearch, pendingSearch, type Filters } from "./inbox-filters";
 
@@ -142,7 +143,24 @@ function Pending({ viewerId, canDecide }: { viewerId: string; canDecide: boolean
     selectedId.current = id;
     setSteady((s) => (s.gone.length > 0 ? prune(s, moment()) : s));
   }, [moment]);
-  const keys = useInboxKeys(list, ids, onSelect);
+  // Ticked for deciding together (ids of the requests shown).
+  const [picked, setPicked] = useState<ReadonlySet<string>>(new Set());
+  const pick = useCallback((pickIds: string[], on: boolean) => {
+    setPicked((current) => {
+      const next = new Set(current);
+      for (const id of pickIds) {
+        if (on) next.add(id);
+        else next.delete(id);
+      }
+      return next;
+    });
+  }, []);
+  const togglePick = useCallback((id: string) => setPicked((current) => {
+    const next = new Set(current);
+    if (!next.delete(id)) next.add(id);
+    return next;
+  }), []);
+  const keys = useInboxKeys(list, ids, onSelect, canDecide ? togglePick : undefined);
   useSelectFromAddress("approval", ids, keys.select);
   useEffect(() => {
     selectedId.current = keys.selectedId;
@@ -221,6 +239,21 @@ function Pending({ viewerId, canDecide }: { viewerId: string; canDecide: boolean
       </div>
       {data ? <TeamOfOneBanner items={data.approvals} viewerId={viewerId} /> : null}
       <ApprovalFilters filters={filters} onChange={setFilter} />
+      {canDecide ? (
+        <BatchBar
+          items={steady.shown.filter((item) => !steady.gone.includes(item.id))}
+          picked={picked}
+          focused={steady.shown[keys.selected] ?? null}
+          onPick={pick}
+          onDecided={(decided) => {
+            for (const id of decided) decidedHere.current.add(id);
+            const gone = new Set(decided);
+            setSteady((s) => s.shown.filter((item) => idsOf(item).some((id) => gone.has(id))).reduce((acc, item) => dismiss(acc, item.id), s));
+            setPicked(new Set());
+            void queryClient.invalidateQueries({ queryKey: approvalKeys.all(slug) });
+          }}
+        />
+      ) : null}
       {query.isError ? <p className="text-sm text-rose-700">Could not load approvals.</p> : null}
       {data && steady.shown.length === 0 ? (
         <p className="card p-6 text-sm text-slate-600">
@@ -248,7 +281,15 @@ function Pending({ viewerId, canDecide }: { viewerId: string; canDecide: boolean
             const gone = steady.gone.includes(item.id);
             return (
               <li key={item.id} data-item-id={item.id} data-request-agent={item.agent.handle} onFocusCapture={() => keys.select(i)}>
-                <ApprovalRow item={item} now={now} selected={selected} gone={gone} onSelect={() => keys.select(i)} />
+                <ApprovalRow
+                  item={item}
+                  now={now}
+                  selected={selected}
+                  gone={gone}
+                  onSelect={() => keys.select(i)}
+                  picked={picked.has(item.id)}
+                  onPick={canDecide ? () => togglePick(item.id) : undefined}
+                />
                 <div className={selected ? "xl:absolute xl:top-0 xl:right-0 xl:w-[58%]" : "xl:hidden"}>
                   <ApprovalCard
                     selected={selected}
@@ -259,6 +300,8 @@ function Pending({ viewerId, canDecide }: { viewerId: string; canDecide: boolean
                     gone={gone}
                     outcome={outcomeOf.get(item.id) ?? null}
                     onDismiss={() => dismissCard(item.id, i)}
+                    picked={picked.has(item.id)}
+                    onPick={() => togglePick(item.id)}
                     onDecided={() => {
                       decidedHere.current.add(item.id);
                       setSteady((s) => dismiss(s, item.id));

@@ -77,6 +77,9 @@ export const settingsKeys = {
   credentials: (slug: string) => ["credentials", slug] as const,
   members: (slug: string) => ["members", slug] as const,
   invitations: (slug: string) => ["invitations", slug] as const,
+  notifications: (slug: string) => ["notifications", slug] as const,
+  deliveries: (slug: string) => ["notifications", slug, "deliveries"] as const,
+  escalation: (slug: string) => ["escalation", slug] as const,
 };
 
 export const doorKeys = {

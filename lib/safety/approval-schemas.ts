@@ -7,6 +7,21 @@ export const approvalStatusSchema = z.enum(["pending", "approved", "rejected", "
 
 export const judgeVerdictSchema = z.object({ verdict: z.enum(["allow", "deny", "no_answer"]), reason: z.string(), model: z.string(), decided: z.boolean() });
 
+export const notificationChannelSchema = z.enum(["email", "push", "slack"]);
+export const notificationStepSchema = z.enum(["asked", "escalated_managers", "escalated_owners", "reminder_half", "reminder_late"]);
+
+/** One notification about a request: to whom, how, why, when, and what went wrong if it did not go. */
+export const notifiedSchema = z.object({
+  userId: id,
+  name: z.string(),
+  channel: notificationChannelSchema,
+  step: notificationStepSchema,
+  status: z.enum(["queued", "sending", "sent", "failed", "dropped"]),
+  at: isoDate,
+  error: z.nullable(z.string()),
+});
+export type Notified = z.infer<typeof notifiedSchema>;
+
 /** One approval as a viewer may see it (lib/access/redact.ts decides what is left out). */
 export const approvalItemSchema = z.object({
   id,
@@ -53,6 +68,8 @@ export const approvalItemSchema = z.object({
   /** The mission this request's run is a node of. */
   missionId: z.optional(z.nullable(id)),
   agent: z.object({ id, handle: z.string(), name: z.string(), color: z.string() }),
+  /** Who has been told about it, through which channel, why and when (and a channel's error when one failed). */
+  notified: z.optional(z.array(notifiedSchema)),
 });
 export type ApprovalItem = z.infer<typeof approvalItemSchema>;
 
@@ -62,3 +79,16 @@ export const approvalOneSchema = z.object({ approval: approvalItemSchema });
 /** A team of one: whether the owner may approve their own requests now (GET/PUT /api/approvals/own-while-alone). */
 export const soloApprovalSchema = z.object({ alone: z.boolean(), on: z.boolean(), byName: z.nullable(z.string()), at: z.nullable(z.string()) });
 export type SoloApproval = z.infer<typeof soloApprovalSchema>;
+
+/** What a batch decision did to each request (POST /api/approvals/decisions). */
+export const batchResultsSchema = z.object({
+  results: z.array(
+    z.object({
+      id,
+      status: z.enum(["pending", "approved", "rejected", "expired", "withdrawn", "not_found"]),
+      code: z.optional(z.string()),
+      message: z.optional(z.string()),
+    }),
+  ),
+});
+export type BatchResults = z.infer<typeof batchResultsSchema>;

@@ -13,3 +13,4 @@ export * from "./limits";
 export * from "./identity";
 export * from "./door";
 export * from "./computers";
+export * from "./notifications";

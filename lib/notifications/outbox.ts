@@ -1,0 +1,308 @@
+/**
+ * Reaching reviewers: which person is told about which waiting request, through which channel and when (the plan),
+ * and the sending of what is due (the delivery). Both run in the sweeper; the outbox table makes each notification
+ * happen once per person, request, channel and step, across instances and restarts.
+ *
+ * Who is told: the people who may decide the request (four eyes rules out the person behind it, as the decision
+ * does), filtered by their own choices of agents and categories, tier by tier: reviewers when it is asked, then
+ * managers, then owners, each after the workspace's escalation time (a tier with nobody in it is skipped). Everyone
+ * told is reminded at half and at nine tenths of the time the request has.
+ */
+import { and, asc, eq, gt, inArray, lte, or, sql } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { agentRuns, agents, approvals, memberships, notificationPrefs, notifications, users, workspaces, type NotificationChannel, type NotificationStep, type Role } from "../db/schema";
+import type { Mailer } from "../mail/mailer";
+import { mailFailure } from "../mail/mailer";
+import { cameThroughDoor, fourEyesApplies } from "../safety/approvals";
+import { workspacePolicy } from "../safety/policy";
+import type { ToolRegistry } from "../tools/registry";
+import { logError } from "../log";
+import { digestMail, requestMail, type RequestFacts } from "./approval-mail";
+import { escalateAfterMinutes, quietUntil, resolvePrefs, type ChannelsAvailable, type ResolvedPrefs } from "./prefs";
+
+/** The order in which tiers are told; members never decide. */
+const tierOf: Partial<Record<Role, number>> = { reviewer: 0, manager: 1, owner: 2 };
+const escalationStep: Record<number, NotificationStep> = { 1: "escalated_managers", 2: "escalated_owners" };
+
+export interface NotificationChannels {
+  email: Mailer | null;
+}
+
+export const channelsAvailable = (channels: NotificationChannels): ChannelsAvailable => ({ email: !!channels.email, push: false, slack: false });
+
+interface Candidate {
+  userId: string;
+  role: Role;
+  prefs: ResolvedPrefs;
+}
+
+/** Whether a person's choices let this request reach them. */
+function wants(prefs: ResolvedPrefs, request: { agentId: string; category: string }): boolean {
+  if (prefs.agents && !prefs.agents.includes(request.agentId)) return false;
+  if (prefs.categories && !prefs.categories.includes(request.category)) return false;
+  return true;
+}
+
+function channelsOf(prefs: ResolvedPrefs, available: ChannelsAvailable): NotificationChannel[] {
+  return (["email", "push", "slack"] as const).filter((c) => prefs[c] && available[c]);
+}
+
+/**
+ * Adds to the outbox every notification that is due at `now` and not there yet. Returns how many were added.
+ */
+export async function planNotifications(db: Db, tools: ToolRegistry, channels: NotificationChannels, now = new Date()): Promise<number> {
+  const available = channelsAvailable(channels);
+  if (!available.email && !available.push && !available.slack) return 0;
+  const pending = await db
+    .select({
+      id: approvals.id,
+      workspaceId: approvals.workspaceId,
+      agentId: approvals.agentId,
+      category: approvals.category,
+      tool: approvals.tool,
+      via: approvals.via,
+      fourEyesWhenAsked: approvals.fourEyes,
+      behalf: sql<string | null>`coalesce(${approvals.onBehalfOfUserId}, ${approvals.requestedByUserId})`,
+      createdAt: approvals.createdAt,
+      expiresAt: approvals.expiresAt,
+      settings: workspaces.settings,
+    })
+    .from(approvals)
+    .innerJoin(agentRuns, eq(agentRuns.id, approvals.runId))
+    .innerJoin(workspaces, eq(workspaces.id, approvals.workspaceId))
+    .where(and(eq(approvals.status, "pending"), eq(agentRuns.state, "suspended"), gt(approvals.expiresAt, now)));
+  if (pending.length === 0) return 0;
+
+  const workspaceIds = [...new Set(pending.map((p) => p.workspaceId))];
+  const people = await db
+    .select({ workspaceId: memberships.workspaceId, userId: memberships.userId, role: memberships.role, prefs: notificationPrefs.prefs })
+    .from(memberships)
+    .leftJoin(notificationPrefs, and(eq(notificationPrefs.workspaceId, memberships.workspaceId), eq(notificationPrefs.userId, memberships.userId)))
+    .where(and(inArray(memberships.workspaceId, workspaceIds), inArray(memberships.role, ["reviewer", "manager", "owner"])));
+  const byWorkspace = new Map<string, Candidate[]>();
+  for (const p of people) {
+    const list = byWorkspace.get(p.workspaceId) ?? [];
+    list.push({ userId: p.userId, role: p.role, prefs: resolvePrefs(p.prefs ?? undefined, available) });
+    byWorkspace.set(p.workspaceId, list);
+  }
+  const existing = await db
+    .select({ approvalId: notifications.approvalId, userId: notifications.userId, channel: notifications.channel, step: notifications.step })
+    .from(notifications)
+    .where(inArray(notifications.approvalId, pending.map((p) => p.id)));
+  const done = new Set(existing.map((e) => `${e.approvalId}|${e.userId}|${e.channel}|${e.step}`));
+
+  const rows: (typeof notifications.$inferInsert)[] = [];
+  for (const request of pending) {
+    const policy = workspacePolicy(request.settings);
+    const fourEyes = request.fourEyesWhenAsked || cameThroughDoor(request.via) || fourEyesApplies(policy.fourEyesCategories, request.category, tools.get(request.tool)?.effects);
+    // The people who may decide it, as the decision judges: under four eyes not the person behind it, and with nobody
+    // behind it only managers and owners.
+    const deciders = (byWorkspace.get(request.workspaceId) ?? []).filter((c) => {
+      if (!fourEyes) return true;
+      if (request.behalf === null) return c.role !== "reviewer";
+      return c.userId !== request.behalf;
+    });
+    const reached = deciders.filter((c) => wants(c.prefs, request));
+    const tiers = [...new Set(reached.map((c) => tierOf[c.role]!))].sort();
+    const after = escalateAfterMinutes(request.settings) * 60_000;
+    const asked = request.createdAt.getTime();
+    const life = request.expiresAt.getTime() - asked;
+    // When each tier is told: the first at once, each next one an escalation time later (all at once with none).
+    const toldAt = new Map(tiers.map((tier, i) => [tier, asked + i * after]));
+    for (const person of reached) {
+      const tier = tierOf[person.role]!;
+      const at = toldAt.get(tier)!;
+      const steps: { step: NotificationStep; at: number }[] = [{ step: at === asked ? "asked" : escalationStep[Math.min(2, Math.max(1, tier))]!, at }];
+      for (const [step, share] of [["reminder_half", 0.5], ["reminder_late", 0.9]] as const) {
+        const remindAt = asked + life * share;
+        if (remindAt > at) steps.push({ step, at: remindAt });
+      }
+      for (const { step, at: due } of steps) {
+        if (due > now.getTime()) continue;
+        // A reminder that is already overtaken by the next one is not sent on its own.
+        if (step === "reminder_half" && asked + life * 0.9 <= now.getTime()) continue;
+        for (const channel of channelsOf(person.prefs, available)) {
+          const key = `${request.id}|${person.userId}|${channel}|${step}`;
+          if (done.has(key)) continue;
+          done.add(key);
+          rows.push({ workspaceId: request.workspaceId, approvalId: request.id, userId: person.userId, channel, step, dueAt: now });
+        }
+      }
+    }
+  }
+  if (rows.length === 0) return 0;
+  const inserted = await db.insert(notifications).values(rows).onConflictDoNothing().returning({ id: notifications.id });
+  return inserted.length;
+}
+
+const LEASE_MS = 2 * 60_000;
+const MAX_ATTEMPTS = 5;
+const retryWait = (attempts: number) => 30_000 * 2 ** Math.max(0, attempts - 1);
+
+export interface DeliveryReport {
+  sent: number;
+  failed: number;
+  dropped: number;
+  deferred: number;
+}
+
+/**
+ * Sends what is due: claims due rows (and rows whose sender died mid-send, once their lease ran out), skipping rows
+ * another instance holds, so each is sent by one sender. A request decided in the meantime is not sent; quiet hours
+ * and digests hold a row until their time; a refused send is tried again later, then kept as failed with the reason.
+ */
+export async function deliverDue(db: Db, channels: NotificationChannels, baseUrl: string, now = new Date()): Promise<DeliveryReport> {
+  const report: DeliveryReport = { sent: 0, failed: 0, dropped: 0, deferred: 0 };
+  const due = or(and(eq(notifications.status, "queued"), lte(notifications.dueAt, now)), and(eq(notifications.status, "sending"), lte(notifications.leaseUntil, now)));
+  const claimed = await db.transaction(async (tx) => {
+    const ids = await tx.select({ id: notifications.id }).from(notifications).where(due).orderBy(asc(notifications.dueAt)).limit(100).for("update", { skipLocked: true });
+    if (ids.length === 0) return [];
+    return tx
+      .update(notifications)
+      .set({ status: "sending", leaseUntil: new Date(now.getTime() + LEASE_MS), attempts: sql`${notifications.attempts} + 1` })
+      .where(inArray(notifications.id, ids.map((r) => r.id)))
+      .returning();
+  });
+  if (claimed.length === 0) return report;
+
+  const facts = await requestFacts(db, [...new Set(claimed.map((c) => c.approvalId))]);
+  const recipients = await db
+    .select({ userId: users.id, email: users.email, workspaceId: memberships.workspaceId, role: memberships.role, prefs: notificationPrefs.prefs })
+    .from(users)
+    .innerJoin(memberships, eq(memberships.userId, users.id))
+    .leftJoin(notificationPrefs, and(eq(notificationPrefs.workspaceId, memberships.workspaceId), eq(notificationPrefs.userId, users.id)))
+    .where(inArray(users.id, [...new Set(claimed.map((c) => c.userId))]));
+  const recipientOf = (workspaceId: string, userId: string) => recipients.find((r) => r.workspaceId === workspaceId && r.userId === userId);
+
+  const settle = (ids: string[], set: Partial<typeof notifications.$inferInsert>) =>
+    ids.length === 0 ? Promise.resolve() : db.update(notifications).set({ leaseUntil: null, ...set }).where(inArray(notifications.id, ids)).then(() => undefined);
+
+  // Email, grouped per person: a person with a digest gets their due rows in one message.
+  const groups = new Map<string, typeof claimed>();
+  for (const row of claimed) {
+    const request = facts.get(row.approvalId);
+    const recipient = recipientOf(row.workspaceId, row.userId);
+    if (!request || request.status !== "pending" || !recipient) {
+      await settle([row.id], { status: "dropped", error: !recipient ? "No longer a member of the workspace." : "Decided (or withdrawn) before it was sent." });
+      report.dropped += 1;
+      continue;
+    }
+    const prefs = resolvePrefs(recipient.prefs ?? undefined, channelsAvailable(channels));
+    const quiet = quietUntil(prefs, request.facts.timeZone, now);
+    // A digest waits its minutes, except for the last reminder (the request would expire meanwhile); quiet hours hold all.
+    const digestAt = row.channel === "email" && prefs.digestMinutes && row.step !== "reminder_late" ? row.createdAt.getTime() + prefs.digestMinutes * 60_000 : 0;
+    const holdUntil = Math.max(quiet?.getTime() ?? 0, digestAt);
+    if (holdUntil > now.getTime()) {
+      // Held, not tried: the attempt is given back.
+      await settle([row.id], { status: "queued", dueAt: new Date(holdUntil), attempts: Math.max(0, row.attempts - 1) });
+      report.deferred += 1;
+      continue;
+    }
+    const key = `${row.workspaceId}|${row.userId}|${row.channel}|${prefs.digestMinutes && row.channel === "email" ? "digest" : row.id}`;
+    groups.set(key, [...(groups.get(key) ?? []), row]);
+  }
+
+  for (const rows of groups.values()) {
+    const first = rows[0]!;
+    const recipient = recipientOf(first.workspaceId, first.userId)!;
+    try {
+      if (first.channel !== "email" || !channels.email) throw new ChannelUnavailable(first.channel);
+      const settings = facts.get(first.approvalId)!.settings;
+      const escalation = escalateAfterMinutes(settings);
+      const mail =
+        rows.length === 1
+          ? requestMail({ to: recipient.email, step: first.step, facts: facts.get(first.approvalId)!.facts, now, baseUrl, escalateAfterMinutes: escalation })
+          : digestMail({ to: recipient.email, items: rows.map((r) => ({ step: r.step, facts: facts.get(r.approvalId)!.facts })), now, baseUrl, escalateAfterMinutes: escalation });
+      await channels.email.send(mail);
+      await settle(rows.map((r) => r.id), { status: "sent", sentAt: now, error: null });
+      report.sent += rows.length;
+    } catch (error) {
+      const words = error instanceof ChannelUnavailable ? error.message : mailFailure(error);
+      if (!(error instanceof ChannelUnavailable)) logError(`A notification could not be sent by ${first.channel}`, error);
+      for (const r of rows) {
+        const last = r.attempts >= MAX_ATTEMPTS || error instanceof ChannelUnavailable;
+        await settle([r.id], last ? { status: "failed", error: words } : { status: "queued", dueAt: new Date(now.getTime() + retryWait(r.attempts)), error: words });
+        if (last) report.failed += 1;
+        else report.deferred += 1;
+      }
+    }
+  }
+  return report;
+}
+
+class ChannelUnavailable extends Error {
+  constructor(channel: string) {
+    super(channel === "email" ? "Email is not set up on this server (no SMTP server is configured)." : `Notifications by ${channel} are not set up here.`);
+  }
+}
+
+/** What a notification says about each request, read once for all of them. */
+async function requestFacts(db: Db, approvalIds: string[]) {
+  const requestedBy = sql<string | null>`(select name from ${users} where ${users.id} = ${approvals.requestedByUserId})`;
+  const onBehalfOf = sql<string | null>`(select name from ${users} where ${users.id} = ${approvals.onBehalfOfUserId})`;
+  const rows = await db
+    .select({
+      id: approvals.id,
+      status: approvals.status,
+      runState: agentRuns.state,
+      tool: approvals.tool,
+      preview: approvals.preview,
+      via: approvals.via,
+      taintSources: approvals.taintSources,
+      createdAt: approvals.createdAt,
+      expiresAt: approvals.expiresAt,
+      requestedBy,
+      onBehalfOf,
+      agentHandle: agents.handle,
+      workspaceName: workspaces.name,
+      workspaceSlug: workspaces.slug,
+      timeZone: workspaces.timeZone,
+      settings: workspaces.settings,
+    })
+    .from(approvals)
+    .innerJoin(agents, eq(agents.id, approvals.agentId))
+    .innerJoin(agentRuns, eq(agentRuns.id, approvals.runId))
+    .innerJoin(workspaces, eq(workspaces.id, approvals.workspaceId))
+    .where(inArray(approvals.id, approvalIds));
+  return new Map(
+    rows.map((r) => {
+      const facts: RequestFacts = { ...r, preview: r.preview as RequestFacts["preview"] };
+      return [r.id, { status: r.status === "pending" && r.runState === "suspended" ? "pending" : r.status, settings: r.settings, facts }] as const;
+    }),
+  );
+}
+
+/** Plans and sends, as one sweep step; a failure is logged and tried again on the next sweep. */
+export async function runNotifications(db: Db, tools: ToolRegistry, channels: NotificationChannels, baseUrl: string, now = new Date()) {
+  try {
+    await planNotifications(db, tools, channels, now);
+    return await deliverDue(db, channels, baseUrl, now);
+  } catch (error) {
+    logError("Notifications could not be planned or sent", error);
+    return null;
+  }
+}
+
+/** A person's own latest notifications in a workspace, newest first, with what became of each. */
+export async function deliveriesOf(db: Db, workspaceId: string, userId: string, limit = 50) {
+  const rows = await db
+    .select({
+      id: notifications.id,
+      approvalId: notifications.approvalId,
+      preview: approvals.preview,
+      agentHandle: agents.handle,
+      channel: notifications.channel,
+      step: notifications.step,
+      status: notifications.status,
+      attempts: notifications.attempts,
+      at: sql<Date>`coalesce(${notifications.sentAt}, ${notifications.createdAt})`,
+      error: notifications.error,
+    })
+    .from(notifications)
+    .innerJoin(approvals, eq(approvals.id, notifications.approvalId))
+    .innerJoin(agents, eq(agents.id, approvals.agentId))
+    .where(and(eq(notifications.workspaceId, workspaceId), eq(notifications.userId, userId)))
+    .orderBy(sql`${notifications.createdAt} desc`)
+    .limit(limit);
+  return rows.map(({ preview, ...r }) => ({ ...r, title: (preview as { title?: string }).title ?? "A request", at: new Date(r.at).toISOString() }));
+}
