@@ -68,6 +68,11 @@ export async function getUsageSummaryHourly(
       agentMessages: messages[0]?.n ?? 0,
       approvalsPending: approvalCounts[0]?.pending ?? 0,
       approvalsDecided: approvalCounts[0]?.decided ?? 0,
+      // The former design had no review timing; the benchmark compares the spend and activity reads only.
+      decisionP50Ms: null,
+      decisionP95Ms: null,
+      waitingLong: 0,
+      waitingLongAfterMinutes: 15,
       activeAgents: runs.activeAgents,
       failedRuns: runs.failedRuns,
       budgetStops: runs.budgetStops,

@@ -143,6 +143,16 @@ function ActivityCard({ activity }: { activity: UsageSummary["activity"] }) {
             <span className="text-slate-500"> · </span>
             <span className="text-lg font-semibold">{formatCount(activity.approvalsDecided)}</span> decided today
           </dd>
+          <dd className="text-xs text-slate-600" data-testid="activity-decision-time">
+            {activity.decisionP50Ms === null
+              ? "No decisions by people today."
+              : `Decided in ${formatDuration(activity.decisionP50Ms)} (median), ${formatDuration(activity.decisionP95Ms)} at the slowest 5%.`}
+            {activity.waitingLong > 0 ? (
+              <span className="block font-medium text-amber-800">
+                {formatCount(activity.waitingLong)} waiting longer than {activity.waitingLongAfterMinutes} minutes
+              </span>
+            ) : null}
+          </dd>
         </div>
         <Stat label="Active agents" value={formatCount(activity.activeAgents)} />
       </dl>

@@ -15,7 +15,8 @@ import { usageKeys } from "@/lib/client/query-keys";
 import { useApi, useWorkspace } from "../providers";
 import { LazyBox } from "../ui/lazy-box";
 import { seriesColors } from "./colors";
-import { formatCount, formatUsd, formatUsdTick } from "./format";
+import { formatCount, formatDuration, formatUsd, formatUsdTick } from "./format";
+import { reviewsSchema } from "@/lib/billing/usage-schemas";
 import type { ChartPoint } from "./usage-charts";
 
 // The charts load after the page (recharts is most of its script), in the same h-64 boxes meanwhile.
@@ -274,7 +275,54 @@ function ReportBody({ report }: { report: Report }) {
           .
         </p>
       </section>
+      <ReviewsTable from={report.range.from} to={report.range.to} />
     </>
+  );
+}
+
+/** Who decided requests in the range: how many, how fast, and what share they approved. */
+function ReviewsTable({ from, to }: { from: string; to: string }) {
+  const api = useApi();
+  const { slug } = useWorkspace();
+  const query = useQuery({
+    queryKey: usageKeys.reviews(slug, from, to),
+    queryFn: () => api(`/api/usage/reviews?${new URLSearchParams({ from, to }).toString()}`, { schema: reviewsSchema }),
+  });
+  const reviewers = query.data?.reviewers ?? [];
+  return (
+    <section className="card overflow-x-auto" aria-label="Reviews">
+      <h2 className="px-4 pt-3 text-sm font-semibold">Reviews</h2>
+      <p className="px-4 text-xs text-slate-600">Requests decided by each person in this range, and how long they waited from asking to deciding.</p>
+      {query.isError ? <ErrorNotice error={query.error} fallback="Could not load the reviews." className="m-4" /> : null}
+      <table className="mt-2 w-full text-sm" data-testid="reviews-table">
+        <thead className="bg-slate-50 text-left text-xs uppercase tracking-wide text-slate-500">
+          <tr>
+            <th className="px-4 py-2">Person</th>
+            <th className="px-4 py-2 text-right">Decided</th>
+            <th className="px-4 py-2 text-right">Median wait</th>
+            <th className="px-4 py-2 text-right">Approved</th>
+          </tr>
+        </thead>
+        <tbody className="divide-y divide-slate-100">
+          {query.data && reviewers.length === 0 ? (
+            <tr>
+              <td colSpan={4} className="px-4 py-6 text-center text-slate-500">
+                Nobody decided a request in this range.
+              </td>
+            </tr>
+          ) : (
+            reviewers.map((r) => (
+              <tr key={r.userId} data-testid="reviews-row">
+                <td className="px-4 py-2">{r.name}</td>
+                <td className="px-4 py-2 text-right tabular-nums">{formatCount(r.decided)}</td>
+                <td className="px-4 py-2 text-right tabular-nums">{formatDuration(r.medianMs)}</td>
+                <td className="px-4 py-2 text-right tabular-nums">{Math.round((100 * r.approved) / r.decided)} %</td>
+              </tr>
+            ))
+          )}
+        </tbody>
+      </table>
+    </section>
   );
 }
 

@@ -1,10 +1,11 @@
 import { and, eq, gte, inArray, lt, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import { rowsOf, type Db } from "../db/client";
-import { agentMessages, agentRuns, agents, approvals } from "../db/schema";
+import { agentMessages, agentRuns, agents, approvals, workspaces } from "../db/schema";
 import { isNominal } from "./prices";
 import { DAY_MS, HOUR_MS, rangeFields, resolveRange, toHourRange, type HourRange } from "./range";
 import { planRollups, rollupRows } from "./rollup-plan";
+import { escalateAfterMinutes } from "../escalation";
 
 /** Defaults to the last 24 hours; the overview sends local midnight to now ("today"). */
 export const summaryQuerySchema = z.object(rangeFields).transform((q) => resolveRange(q, DAY_MS));
@@ -39,6 +40,12 @@ export interface UsageSummary {
     agentMessages: number;
     approvalsPending: number;
     approvalsDecided: number;
+    /** How long people took to decide, from asking to deciding (the range's decisions by a person); null without any. */
+    decisionP50Ms: number | null;
+    decisionP95Ms: number | null;
+    /** Requests waiting longer than the workspace's escalation time (`waitingLongAfterMinutes`). */
+    waitingLong: number;
+    waitingLongAfterMinutes: number;
     activeAgents: number;
     failedRuns: number;
     budgetStops: number;
@@ -76,6 +83,9 @@ export async function getUsageSummary(
   // Rates are per minute of the range that has happened (a range ending in the future counts up to now).
   const elapsedMinutes = Math.max(1, (Math.min(range.to.getTime(), now.getTime()) - range.from.getTime()) / 60_000);
   const lastHourEnd = new Date(Math.min(range.to.getTime(), now.getTime()));
+  const [ws] = await db.select({ settings: workspaces.settings }).from(workspaces).where(eq(workspaces.id, workspaceId));
+  const waitingAfter = Math.max(1, escalateAfterMinutes(ws?.settings));
+  const waitingSince = iso(shift(now, -waitingAfter * 60_000));
   const [figures, runs, hourly, messages, approvalCounts, lastHour] = await Promise.all([
     rollupFigures(db, workspaceId, range, input.includeSpend),
     runStats(db, workspaceId, range),
@@ -88,6 +98,9 @@ export async function getUsageSummary(
       .select({
         pending: sql<number>`count(*) filter (where ${approvals.status} = 'pending')::int`.mapWith(Number),
         decided: sql<number>`count(*) filter (where ${approvals.status} in ('approved', 'rejected') and ${approvals.decidedAt} >= ${iso(range.from)}::timestamptz and ${approvals.decidedAt} < ${iso(range.to)}::timestamptz)::int`.mapWith(Number),
+        waitingLong: sql<number>`count(*) filter (where ${approvals.status} = 'pending' and ${approvals.createdAt} < ${waitingSince}::timestamptz)::int`.mapWith(Number),
+        p50: sql<number | null>`percentile_cont(0.5) within group (order by extract(epoch from ${approvals.decidedAt} - ${approvals.createdAt}) * 1000) filter (where ${approvals.decidedByUserId} is not null and ${approvals.decidedAt} >= ${iso(range.from)}::timestamptz and ${approvals.decidedAt} < ${iso(range.to)}::timestamptz)`,
+        p95: sql<number | null>`percentile_cont(0.95) within group (order by extract(epoch from ${approvals.decidedAt} - ${approvals.createdAt}) * 1000) filter (where ${approvals.decidedByUserId} is not null and ${approvals.decidedAt} >= ${iso(range.from)}::timestamptz and ${approvals.decidedAt} < ${iso(range.to)}::timestamptz)`,
       })
       .from(approvals)
       .where(and(eq(approvals.workspaceId, workspaceId), inArray(approvals.status, ["pending", "approved", "rejected"]))),
@@ -109,6 +122,10 @@ export async function getUsageSummary(
       agentMessages: messages[0]?.n ?? 0,
       approvalsPending: approvalCounts[0]?.pending ?? 0,
       approvalsDecided: approvalCounts[0]?.decided ?? 0,
+      decisionP50Ms: approvalCounts[0]?.p50 == null ? null : Math.round(Number(approvalCounts[0].p50)),
+      decisionP95Ms: approvalCounts[0]?.p95 == null ? null : Math.round(Number(approvalCounts[0].p95)),
+      waitingLong: approvalCounts[0]?.waitingLong ?? 0,
+      waitingLongAfterMinutes: waitingAfter,
       activeAgents: runs.activeAgents,
       failedRuns: runs.failedRuns,
       budgetStops: runs.budgetStops,

@@ -34,6 +34,10 @@ export const usageSummarySchema = z.object({
     agentMessages: z.number(),
     approvalsPending: z.number(),
     approvalsDecided: z.number(),
+    decisionP50Ms: nullableNumber,
+    decisionP95Ms: nullableNumber,
+    waitingLong: z.number(),
+    waitingLongAfterMinutes: z.number(),
     activeAgents: z.number(),
     failedRuns: z.number(),
     budgetStops: z.number(),
@@ -68,3 +72,9 @@ export const budgetOverviewSchema = z.object({
   agents: z.array(budgetLineSchema),
 });
 export type BudgetOverview = z.infer<typeof budgetOverviewSchema>;
+
+/** Who decided requests over a range (GET /api/usage/reviews). */
+export const reviewsSchema = z.object({
+  range: z.object({ from: isoDate, to: isoDate }),
+  reviewers: z.array(z.object({ userId: id, name: z.string(), decided: z.number(), approved: z.number(), medianMs: z.number() })),
+});

@@ -63,6 +63,7 @@ export const usageKeys = {
   summary: (slug: string, timeZone: string) => ["usage-summary", slug, timeZone] as const,
   report: (slug: string, choice: unknown, group: string, timeZone: string) => ["usage-report", slug, choice, group, timeZone] as const,
   reconciliation: (slug: string) => ["reconciliation", slug] as const,
+  reviews: (slug: string, from: string, to: string) => ["usage-reviews", slug, from, to] as const,
 };
 
 export const billingKeys = {

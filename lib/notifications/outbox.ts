@@ -18,7 +18,8 @@ import { workspacePolicy } from "../safety/policy";
 import type { ToolRegistry } from "../tools/registry";
 import { logError } from "../log";
 import { digestMail, requestMail, type RequestFacts } from "./approval-mail";
-import { escalateAfterMinutes, quietUntil, resolvePrefs, type ChannelsAvailable, type ResolvedPrefs } from "./prefs";
+import { escalateAfterMinutes } from "../escalation";
+import { quietUntil, resolvePrefs, type ChannelsAvailable, type ResolvedPrefs } from "./prefs";
 
 /** The order in which tiers are told; members never decide. */
 const tierOf: Partial<Record<Role, number>> = { reviewer: 0, manager: 1, owner: 2 };

@@ -10,6 +10,7 @@ import { notificationPrefs, workspaces, type NotificationPrefs } from "../db/sch
 import { AppError } from "../errors";
 import { recordAudit } from "../audit";
 import { isKnownTimeZone } from "../workspaces/time-zone";
+import { escalateAfterMinutes } from "../escalation";
 
 const clock = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, "A time such as 22:00");
 
@@ -64,14 +65,8 @@ export async function writePrefs(db: Db, workspaceId: string, userId: string, pr
     .onConflictDoUpdate({ target: [notificationPrefs.workspaceId, notificationPrefs.userId], set: { prefs, updatedAt: sql`now()` } });
 }
 
-/** Minutes a request waits before the next tier (managers, then owners) is told; 0 tells every tier at once. */
-export const DEFAULT_ESCALATE_AFTER_MINUTES = 15;
-
 export const escalationBodySchema = z.object({ escalateAfterMinutes: z.number().int().min(0).max(7 * 24 * 60) });
 
-export function escalateAfterMinutes(settings: { notifications?: { escalateAfterMinutes?: number } } | undefined): number {
-  return settings?.notifications?.escalateAfterMinutes ?? DEFAULT_ESCALATE_AFTER_MINUTES;
-}
 
 export async function setEscalation(db: Db, workspaceId: string, actorId: string, minutes: number): Promise<{ escalateAfterMinutes: number }> {
   return db.transaction(async (tx) => {

@@ -13,6 +13,8 @@ import { makeUser, makeWorkspace } from "../support/fixtures";
 import { makeAgent } from "../support/runtime";
 import { jsonRequest, params, sessionCookie, useTestServer } from "../support/server";
 import { approvalSteps } from "../support/approvals";
+import { getUsageSummary } from "../../lib/billing/summary";
+import { GET as reviewsRoute } from "../../app/api/usage/reviews/route";
 
 const BASE = "https://deck.example.test";
 const MIN = 60_000;
@@ -213,5 +215,29 @@ describe("reaching reviewers by email: who is told, when, once, and what the mes
     expect(to(t.max)).toHaveLength(1);
     expect(to(t.owner)).toHaveLength(1);
     expect((await decide(t.max, approval.id, "reject")).status).toBe(200);
+  });
+
+  it("managers see how long people take to decide, and how many wait longer than the escalation time", async () => {
+    const t = await team();
+    const [a, b, c, waiting, fresh] = [await ask(t, "slack #a one"), await ask(t, "slack #b two"), await ask(t, "slack #c three"), await ask(t, "slack #d four"), await ask(t, "slack #e five")];
+    const now = Date.now();
+    // Decided by people after 1, 2 and 10 minutes; one waiting for 20 minutes, one for 5.
+    for (const [approval, minutes] of [[a, 1], [b, 2], [c, 10]] as const) {
+      await t.s.db
+        .update(approvals)
+        .set({ status: "approved", decidedByUserId: t.rita.id, createdAt: new Date(now - 30 * MIN), decidedAt: new Date(now - 30 * MIN + minutes * MIN) })
+        .where(eq(approvals.id, approval.id));
+    }
+    await t.s.db.update(approvals).set({ createdAt: new Date(now - 20 * MIN) }).where(eq(approvals.id, waiting.id));
+    await t.s.db.update(approvals).set({ createdAt: new Date(now - 5 * MIN) }).where(eq(approvals.id, fresh.id));
+    const summary = await getUsageSummary(t.s.db, t.ws.id, { from: new Date(now - 60 * MIN), to: new Date(now + MIN), includeSpend: false, now: new Date(now) });
+    expect(summary.activity).toMatchObject({ approvalsPending: 2, approvalsDecided: 3, decisionP50Ms: 2 * MIN, decisionP95Ms: 9.2 * MIN, waitingLong: 1, waitingLongAfterMinutes: 15 });
+    // The usage page's table of reviewers: Rita decided three (all approved), in a median of 2 minutes.
+    await t.s.db.update(approvals).set({ status: "rejected" }).where(eq(approvals.id, c.id));
+    const reviews = await (await reviewsRoute(jsonRequest(`/api/usage/reviews?from=${new Date(now - 60 * MIN).toISOString()}&to=${new Date(now + MIN).toISOString()}`, { cookie: await sessionCookie(t.s, t.max), workspace: t.ws.slug }))).json();
+    expect(reviews.reviewers).toEqual([{ userId: t.rita.id, name: t.rita.name, decided: 3, approved: 2, medianMs: 2 * MIN }]);
+    const byMember = await reviewsRoute(jsonRequest("/api/usage/reviews", { cookie: await sessionCookie(t.s, t.mia), workspace: t.ws.slug }));
+    expect(byMember.status).toBe(403);
+    for (const x of [waiting, fresh]) expect((await decide(t.max, x.id, "reject")).status).toBe(200);
   });
 });

@@ -2,7 +2,8 @@ import { eq } from "drizzle-orm";
 import { route } from "@/lib/http/route";
 import { workspaces } from "@/lib/db/schema";
 import { escalationSchema } from "@/lib/notifications/notification-schemas";
-import { escalateAfterMinutes, escalationBodySchema, setEscalation } from "@/lib/notifications/prefs";
+import { escalationBodySchema, setEscalation } from "@/lib/notifications/prefs";
+import { escalateAfterMinutes } from "@/lib/escalation";
 
 const readDoc = { summary: "minutes a request waits for the reviewers before the managers are told, and as long again before the owners are (0: every tier at once)" };
 
