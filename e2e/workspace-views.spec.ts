@@ -172,7 +172,8 @@ test.describe("the manager's views", () => {
 
     await feed.goto("demo", "agent=herald&kind=approval_requested");
     await feed.waitLive();
-    const item = feed.item(/^@herald · approval requested/).last();
+    // Newest first: the top one is this test's second request, still waiting.
+    const item = feed.item(/^@herald · approval requested/).first();
     await item.getByRole("link", { name: "Approval", exact: true }).click();
     await expect(page).toHaveURL(/\/approvals\?approval=[0-9a-f-]{36}$/);
     const id = new URL(page.url()).searchParams.get("approval")!;

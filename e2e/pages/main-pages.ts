@@ -39,6 +39,7 @@ export function mainPages(seeded: Seeded): { name: string; path: string }[] {
     { name: "policy", path: "/w/demo/settings/policy" },
     { name: "billing", path: "/w/demo/settings/billing" },
     { name: "connections", path: "/w/demo/settings/connections" },
+    { name: "notifications", path: "/w/demo/settings/notifications" },
     { name: "account", path: "/w/demo/settings/account" },
   ];
 }
