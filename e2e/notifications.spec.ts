@@ -57,7 +57,7 @@ test("a person's choices are kept: a digest, quiet hours in another zone, only s
     await form.getByRole("radio", { name: /One digest of what arrived/ }).check();
     await form.getByLabel("Digest every").selectOption("60");
     await form.getByRole("checkbox", { name: /Send nothing at night/ }).check();
-    await form.getByLabel("From").fill("21:30");
+    await form.getByLabel("From", { exact: true }).fill("21:30");
     await form.getByLabel("In the time zone").selectOption("Asia/Tokyo");
     await form.getByRole("checkbox", { name: "Only some kinds of action" }).check();
     await form.getByRole("checkbox", { name: "Sends outside" }).check();
@@ -66,8 +66,8 @@ test("a person's choices are kept: a digest, quiet hours in another zone, only s
 
     await reviewer.page.reload();
     await expect(form.getByLabel("Digest every")).toHaveValue("60");
-    await expect(form.getByLabel("From")).toHaveValue("21:30");
-    await expect(form.getByLabel("To")).toHaveValue("07:00");
+    await expect(form.getByLabel("From", { exact: true })).toHaveValue("21:30");
+    await expect(form.getByLabel("To", { exact: true })).toHaveValue("07:00");
     await expect(form.getByLabel("In the time zone")).toHaveValue("Asia/Tokyo");
     await expect(form.getByRole("checkbox", { name: "Sends outside" })).toBeChecked();
     await expect(form.getByRole("checkbox", { name: "Runs code" })).not.toBeChecked();
