@@ -32,7 +32,7 @@ test("a reviewer decides several requests at once: x ticks one, 'select all like
     await reviewer.page.keyboard.press("x");
     await expect(batch.getByTestId("batch-count")).toHaveCount(0);
 
-    await batch.getByRole("button", { name: new RegExp(`^Select all like this \\(4: slack\\.post by @${handle}\\)$`) }).click();
+    await batch.getByRole("button", { name: new RegExp(`^Select all like this \\(4: Post to Slack by @${handle}\\)$`) }).click();
     await expect(batch.getByTestId("batch-count")).toHaveText("4 requests selected");
     await batch.getByRole("button", { name: "Approve 4" }).click();
 

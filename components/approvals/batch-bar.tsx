@@ -12,7 +12,7 @@ export function idsOf(item: ApprovalItem): string[] {
   return item.identical?.ids ?? [item.id];
 }
 
-/** The requests like `item`: the same tool asked for by the same agent. */
+/** The requests like `item`: the same tool asked for by the same agent (said by the preview's title, "Post to Slack"). */
 export function alike(items: readonly ApprovalItem[], item: ApprovalItem): ApprovalItem[] {
   return items.filter((other) => other.tool === item.tool && other.agent.id === item.agent.id);
 }
@@ -97,7 +97,7 @@ export function BatchBar({ items, picked, focused, onPick, onDecided }: {
         )}
         {focused && like.length > 1 ? (
           <button type="button" className="text-sm font-medium text-indigo-700 underline" disabled={busy} onClick={() => onPick(like.map((item) => item.id), true)}>
-            Select all like this ({likeCount}: {focused.tool} by @{focused.agent.handle})
+            Select all like this ({likeCount}: {focused.preview.title} by @{focused.agent.handle})
           </button>
         ) : null}
       </div>
