@@ -20,6 +20,7 @@ import { ErrorCode } from "../ui/error-notice";
 import { OwnApprovalNote, throughDoor, useOwnWhileAlone } from "./own-while-alone";
 import type { DecisionChannel } from "@/lib/decision-channels";
 import { NotifiedLine } from "./notified-line";
+import { PickBox } from "./batch-bar";
 
 export function PreviewCard({ preview }: { preview: ApprovalItem["preview"] }) {
   return (
@@ -185,16 +186,7 @@ export function ApprovalCard({ item, now, viewerId, canDecide, onDecided, select
         </div>
       ) : null}
       <header className="flex flex-wrap items-center gap-2 text-xs">
-        {onPick && canDecide ? (
-          <input
-            type="checkbox"
-            className="size-4 shrink-0 accent-indigo-600 xl:hidden"
-            checked={!!picked}
-            disabled={gone}
-            onChange={onPick}
-            aria-label={`Select “${item.preview.title}” by @${item.agent.handle} to decide with others`}
-          />
-        ) : null}
+        {onPick && canDecide ? <PickBox item={item} picked={!!picked} disabled={gone} onPick={onPick} className="xl:hidden" /> : null}
         <span className={`rounded px-2 py-0.5 font-medium ${item.category === "tainted_egress" ? "bg-amber-100 text-amber-900" : "bg-indigo-50 text-indigo-700"}`}>
           {categoryLabels[item.category] ?? item.category}
         </span>

@@ -4,6 +4,7 @@ import type { ApprovalItem } from "@/lib/safety/approval-schemas";
 import { cn } from "../ui/cn";
 import { Revealed } from "../ui/revealed";
 import { categoryLabels, timeLeft } from "./approval-text";
+import { PickBox } from "./batch-bar";
 
 /**
  * One pending request on one line, for the list beside the detail pane on a wide screen: the tool, the agent, whom it
@@ -25,16 +26,7 @@ export function ApprovalRow({ item, now, selected, gone, onSelect, picked, onPic
   const identical = item.identical?.count ?? 1;
   return (
     <div className={cn("hidden items-center xl:flex", selected && "bg-indigo-50 shadow-[inset_3px_0_0_0] shadow-indigo-600")}>
-      {onPick ? (
-        <input
-          type="checkbox"
-          className="ml-3 size-4 shrink-0 accent-indigo-600"
-          checked={!!picked}
-          disabled={gone}
-          onChange={onPick}
-          aria-label={`Select “${item.preview.title}” by @${item.agent.handle} to decide with others`}
-        />
-      ) : null}
+      {onPick ? <PickBox item={item} picked={!!picked} disabled={gone} onPick={onPick} className="ml-3" /> : null}
     <button
       type="button"
       data-approval-row

@@ -17,6 +17,20 @@ export function alike(items: readonly ApprovalItem[], item: ApprovalItem): Appro
   return items.filter((other) => other.tool === item.tool && other.agent.id === item.agent.id);
 }
 
+/** The box that ticks a request for deciding it with others (on its card, and on its line on a wide screen). */
+export function PickBox({ item, picked, disabled, onPick, className }: { item: ApprovalItem; picked: boolean; disabled: boolean; onPick: () => void; className: string }) {
+  return (
+    <input
+      type="checkbox"
+      className={`size-4 shrink-0 accent-indigo-600 ${className}`}
+      checked={picked}
+      disabled={disabled}
+      onChange={onPick}
+      aria-label={`Select “${item.preview.title}” by @${item.agent.handle} to decide with others`}
+    />
+  );
+}
+
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
 /**

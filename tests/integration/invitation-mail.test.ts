@@ -1,38 +1,13 @@
-import type { AddressInfo } from "node:net";
-import { simpleParser, type ParsedMail } from "mailparser";
-import { SMTPServer } from "smtp-server";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { GET as listInvitationsRoute, POST as inviteRoute } from "../../app/api/invitations/route";
 import { demoOwner } from "../support/fixtures";
 import { jsonRequest, sessionCookie, useTestServer } from "../support/server";
+import { useSmtpServer } from "../support/smtp";
 
 describe("invitations by email, through a real SMTP server", () => {
-  const received: ParsedMail[] = [];
-  /** The next recipient the server refuses, as a mailbox that does not exist. */
-  let refuse: string | null = null;
-  const smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ["STARTTLS", "AUTH"],
-    logger: false,
-    onRcptTo(address, _session, callback) {
-      if (address.address === refuse) return callback(Object.assign(new Error("No such mailbox"), { responseCode: 550 }));
-      callback();
-    },
-    onData(stream, _session, callback) {
-      simpleParser(stream)
-        .then((mail) => {
-          received.push(mail);
-          callback();
-        })
-        .catch(callback);
-    },
-  });
   const env: Record<string, string> = { CLAWDECK_MAIL_FROM: "Clawdeck at Example <deck@example.test>" };
-  beforeAll(async () => {
-    await new Promise<void>((resolve) => smtp.listen(0, "127.0.0.1", resolve));
-    env.CLAWDECK_SMTP_URL = `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}`;
-  });
-  afterAll(() => new Promise<void>((resolve) => smtp.close(() => resolve())));
+  const smtp = useSmtpServer(env);
+  const received = smtp.received;
   const server = useTestServer({ env });
 
   it("emails the link: who invites whom to which workspace as which role, from the configured sender", async () => {
@@ -55,7 +30,7 @@ describe("invitations by email, through a real SMTP server", () => {
     const s = server();
     const owner = await demoOwner(s.db);
     const cookie = await sessionCookie(s, owner);
-    refuse = "nobody@example.test";
+    smtp.refuse = "nobody@example.test";
     const before = received.length;
     const res = await inviteRoute(jsonRequest("/api/invitations", { method: "POST", cookie, body: { email: "nobody@example.test", role: "member" } }));
     expect(res.status).toBe(201);

@@ -1,8 +1,5 @@
-import type { AddressInfo } from "node:net";
 import { and, eq } from "drizzle-orm";
-import { simpleParser, type ParsedMail } from "mailparser";
-import { SMTPServer } from "smtp-server";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { GET as oneApprovalRoute } from "../../app/api/approvals/[id]/route";
 import { GET as deliveriesRoute } from "../../app/api/me/notifications/deliveries/route";
 import { GET as prefsRoute, PUT as putPrefsRoute } from "../../app/api/me/notifications/route";
@@ -12,6 +9,7 @@ import { deliverDue, planNotifications, runNotifications } from "../../lib/notif
 import { makeUser, makeWorkspace } from "../support/fixtures";
 import { makeAgent } from "../support/runtime";
 import { jsonRequest, params, sessionCookie, useTestServer } from "../support/server";
+import { useSmtpServer } from "../support/smtp";
 import { approvalSteps } from "../support/approvals";
 import { getUsageSummary } from "../../lib/billing/summary";
 import { GET as reviewsRoute } from "../../app/api/usage/reviews/route";
@@ -20,33 +18,11 @@ const BASE = "https://deck.example.test";
 const MIN = 60_000;
 
 describe("reaching reviewers by email: who is told, when, once, and what the message says", () => {
-  const received: ParsedMail[] = [];
-  let refuse: string | null = null;
-  const smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ["STARTTLS", "AUTH"],
-    logger: false,
-    onRcptTo(address, _session, callback) {
-      if (address.address === refuse) return callback(Object.assign(new Error("Mailbox unavailable"), { responseCode: 550 }));
-      callback();
-    },
-    onData(stream, _session, callback) {
-      simpleParser(stream)
-        .then((mail) => {
-          received.push(mail);
-          callback();
-        })
-        .catch(callback);
-    },
-  });
   const env: Record<string, string> = { CLAWDECK_MAIL_FROM: "Clawdeck <deck@example.test>" };
-  beforeAll(async () => {
-    await new Promise<void>((resolve) => smtp.listen(0, "127.0.0.1", resolve));
-    env.CLAWDECK_SMTP_URL = `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}`;
-  });
-  afterAll(() => new Promise<void>((resolve) => smtp.close(() => resolve())));
+  const smtp = useSmtpServer(env);
+  const received = smtp.received;
   beforeEach(() => {
-    refuse = null;
+    smtp.refuse = null;
   });
   const server = useTestServer({ env });
   const { chatAs, decide } = approvalSteps(server);
@@ -193,7 +169,7 @@ describe("reaching reviewers by email: who is told, when, once, and what the mes
     const t = await team();
     const approval = await ask(t, "slack #retry try again");
     const asked = approval.createdAt.getTime();
-    refuse = t.rita.email;
+    smtp.refuse = t.rita.email;
     await planNotifications(t.s.db, t.s.runtime.deps.tools, { email: t.s.mailer }, new Date(asked + 1000));
     let at = asked + 1000;
     for (let attempt = 1; attempt <= 5; attempt++) {
@@ -206,7 +182,7 @@ describe("reaching reviewers by email: who is told, when, once, and what the mes
     }
     const deliveries = await (await deliveriesRoute(jsonRequest("/api/me/notifications/deliveries", { cookie: await sessionCookie(t.s, t.rita), workspace: t.ws.slug }))).json();
     expect(deliveries.deliveries[0]).toMatchObject({ approvalId: approval.id, title: "Post to Slack", channel: "email", step: "asked", status: "failed", attempts: 5, error: "The mail server refused the address." });
-    refuse = null;
+    smtp.refuse = null;
 
     // Two senders at once (two instances): the manager's and the owner's messages go once each.
     await planNotifications(t.s.db, t.s.runtime.deps.tools, { email: t.s.mailer }, new Date(asked + 31 * MIN));
