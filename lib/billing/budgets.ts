@@ -1,7 +1,7 @@
 import { and, asc, eq, gte, isNotNull, lt, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "../db/client";
-import { agents, budgetAlerts, sessions, usageRollupsHourly, workspaceBudgets } from "../db/schema";
+import { agents, budgetAlerts, sessions, usageRollupsHourly, workspaceBudgets, type BudgetAlertLevel } from "../db/schema";
 import { AppError } from "../errors";
 import { recordAudit } from "../audit";
 
@@ -117,7 +117,7 @@ interface ScopeCheck {
 }
 
 /** Raises the alert of a level once per scope and month, with one audit entry, whichever process gets there first. */
-async function raiseAlert(db: Db, workspaceId: string, month: Date, check: ScopeCheck, level: "warning" | "exceeded") {
+async function raiseAlert(db: Db, workspaceId: string, month: Date, check: ScopeCheck, level: BudgetAlertLevel) {
   await db.transaction(async (tx) => {
     const [raised] = await tx
       .insert(budgetAlerts)
@@ -128,7 +128,7 @@ async function raiseAlert(db: Db, workspaceId: string, month: Date, check: Scope
     await recordAudit(tx, {
       workspaceId,
       actor: { kind: "system" },
-      action: level === "warning" ? "budget.warning" : "budget.exceeded",
+      action: level === "half" ? "budget.half_used" : level === "warning" ? "budget.warning" : "budget.exceeded",
       target: check.agentId ? { type: "agent", id: check.agentId } : { type: "workspace", id: workspaceId },
       detail: { month: month.toISOString(), spentCredits: check.spent, budgetCredits: check.budget, percent: check.budget > 0 ? Math.floor((check.spent * 100) / check.budget) : 100 },
     });
@@ -138,6 +138,8 @@ async function raiseAlert(db: Db, workspaceId: string, month: Date, check: Scope
 async function raiseDue(db: Db, workspaceId: string, month: Date, checks: ScopeCheck[]) {
   for (const check of checks) {
     const state = budgetState(check.spent, check.budget);
+    // Managers are told at half the budget too (lib/notifications/budget-mail.ts), before the 80 % warning.
+    if (check.budget > 0 && check.spent * 2 >= check.budget) await raiseAlert(db, workspaceId, month, check, "half");
     if (state === "warning" || state === "exceeded") await raiseAlert(db, workspaceId, month, check, "warning");
     if (state === "exceeded") await raiseAlert(db, workspaceId, month, check, "exceeded");
   }

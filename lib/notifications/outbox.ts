@@ -11,25 +11,22 @@
 import { and, asc, eq, gt, inArray, lte, or, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { agentRuns, agents, approvals, memberships, notificationPrefs, notifications, users, workspaces, type NotificationChannel, type NotificationStep, type Role } from "../db/schema";
-import type { Mailer } from "../mail/mailer";
 import { mailFailure } from "../mail/mailer";
 import { cameThroughDoor, fourEyesApplies } from "../safety/approvals";
 import { workspacePolicy } from "../safety/policy";
 import type { ToolRegistry } from "../tools/registry";
 import { logError } from "../log";
 import { digestMail, requestMail, type RequestFacts } from "./approval-mail";
+import { deliverBudgetAlerts } from "./budget-mail";
 import { escalateAfterMinutes } from "../escalation";
-import { quietUntil, resolvePrefs, type ChannelsAvailable, type ResolvedPrefs } from "./prefs";
+import { channelsAvailable, quietUntil, resolvePrefs, type ChannelsAvailable, type NotificationChannels, type ResolvedPrefs } from "./prefs";
+
+export { channelsAvailable, type NotificationChannels };
 
 /** The order in which tiers are told; members never decide. */
 const tierOf: Partial<Record<Role, number>> = { reviewer: 0, manager: 1, owner: 2 };
 const escalationStep: Record<number, NotificationStep> = { 1: "escalated_managers", 2: "escalated_owners" };
 
-export interface NotificationChannels {
-  email: Mailer | null;
-}
-
-export const channelsAvailable = (channels: NotificationChannels): ChannelsAvailable => ({ email: !!channels.email, push: false, slack: false });
 
 interface Candidate {
   userId: string;
@@ -277,7 +274,9 @@ async function requestFacts(db: Db, approvalIds: string[]) {
 export async function runNotifications(db: Db, tools: ToolRegistry, channels: NotificationChannels, baseUrl: string, now = new Date()) {
   try {
     await planNotifications(db, tools, channels, now);
-    return await deliverDue(db, channels, baseUrl, now);
+    const report = await deliverDue(db, channels, baseUrl, now);
+    await deliverBudgetAlerts(db, channels, baseUrl, now);
+    return report;
   } catch (error) {
     logError("Notifications could not be planned or sent", error);
     return null;

@@ -11,6 +11,7 @@ import { AppError } from "../errors";
 import { recordAudit } from "../audit";
 import { isKnownTimeZone } from "../workspaces/time-zone";
 import { escalateAfterMinutes } from "../escalation";
+import type { Mailer } from "../mail/mailer";
 
 const clock = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, "A time such as 22:00");
 
@@ -35,6 +36,13 @@ export interface ChannelsAvailable {
   push: boolean;
   slack: boolean;
 }
+
+/** The senders the server has: email through the operator's SMTP server. */
+export interface NotificationChannels {
+  email: Mailer | null;
+}
+
+export const channelsAvailable = (channels: NotificationChannels): ChannelsAvailable => ({ email: !!channels.email, push: false, slack: false });
 
 /** What a person's stored preferences come to, with the defaults filled in. */
 export function resolvePrefs(stored: NotificationPrefs | undefined, available: ChannelsAvailable): ResolvedPrefs {

@@ -4,7 +4,8 @@ import { GET as oneApprovalRoute } from "../../app/api/approvals/[id]/route";
 import { GET as deliveriesRoute } from "../../app/api/me/notifications/deliveries/route";
 import { GET as prefsRoute, PUT as putPrefsRoute } from "../../app/api/me/notifications/route";
 import { PUT as escalationRoute } from "../../app/api/workspace/escalation/route";
-import { approvals, notifications } from "../../lib/db/schema";
+import { approvals, budgetAlerts, notifications } from "../../lib/db/schema";
+import { deliverBudgetAlerts } from "../../lib/notifications/budget-mail";
 import { deliverDue, planNotifications, runNotifications } from "../../lib/notifications/outbox";
 import { makeUser, makeWorkspace } from "../support/fixtures";
 import { makeAgent } from "../support/runtime";
@@ -215,5 +216,25 @@ describe("reaching reviewers by email: who is told, when, once, and what the mes
     const byMember = await reviewsRoute(jsonRequest("/api/usage/reviews", { cookie: await sessionCookie(t.s, t.mia), workspace: t.ws.slug }));
     expect(byMember.status).toBe(403);
     for (const x of [waiting, fresh]) expect((await decide(t.max, x.id, "reject")).status).toBe(200);
+  });
+
+  it("managers and owners are emailed once when a budget reaches half, 80 % and all of itself; reviewers and members are not", async () => {
+    const t = await team();
+    const month = new Date(Date.UTC(2026, 11, 1));
+    const alert = (level: "half" | "warning" | "exceeded", spentCredits: number) => ({ workspaceId: t.ws.id, scope: `agent:${t.herald.id}`, month, level, spentCredits, budgetCredits: 5_000_000 });
+    await t.s.db.insert(budgetAlerts).values([alert("half", 2_600_000), alert("warning", 4_100_000)]);
+    const before = received.length;
+    expect(await deliverBudgetAlerts(t.s.db, { email: t.s.mailer }, BASE)).toBe(2);
+    expect(await deliverBudgetAlerts(t.s.db, { email: t.s.mailer }, BASE)).toBe(0);
+    const sent = received.slice(before);
+    expect(sent.map((m) => JSON.stringify(m.to)).filter((to) => to.includes(t.max.email) || to.includes(t.owner.email))).toHaveLength(4);
+    expect(sent.filter((m) => JSON.stringify(m.to).includes(t.rita.email) || JSON.stringify(m.to).includes(t.mia.email))).toHaveLength(0);
+    const half = to(t.max).find((m) => m.subject?.includes("half"));
+    expect(half?.subject).toBe(`@${t.herald.handle} has used half of its monthly budget for December 2026 (${t.ws.name})`);
+    expect(half?.text).toContain("$2.60 of $5.00 (52 %).");
+    expect(half?.text).toContain(`At the whole of @${t.herald.handle}'s budget, its runs stop before their next model call.`);
+    expect(half?.text?.split("\n")).toContain(`${BASE}/w/${t.ws.slug}/settings/billing`);
+    const [stored] = await t.s.db.select().from(budgetAlerts).where(and(eq(budgetAlerts.workspaceId, t.ws.id), eq(budgetAlerts.level, "half")));
+    expect(stored?.notifiedAt).not.toBeNull();
   });
 });

@@ -129,7 +129,7 @@ describe("charging runs", () => {
       .select()
       .from(auditLog)
       .where(and(eq(auditLog.workspaceId, workspace.id), like(auditLog.action, "budget.%"), eq(auditLog.targetId, agent.id)));
-    expect(audits.map((a) => a.action).sort()).toEqual(["budget.exceeded", "budget.warning"]);
+    expect(audits.map((a) => a.action).sort()).toEqual(["budget.exceeded", "budget.half_used", "budget.warning"]);
     const overview = await getBudgets(s.db, workspace.id);
     expect(overview.agents.find((a) => a.agentId === agent.id)).toMatchObject({ budgetCredits: 100_000, spentCredits: 21_000, state: "ok" });
   });
@@ -239,6 +239,7 @@ describe("charging runs", () => {
       .where(and(eq(auditLog.workspaceId, workspace.id), like(auditLog.action, "budget.%")))
       .orderBy(auditLog.id);
     expect(audits.map((a) => [a.action, a.targetType])).toEqual([
+      ["budget.half_used", "workspace"],
       ["budget.warning", "workspace"],
       ["budget.exceeded", "workspace"],
     ]);

@@ -147,6 +147,9 @@ export const workspaceBudgets = pgTable("workspace_budgets", {
  * month and level, so the audit log gets each alert exactly once however many
  * processes notice it.
  */
+/** Half the budget spent, 80 % (the warning the pages show), or all of it. */
+export type BudgetAlertLevel = "half" | "warning" | "exceeded";
+
 export const budgetAlerts = pgTable(
   "budget_alerts",
   {
@@ -156,10 +159,14 @@ export const budgetAlerts = pgTable(
     scope: text().notNull(),
     /** First instant of the UTC month. */
     month: timestamp({ withTimezone: true, mode: "date" }).notNull(),
-    level: text().$type<"warning" | "exceeded">().notNull(),
+    level: text().$type<BudgetAlertLevel>().notNull(),
     spentCredits: bigint({ mode: "number" }).notNull(),
     budgetCredits: bigint({ mode: "number" }).notNull(),
     createdAt: createdAt(),
+    /** When the managers were emailed about it (null: not yet); alerts raised before that existed count as told. */
+    notifiedAt: timestamp({ withTimezone: true, mode: "date" }),
+    /** What went wrong sending it, in words. */
+    notifyError: text(),
   },
   (t) => [primaryKey({ columns: [t.workspaceId, t.scope, t.month, t.level] })],
 );
