@@ -19,6 +19,8 @@ export const connections = pgTable(
     /** Non-secret settings such as a base URL. */
     config: jsonb().$type<Record<string, string>>().notNull().default({}),
     secret: text().notNull(),
+    /** Slack's signing secret (sealed like `secret`): what proves a request to the interactions endpoint came from Slack. */
+    signingSecret: text(),
     createdByUserId: uuid().references(() => users.id, { onDelete: "set null" }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),

@@ -66,6 +66,10 @@ export const notifications = pgTable(
     sentAt: at(),
     /** The channel's refusal, in words (never its credentials), or why it was not sent. */
     error: text(),
+    /** Where a Slack message was posted (its channel and timestamp), so it can be updated once the request is decided. */
+    externalRef: jsonb().$type<{ channel: string; ts: string }>(),
+    /** When the posted message was updated to say the request was decided (or is no longer waiting). */
+    closedAt: at(),
     createdAt: createdAt(),
   },
   (t) => [
@@ -76,3 +80,64 @@ export const notifications = pgTable(
 );
 
 export type Notification = typeof notifications.$inferSelect;
+
+/**
+ * A browser a person allowed to show notifications (the Push API's subscription): where the push service takes them
+ * and the keys the payload is encrypted with. One person may have several (a phone and a laptop).
+ */
+export const pushSubscriptions = pgTable(
+  "push_subscriptions",
+  {
+    id: id(),
+    userId: uuid()
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    endpoint: text().notNull(),
+    p256dh: text().notNull(),
+    auth: text().notNull(),
+    /** The browser, in words ("Chrome on Android"), so the person can tell their devices apart. */
+    label: text().notNull(),
+    lastSentAt: at(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("push_subscriptions_endpoint_key").on(t.endpoint), index("push_subscriptions_user_idx").on(t.userId)],
+);
+
+export type PushSubscriptionRow = typeof pushSubscriptions.$inferSelect;
+
+/**
+ * A person's Slack account in a workspace, linked once they confirmed it from Slack itself (a signed interaction from
+ * that Slack user), never by a name. Until then the link is pending with the code the confirmation must carry.
+ */
+export const slackLinks = pgTable(
+  "slack_links",
+  {
+    workspaceId: uuid()
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    userId: uuid()
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    slackUserId: text().notNull(),
+    /** Set while the link waits for its confirmation in Slack: the hash of the one-time code the button carries. */
+    pendingCodeHash: text(),
+    verifiedAt: at(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.workspaceId, t.userId] }), uniqueIndex("slack_links_slack_user_key").on(t.workspaceId, t.slackUserId)],
+);
+
+export type SlackLink = typeof slackLinks.$inferSelect;
+
+/** Signatures of Slack requests already acted on: a second delivery of the same request is refused as a replay. */
+export const slackReplays = pgTable("slack_replays", {
+  signature: text().primaryKey(),
+  receivedAt: createdAt(),
+});
+
+/** Keys this server makes for itself at first start (the push service's VAPID pair), sealed with the encryption key. */
+export const serverKeys = pgTable("server_keys", {
+  name: text().primaryKey(),
+  value: text().notNull(),
+  createdAt: createdAt(),
+});
