@@ -22,6 +22,11 @@ export const agents = pgTable(
     status: agentStatusEnum().notNull().default("active"),
     /** Monthly hard cap in credits; null means the workspace budget alone applies. */
     monthlyBudgetCredits: bigint({ mode: "number" }),
+    /**
+     * What one run of this agent may spend before it asks a manager to go on, in credits; null: no cap per run. An
+     * approval lets the run spend this much again (`agent_runs.cap_raised_credits`).
+     */
+    runCapCredits: bigint({ mode: "number" }),
     /** Bumped by every update; an edit names the version it was made from and is refused when it is stale. */
     version: integer().notNull().default(1),
     createdAt: createdAt(),

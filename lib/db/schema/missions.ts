@@ -69,6 +69,10 @@ export const missionRuns = pgTable(
     failedNodeId: text(),
     result: jsonb(),
     credits: bigint({ mode: "number" }).notNull().default(0),
+    /** What the mission may spend before a manager is asked to let it go on, in credits; null: no cap. */
+    capCredits: bigint({ mode: "number" }),
+    /** Credits managers let it spend past that cap, raised by one cap per approval to go on. */
+    capRaisedCredits: bigint({ mode: "number" }).notNull().default(0),
     lastSeq: integer().notNull().default(0),
     startedByUserId: uuid().references(() => users.id, { onDelete: "set null" }),
     startedAt: at(),

@@ -67,6 +67,8 @@ export const agentRuns = pgTable(
     inputTokens: bigint({ mode: "number" }).notNull().default(0),
     outputTokens: bigint({ mode: "number" }).notNull().default(0),
     credits: bigint({ mode: "number" }).notNull().default(0),
+    /** Credits a manager let this run spend past its agent's cap per run, summed over the approvals to go on. */
+    capRaisedCredits: bigint({ mode: "number" }).notNull().default(0),
     stepCount: integer().notNull().default(0),
     /** Model calls made so far; numbers each call's ledger row, so a resumed run never charges twice. */
     modelCalls: integer().notNull().default(0),
