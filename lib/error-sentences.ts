@@ -24,6 +24,7 @@ const sentences = {
   "bad_request:path": "That path cannot be used: it must name a file or folder inside the agent's workspace.",
 
   "unauthorized:session": "Your session has ended. Sign in again to continue.",
+  "unauthorized:slack_signature": "This request does not carry a valid Slack signature (it is missing, wrong or more than five minutes old).",
   "unauthorized:door_token": "This door token is not valid: it was revoked, has expired or was typed wrong.",
   "unauthorized:response": "Your session has ended. Sign in again to continue.",
 
@@ -45,6 +46,7 @@ const sentences = {
   "not_found:approval": "That approval does not exist in this workspace (any more).",
   "not_found:comparison": "That comparison does not exist in this workspace.",
   "not_found:connection": "That connection does not exist (any more).",
+  "not_found:push_subscription": "That browser is not set up for your notifications (any more).",
   "not_found:crew": "That crew does not exist in this workspace (any more).",
   "not_found:credential": "That credential does not exist (any more).",
   "not_found:file": "That file does not exist in the agent's workspace (any more), or you may not read it.",
@@ -74,6 +76,7 @@ const sentences = {
   "conflict:room": "Another room already has that name. Choose another one.",
   "conflict:run": "This run has already moved on (finished, stopped or resumed). The page shows its state now.",
   "conflict:session_active": "This chat is still answering. Stop the reply or wait for it to end.",
+  "conflict:slack_replay": "Slack sent this request before, and it was already acted on.",
   "conflict:stale": "Someone else changed this in the meantime. Reload to see their version, then make your change again.",
   "conflict:workspace": "A workspace with that address already exists. Choose another name.",
   "conflict:response": "This conflicts with a change made in the meantime. Reload and try again.",
@@ -84,6 +87,8 @@ const sentences = {
   "unprocessable:budget_exceeded": "The monthly budget is used up, so runs stop before their next model call until a manager raises it or the month ends.",
   "unprocessable:connection_base_url": "That address cannot be used for the connection. Use the service's https address.",
   "unprocessable:connection_secret": "That token does not look right for this service. Copy it again from the service's settings.",
+  "unprocessable:connection_signing_secret": "That signing secret does not look right. Copy it again from the Slack app's Basic Information page.",
+  "unprocessable:slack_link": "Your Slack account could not be linked. Check the member ID and that the workspace's Slack app is connected.",
   "unprocessable:crew": "This crew cannot run as drawn: every step needs an agent, and the steps must connect.",
   "unprocessable:file_too_large": "That file is larger than one file of an agent's workspace may be.",
   "unprocessable:workspace_full": "The agent's workspace is full: it holds as many bytes or files as it may. Delete some files first.",

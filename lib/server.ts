@@ -16,7 +16,8 @@ import { createToolRegistry } from "./tools/registry";
 import { checkBudget } from "./billing/budgets";
 import { createMissionScheduler, type MissionScheduler } from "./missions/scheduler";
 import { judgeComparisons } from "./missions/compare";
-import { runNotifications } from "./notifications/outbox";
+import { runNotifications, type NotificationChannels } from "./notifications/outbox";
+import { createPushSender, vapidSubject } from "./notifications/push";
 import { originPolicyFromEnv } from "./http/origin";
 
 /**
@@ -36,6 +37,8 @@ export interface Server {
   models: ModelConfig;
   /** The operator's SMTP server, when one is configured (`CLAWDECK_SMTP_URL`). */
   mailer: Mailer | null;
+  /** How reviewers are reached: email (with an SMTP server), web push, Slack. */
+  channels: NotificationChannels;
 }
 
 const holder = globalThis as typeof globalThis & { __clawdeckServer?: Promise<Server> };
@@ -103,11 +106,17 @@ async function startServer(): Promise<Server> {
   judgeComparisons(runtime.deps, missions, (work) => runtime.onSweep(work));
   if (runtime.deps.computers) followCommandStops(bus, runtime.deps.computers);
   const mailer = mailerFromEnv(env);
+  const fetchAllow = fetchAllowList(env.CLAWDECK_FETCH_ALLOW);
+  const channels: NotificationChannels = {
+    email: mailer,
+    push: createPushSender(handle.db, { encryptionKey: secrets.encryptionKey, fetchAllow, subject: vapidSubject(publicBaseUrl(env), env.CLAWDECK_MAIL_FROM) }),
+    slack: { encryptionKey: secrets.encryptionKey, fetchAllow },
+  };
   // Reviewers are told about waiting requests (and reminded, and the next tier told) on every sweep.
   runtime.onSweep(async () => {
-    await runNotifications(handle.db, runtime.deps.tools, { email: mailer }, publicBaseUrl(env));
+    await runNotifications(handle.db, runtime.deps.tools, channels, publicBaseUrl(env));
   });
-  return { env, db: handle.db, handle, secrets, bus, runtime, missions, models, mailer };
+  return { env, db: handle.db, handle, secrets, bus, runtime, missions, models, mailer, channels };
 }
 
 /** Where links in messages point: the app's first configured origin, else `AUTH_URL`, else this machine's port. */

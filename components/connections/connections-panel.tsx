@@ -15,9 +15,14 @@ export function ConnectionsPanel() {
   const key = settingsKeys.connections(slug);
   const list = useQuery({ queryKey: key, queryFn: () => api("/api/connections", { schema: connectionListSchema }) });
   const [secret, setSecret] = useState("");
+  const [signingSecret, setSigningSecret] = useState("");
   const save = useMutation({
-    mutationFn: () => api("/api/connections", { method: "POST", body: { provider: "slack", label: "default", secret } }),
-    onSuccess: () => setSecret(""),
+    mutationFn: () =>
+      api("/api/connections", { method: "POST", body: { provider: "slack", label: "default", secret, ...(signingSecret.trim() ? { signingSecret: signingSecret.trim() } : {}) } }),
+    onSuccess: () => {
+      setSecret("");
+      setSigningSecret("");
+    },
     onSettled: () => queryClient.invalidateQueries({ queryKey: key }),
   });
   const remove = useMutation({
@@ -40,6 +45,10 @@ export function ConnectionsPanel() {
         <div className="flex items-center justify-between rounded-md bg-slate-50 px-3 py-2 text-sm">
           <span>
             Token saved · sent only to {slack.baseUrl} · updated <Time at={slack.updatedAt} />
+            <br />
+            {slack.hasSigningSecret
+              ? "Signing secret saved: requests can reach reviewers in Slack with Approve and Reject buttons."
+              : "No signing secret: agents can post, but requests do not reach reviewers in Slack until one is saved."}
           </span>
           <button className="btn-danger py-1 text-xs" disabled={remove.isPending} onClick={() => remove.mutate(slack.id)}>
             Disconnect
@@ -70,6 +79,25 @@ export function ConnectionsPanel() {
             value={secret}
             onChange={(e) => setSecret(e.target.value)}
           />
+        </div>
+        <div>
+          <label className="label" htmlFor="slack-signing-secret">
+            {slack?.hasSigningSecret ? "Replace the signing secret (optional)" : "Signing secret (for Approve and Reject buttons in Slack)"}
+          </label>
+          <input
+            id="slack-signing-secret"
+            className="input"
+            type="password"
+            autoComplete="off"
+            pattern="[0-9a-fA-F]{32}"
+            title="A Slack signing secret is 32 letters and digits (0–9, a–f), on the app's Basic Information page."
+            placeholder="32 characters, from the app's Basic Information page"
+            value={signingSecret}
+            onChange={(e) => setSigningSecret(e.target.value)}
+          />
+          <p className="mt-1 text-xs text-slate-500 dark:text-slate-400">
+            Point the app&apos;s Interactivity request URL at <code>/api/integrations/slack/interactions</code> on this server. The app needs the chat:write, im:write and users:read.email permissions.
+          </p>
         </div>
         {save.isError ? (
           <ErrorNotice error={save.error} fallback="Could not save." />

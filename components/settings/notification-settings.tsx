@@ -9,6 +9,9 @@ import {
   deliveriesSchema,
   escalationSchema,
   notificationPrefsSchema,
+  pushBrowserSchema,
+  pushBrowsersSchema,
+  slackLinkSchema,
   stepWords,
   type NotificationPrefsReply,
 } from "@/lib/notifications/notification-schemas";
@@ -83,6 +86,28 @@ export function NotificationPrefsForm() {
               {available.email
                 ? "A message with what the agent wants to do and a link that opens the request. The link decides nothing by itself."
                 : "Email is not set up on this server. Whoever runs Clawdeck can configure outgoing mail (see the README)."}
+            </span>
+          </span>
+        </label>
+        <label className="flex items-start gap-2 text-sm">
+          <input type="checkbox" className="mt-0.5 size-4 accent-indigo-600" checked={draft.push && available.push} disabled={!available.push} onChange={(e) => set("push", e.target.checked)} />
+          <span>
+            Push notifications
+            <span className="block text-xs text-slate-600">
+              {available.push
+                ? "On the phones and computers you turn them on below: the request's first line, and Approve or Reject right from the notification."
+                : "Push notifications are not set up on this server."}
+            </span>
+          </span>
+        </label>
+        <label className="flex items-start gap-2 text-sm">
+          <input type="checkbox" className="mt-0.5 size-4 accent-indigo-600" checked={draft.slack && available.slack} disabled={!available.slack} onChange={(e) => set("slack", e.target.checked)} />
+          <span>
+            Slack
+            <span className="block text-xs text-slate-600">
+              {available.slack
+                ? "A direct message from the workspace's Slack app with Approve, Reject and Open buttons, once your Slack account is linked below."
+                : "This workspace has no Slack app connected with its signing secret. A manager can connect one under Settings → Connections."}
             </span>
           </span>
         </label>
@@ -276,7 +301,7 @@ export function RecentDeliveries() {
               </span>
               {d.error && (d.status === "failed" || d.status === "queued") ? (
                 <span className={cn("block text-xs", d.status === "failed" ? "text-rose-700" : "text-amber-800")}>
-                  {d.error} {d.status === "failed" ? `Tried ${d.attempts} times.` : "It will be tried again."}
+                  {d.error} {d.status === "failed" ? `Tried ${d.attempts === 1 ? "once" : `${d.attempts} times`}.` : "It will be tried again."}
                 </span>
               ) : null}
             </span>
@@ -286,6 +311,152 @@ export function RecentDeliveries() {
           </li>
         ))}
       </ul>
+    </section>
+  );
+}
+
+/** "Chrome on Android": enough to tell one's devices apart, from the browser's own description. */
+function deviceLabel(): string {
+  const ua = navigator.userAgent;
+  const browser = /Edg\//.test(ua) ? "Edge" : /Firefox\//.test(ua) ? "Firefox" : /Chrome\//.test(ua) ? "Chrome" : /Safari\//.test(ua) ? "Safari" : "A browser";
+  const system = /Android/.test(ua) ? "Android" : /iPhone|iPad/.test(ua) ? "iOS" : /Mac OS X/.test(ua) ? "macOS" : /Windows/.test(ua) ? "Windows" : /Linux/.test(ua) ? "Linux" : "";
+  return system ? `${browser} on ${system}` : browser;
+}
+
+/** The VAPID public key, as the Push API takes it. */
+function keyBytes(base64url: string): Uint8Array<ArrayBuffer> {
+  const base64 = (base64url + "=".repeat((4 - (base64url.length % 4)) % 4)).replace(/-/g, "+").replace(/_/g, "/");
+  const raw = atob(base64);
+  const bytes = new Uint8Array(new ArrayBuffer(raw.length));
+  for (let i = 0; i < raw.length; i += 1) bytes[i] = raw.charCodeAt(i);
+  return bytes;
+}
+
+/** The browsers that show this person's push notifications, and turning them on for this one. */
+export function PushBrowsers() {
+  const api = useApi();
+  const queryClient = useQueryClient();
+  const query = useQuery({ queryKey: settingsKeys.pushBrowsers(), queryFn: () => api("/api/me/push-subscriptions", { schema: pushBrowsersSchema }) });
+  const supported = typeof window !== "undefined" && "serviceWorker" in navigator && "PushManager" in window && "Notification" in window;
+  const [problem, setProblem] = useState<string | null>(null);
+  const enable = useMutation({
+    mutationFn: async () => {
+      setProblem(null);
+      const permission = await Notification.requestPermission();
+      if (permission !== "granted") throw new Error("This browser was not allowed to show notifications. Allow them for this site in the browser's settings, then try again.");
+      const registration = await navigator.serviceWorker.register("/sw.js");
+      await navigator.serviceWorker.ready;
+      let subscription;
+      try {
+        subscription = await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: keyBytes(query.data!.publicKey) });
+      } catch {
+        throw new Error("The browser's push service could not be reached, so this browser cannot take notifications now. Try again later.");
+      }
+      return api("/api/me/push-subscriptions", { method: "POST", body: { ...subscription.toJSON(), label: deviceLabel() }, schema: pushBrowserSchema });
+    },
+    onError: (error) => setProblem(error instanceof Error ? error.message : "Push notifications could not be turned on."),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: settingsKeys.pushBrowsers() }),
+  });
+  const remove = useMutation({
+    mutationFn: (id: string) => api(`/api/me/push-subscriptions/${id}`, { method: "DELETE" }),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: settingsKeys.pushBrowsers() }),
+  });
+  const browsers = query.data?.browsers ?? [];
+  return (
+    <section className="card max-w-2xl space-y-3 p-4" aria-label="Push notifications on your devices">
+      <h2 className="text-sm font-semibold">Push notifications on your devices</h2>
+      {query.isError ? <ErrorNotice error={query.error} fallback="Could not load your devices." /> : null}
+      {query.data && browsers.length === 0 ? <p className="text-sm text-slate-600">No device shows your notifications yet.</p> : null}
+      <ul className="divide-y divide-slate-100 text-sm">
+        {browsers.map((b) => (
+          <li key={b.id} className="flex flex-wrap items-center gap-x-2 py-1.5" data-testid="push-browser">
+            <span className="min-w-0 flex-1">
+              {b.label}{" "}
+              <span className="text-xs text-slate-600">
+                since <Time at={b.createdAt} />
+                {b.lastSentAt ? (
+                  <>
+                    , last notified <Time at={b.lastSentAt} />
+                  </>
+                ) : null}
+              </span>
+            </span>
+            <button type="button" className="btn-secondary py-1 text-xs" disabled={remove.isPending} onClick={() => remove.mutate(b.id)}>
+              Stop
+            </button>
+          </li>
+        ))}
+      </ul>
+      {supported ? (
+        <button type="button" className="btn-secondary" disabled={!query.data || enable.isPending} onClick={() => enable.mutate()}>
+          {enable.isPending ? "Turning on…" : "Turn on for this browser"}
+        </button>
+      ) : (
+        <p className="text-sm text-slate-600">This browser cannot show push notifications. On an iPhone, add Clawdeck to the home screen first.</p>
+      )}
+      {problem ? (
+        <p role="alert" className="text-sm text-rose-700">
+          {problem}
+        </p>
+      ) : null}
+    </section>
+  );
+}
+
+/** Linking the person's Slack account: confirmed from Slack itself, so a name never decides who someone is. */
+export function SlackLinkPanel() {
+  const api = useApi();
+  const { slug } = useWorkspace();
+  const queryClient = useQueryClient();
+  const key = settingsKeys.slackLink(slug);
+  const query = useQuery({ queryKey: key, queryFn: () => api("/api/me/slack-link", { schema: slackLinkSchema }) });
+  const [memberId, setMemberId] = useState("");
+  const start = useMutation({
+    mutationFn: () => api("/api/me/slack-link", { method: "POST", body: memberId.trim() ? { slackUserId: memberId.trim() } : {}, schema: slackLinkSchema }),
+    onSuccess: (reply) => queryClient.setQueryData(key, reply),
+  });
+  const unlink = useMutation({
+    mutationFn: () => api("/api/me/slack-link", { method: "DELETE", schema: slackLinkSchema }),
+    onSuccess: (reply) => queryClient.setQueryData(key, reply),
+  });
+  const link = query.data?.link;
+  return (
+    <section className="card max-w-2xl space-y-3 p-4" aria-label="Your Slack account">
+      <h2 className="text-sm font-semibold">Your Slack account</h2>
+      {query.isError ? <ErrorNotice error={query.error} fallback="Could not load your Slack link." /> : null}
+      {link?.status === "linked" ? (
+        <p className="text-sm text-slate-700">
+          Linked to the Slack member {link.slackUserId} since <Time at={link.since} />. Requests reach you there when Slack is ticked above.
+        </p>
+      ) : link?.status === "pending" ? (
+        <p className="text-sm text-slate-700" role="status">
+          The workspace&apos;s Slack app sent you a direct message. Press <strong>Link my account</strong> in it to finish; until then nothing is sent to Slack.
+        </p>
+      ) : link ? (
+        <p className="text-sm text-slate-700">Not linked. The Slack app messages you a button that confirms the account is yours.</p>
+      ) : null}
+      {link && link.status !== "linked" ? (
+        <form
+          className="flex flex-wrap items-end gap-2"
+          onSubmit={(e) => {
+            e.preventDefault();
+            start.mutate();
+          }}>
+          <label className="min-w-52 flex-1 space-y-1 text-sm">
+            <span className="label">Slack member ID (leave empty to find you by your email address)</span>
+            <input className="input" value={memberId} onChange={(e) => setMemberId(e.target.value)} placeholder="U012AB3CD" pattern="[UW][A-Z0-9]{2,20}" />
+          </label>
+          <button type="submit" className="btn-secondary" disabled={start.isPending}>
+            {link.status === "pending" ? "Send the message again" : "Link my Slack account"}
+          </button>
+        </form>
+      ) : null}
+      {link?.status === "linked" || link?.status === "pending" ? (
+        <button type="button" className="btn-secondary py-1 text-xs" disabled={unlink.isPending} onClick={() => unlink.mutate()}>
+          Unlink
+        </button>
+      ) : null}
+      {start.isError ? <ErrorNotice error={start.error} fallback="Your Slack account could not be linked." /> : null}
     </section>
   );
 }

@@ -3,7 +3,7 @@ import { z } from "zod/mini";
 import { id, isoDate } from "../shared-schemas";
 
 /** A connection as listed: never its secret. */
-export const connectionRowSchema = z.object({ id, provider: z.string(), label: z.string(), baseUrl: z.string(), updatedAt: isoDate });
+export const connectionRowSchema = z.object({ id, provider: z.string(), label: z.string(), baseUrl: z.string(), hasSigningSecret: z.boolean(), updatedAt: isoDate });
 export type ConnectionRow = z.infer<typeof connectionRowSchema>;
 
 export const connectionListSchema = z.object({ connections: z.array(connectionRowSchema) });

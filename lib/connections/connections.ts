@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, ne } from "drizzle-orm";
+import { and, asc, desc, eq, ne, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Viewer } from "../access/access";
 import { runFactsByIds } from "../access/run-facts-cache";
@@ -68,6 +68,11 @@ export const saveConnectionSchema = z.object({
   secret: z.string().trim().max(10_000),
   /** Accepted only when it is the operator's address (see `providerBaseUrl`); kept for older clients. */
   baseUrl: z.string().max(2000).optional(),
+  /**
+   * Slack's signing secret, which proves that button presses come from Slack: with it, requests can reach reviewers
+   * in Slack with Approve and Reject buttons. Write-only like the token; saving again without it keeps the stored one.
+   */
+  signingSecret: z.string().trim().max(200).optional(),
 });
 export type SaveConnectionInput = z.infer<typeof saveConnectionSchema>;
 
@@ -77,6 +82,8 @@ export interface ConnectionSummary {
   label: string;
   /** Where the credential is sent: the operator's address, whatever the connection once stored. */
   baseUrl: string;
+  /** Whether a signing secret is stored (Slack: buttons in messages can be trusted). Never the secret itself. */
+  hasSigningSecret: boolean;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -84,23 +91,34 @@ export interface ConnectionSummary {
 /** Connections without their secrets: the browser never receives a credential, not even part of one. */
 export async function listConnections(db: Db, workspaceId: string): Promise<ConnectionSummary[]> {
   const rows = await db
-    .select({ id: connections.id, provider: connections.provider, label: connections.label, config: connections.config, createdAt: connections.createdAt, updatedAt: connections.updatedAt })
+    .select({
+      id: connections.id,
+      provider: connections.provider,
+      label: connections.label,
+      hasSigningSecret: sql<boolean>`${connections.signingSecret} is not null`,
+      createdAt: connections.createdAt,
+      updatedAt: connections.updatedAt,
+    })
     .from(connections)
     .where(and(eq(connections.workspaceId, workspaceId), ne(connections.provider, BROKERED_PROVIDER)))
     .orderBy(asc(connections.provider), asc(connections.label));
-  return rows.map(({ config: _config, ...r }) => ({ ...r, baseUrl: providerBaseUrl(r.provider as ConnectionProvider) }));
+  return rows.map((r) => ({ ...r, baseUrl: providerBaseUrl(r.provider as ConnectionProvider) }));
 }
 
 export async function saveConnection(db: Db, workspaceId: string, actorId: string, key: Buffer, input: SaveConnectionInput): Promise<ConnectionSummary> {
   checkConnectionSecret(input.provider, input.secret);
   checkBaseUrl(input.provider, input.baseUrl);
+  if (input.signingSecret !== undefined && !/^[0-9a-f]{32}$/i.test(input.signingSecret)) {
+    throw new AppError("unprocessable:connection_signing_secret", "A Slack signing secret is 32 letters and digits (0–9, a–f). Copy it again from the app's Basic Information page.");
+  }
   const config: Record<string, string> = {};
+  const signingSecret = input.signingSecret === undefined ? undefined : encryptSecret(input.signingSecret, key);
   const [row] = await db
     .insert(connections)
-    .values({ workspaceId, provider: input.provider, label: input.label, config, secret: encryptSecret(input.secret, key), createdByUserId: actorId })
+    .values({ workspaceId, provider: input.provider, label: input.label, config, secret: encryptSecret(input.secret, key), signingSecret, createdByUserId: actorId })
     .onConflictDoUpdate({
       target: [connections.workspaceId, connections.provider, connections.label],
-      set: { config, secret: encryptSecret(input.secret, key), updatedAt: new Date() },
+      set: { config, secret: encryptSecret(input.secret, key), ...(signingSecret ? { signingSecret } : {}), updatedAt: new Date() },
     })
     .returning();
   await recordAudit(db, {
@@ -108,21 +126,32 @@ export async function saveConnection(db: Db, workspaceId: string, actorId: strin
     actor: { kind: "user", id: actorId },
     action: "connection.saved",
     target: { type: "connection", id: row!.id },
-    detail: { provider: input.provider, label: input.label },
+    detail: { provider: input.provider, label: input.label, signingSecret: signingSecret ? "saved" : row!.signingSecret ? "kept" : "none" },
   });
-  return { id: row!.id, provider: row!.provider, label: row!.label, baseUrl: providerBaseUrl(input.provider), createdAt: row!.createdAt, updatedAt: row!.updatedAt };
+  return {
+    id: row!.id,
+    provider: row!.provider,
+    label: row!.label,
+    baseUrl: providerBaseUrl(input.provider),
+    hasSigningSecret: row!.signingSecret !== null,
+    createdAt: row!.createdAt,
+    updatedAt: row!.updatedAt,
+  };
 }
 
 /** Every credential the workspace stores, decrypted: what a tool's errors and output are scrubbed of. */
 export async function listSecretValues(db: Db, workspaceId: string, key: Buffer): Promise<string[]> {
-  const rows = await db.select({ secret: connections.secret }).from(connections).where(eq(connections.workspaceId, workspaceId));
-  return rows.flatMap((row) => {
-    try {
-      return [decryptSecret(row.secret, key)];
-    } catch {
-      return [];
-    }
-  });
+  const rows = await db.select({ secret: connections.secret, signingSecret: connections.signingSecret }).from(connections).where(eq(connections.workspaceId, workspaceId));
+  return rows.flatMap((row) =>
+    [row.secret, row.signingSecret].flatMap((sealed) => {
+      if (!sealed) return [];
+      try {
+        return [decryptSecret(sealed, key)];
+      } catch {
+        return [];
+      }
+    }),
+  );
 }
 
 export async function deleteConnection(db: Db, workspaceId: string, actorId: string, id: string): Promise<void> {

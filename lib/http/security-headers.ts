@@ -37,6 +37,8 @@ export function pageContentSecurityPolicy(nonce: string, options: { development?
     "font-src 'self' data:",
     // Same-origin fetches and EventSource streams only (the dev server's websocket is same-origin too).
     "connect-src 'self'",
+    // The service worker that shows push notifications is this origin's own file.
+    "worker-src 'self'",
     "object-src 'none'",
     "base-uri 'none'",
     "form-action 'self'",

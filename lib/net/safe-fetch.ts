@@ -54,7 +54,7 @@ export interface SafeFetchOptions {
    * may be a credential). They are dropped on a redirect to another origin.
    */
   headers?: Record<string, string>;
-  body?: string;
+  body?: string | Buffer;
 }
 
 export interface SafeFetchResult {
@@ -259,7 +259,7 @@ interface HopContext {
   userAgent: string;
   method: SafeFetchMethod;
   headers: Record<string, string>;
-  body?: string;
+  body?: string | Buffer;
 }
 
 const defaultLookup: SafeLookup = (hostname, options, callback) => dns.lookup(hostname, options, callback);

@@ -9,6 +9,7 @@ import type { NotificationStep } from "../db/schema";
 
 export interface RequestFacts {
   id: string;
+  workspaceId: string;
   agentHandle: string;
   tool: string;
   preview: { title: string; fields: { label: string; value: string }[]; body?: string };
@@ -43,7 +44,7 @@ export const requestUrl = (baseUrl: string, facts: Pick<RequestFacts, "id" | "wo
   `${baseUrl.replace(/\/$/, "")}/w/${facts.workspaceSlug}/approvals?approval=${facts.id}`;
 
 /** Why this message is sent, as its first line. */
-function stepLine(step: NotificationStep, facts: RequestFacts, now: Date, escalateAfterMinutes: number): string {
+export function stepLine(step: NotificationStep, facts: RequestFacts, now: Date, escalateAfterMinutes: number): string {
   switch (step) {
     case "asked":
       return `@${facts.agentHandle} asks to do this and waits for a decision.`;

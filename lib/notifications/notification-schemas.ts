@@ -51,3 +51,18 @@ export const stepWords: Record<z.infer<typeof notificationStepSchema>, string> =
   reminder_half: "reminded at half its time",
   reminder_late: "reminded before it expires",
 };
+
+/** A browser that shows a person's push notifications (never its keys). */
+const pushBrowser = z.object({ id, label: z.string(), createdAt: isoDate, lastSentAt: z.nullable(isoDate) });
+export const pushBrowserSchema = z.object({ browser: pushBrowser });
+export const pushBrowsersSchema = z.object({ publicKey: z.string(), browsers: z.array(pushBrowser) });
+export type PushBrowsers = z.infer<typeof pushBrowsersSchema>;
+
+/** Whether a person's Slack account is linked in a workspace. */
+export const slackLinkSchema = z.object({
+  link: z.union([
+    z.object({ status: z.literal("none") }),
+    z.object({ status: z.enum(["pending", "linked"]), slackUserId: z.string(), since: isoDate }),
+  ]),
+});
+export type SlackLinkReply = z.infer<typeof slackLinkSchema>;

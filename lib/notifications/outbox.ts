@@ -8,18 +8,21 @@
  * managers, then owners, each after the workspace's escalation time (a tier with nobody in it is skipped). Everyone
  * told is reminded at half and at nine tenths of the time the request has.
  */
-import { and, asc, eq, gt, inArray, lte, or, sql } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, isNotNull, isNull, lt, lte, ne, or, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { agentRuns, agents, approvals, memberships, notificationPrefs, notifications, users, workspaces, type NotificationChannel, type NotificationStep, type Role } from "../db/schema";
+import { agentRuns, agents, approvals, memberships, notificationPrefs, notifications, slackLinks, slackReplays, users, workspaces, type NotificationChannel, type NotificationStep, type Role } from "../db/schema";
+import type { DecisionChannel } from "../decision-channels";
 import { mailFailure } from "../mail/mailer";
 import { cameThroughDoor, fourEyesApplies } from "../safety/approvals";
 import { workspacePolicy } from "../safety/policy";
 import type { ToolRegistry } from "../tools/registry";
 import { logError } from "../log";
-import { digestMail, requestMail, type RequestFacts } from "./approval-mail";
+import { digestMail, durationWords, requestMail, type RequestFacts } from "./approval-mail";
+import { PushFailure, type PushPayload } from "./push";
+import { requestMessage, slackApp, slackCall, SlackFailure, slackFailureWords, type RequestOutcome } from "./slack";
 import { deliverBudgetAlerts } from "./budget-mail";
 import { escalateAfterMinutes } from "../escalation";
-import { channelsAvailable, quietUntil, resolvePrefs, type ChannelsAvailable, type NotificationChannels, type ResolvedPrefs } from "./prefs";
+import { channelsAvailable, quietUntil, resolvePrefs, type ChannelsAvailable, type NotificationChannels, type ResolvedPrefs, type SlackChannel } from "./prefs";
 
 export { channelsAvailable, type NotificationChannels };
 
@@ -203,22 +206,32 @@ export async function deliverDue(db: Db, channels: NotificationChannels, baseUrl
   for (const rows of groups.values()) {
     const first = rows[0]!;
     const recipient = recipientOf(first.workspaceId, first.userId)!;
+    const request = facts.get(first.approvalId)!;
     try {
-      if (first.channel !== "email" || !channels.email) throw new ChannelUnavailable(first.channel);
-      const settings = facts.get(first.approvalId)!.settings;
-      const escalation = escalateAfterMinutes(settings);
-      const mail =
-        rows.length === 1
-          ? requestMail({ to: recipient.email, step: first.step, facts: facts.get(first.approvalId)!.facts, now, baseUrl, escalateAfterMinutes: escalation })
-          : digestMail({ to: recipient.email, items: rows.map((r) => ({ step: r.step, facts: facts.get(r.approvalId)!.facts })), now, baseUrl, escalateAfterMinutes: escalation });
-      await channels.email.send(mail);
-      await settle(rows.map((r) => r.id), { status: "sent", sentAt: now, error: null });
+      let externalRef: { channel: string; ts: string } | null = null;
+      if (first.channel === "email") {
+        if (!channels.email) throw new ChannelUnavailable("email");
+        const escalation = escalateAfterMinutes(request.settings);
+        const mail =
+          rows.length === 1
+            ? requestMail({ to: recipient.email, step: first.step, facts: request.facts, now, baseUrl, escalateAfterMinutes: escalation })
+            : digestMail({ to: recipient.email, items: rows.map((r) => ({ step: r.step, facts: facts.get(r.approvalId)!.facts })), now, baseUrl, escalateAfterMinutes: escalation });
+        await channels.email.send(mail);
+      } else if (first.channel === "push") {
+        if (!channels.push) throw new ChannelUnavailable("push");
+        await channels.push.send(first.userId, pushPayload(first.step, request.facts, now), (request.facts.expiresAt.getTime() - now.getTime()) / 1000);
+      } else {
+        if (!channels.slack) throw new ChannelUnavailable("slack");
+        externalRef = await postToSlack(db, channels.slack, { workspaceId: first.workspaceId, userId: first.userId, step: first.step, facts: request.facts, settings: request.settings, now, baseUrl });
+      }
+      await settle(rows.map((r) => r.id), { status: "sent", sentAt: now, error: null, externalRef });
       report.sent += rows.length;
     } catch (error) {
-      const words = error instanceof ChannelUnavailable ? error.message : mailFailure(error);
-      if (!(error instanceof ChannelUnavailable)) logError(`A notification could not be sent by ${first.channel}`, error);
+      const final = error instanceof ChannelUnavailable || error instanceof NotReachable || (error instanceof PushFailure && error.final);
+      const words = final || error instanceof PushFailure || error instanceof SlackFailure ? (error as Error).message : mailFailure(error);
+      if (!final) logError(`A notification could not be sent by ${first.channel}`, error);
       for (const r of rows) {
-        const last = r.attempts >= MAX_ATTEMPTS || error instanceof ChannelUnavailable;
+        const last = r.attempts >= MAX_ATTEMPTS || final;
         await settle([r.id], last ? { status: "failed", error: words } : { status: "queued", dueAt: new Date(now.getTime() + retryWait(r.attempts)), error: words });
         if (last) report.failed += 1;
         else report.deferred += 1;
@@ -230,19 +243,114 @@ export async function deliverDue(db: Db, channels: NotificationChannels, baseUrl
 
 class ChannelUnavailable extends Error {
   constructor(channel: string) {
-    super(channel === "email" ? "Email is not set up on this server (no SMTP server is configured)." : `Notifications by ${channel} are not set up here.`);
+    super(channel === "email" ? "Email is not set up on this server (no SMTP server is configured)." : `Notifications by ${channel} are not set up on this server.`);
   }
+}
+
+/** A person this channel cannot reach until something changes on their side (no Slack link, no app): not retried. */
+class NotReachable extends Error {}
+
+/** What a push notification shows: the step and the request's title, its first line, and the time left. */
+function pushPayload(step: NotificationStep, facts: RequestFacts, now: Date): PushPayload {
+  const prefix = step === "asked" ? "Waiting for you" : step.startsWith("escalated") ? "Passed on to you" : "Reminder";
+  const firstLine = facts.preview.body?.split("\n").find((l) => l.trim()) ?? facts.preview.fields[0]?.value ?? "";
+  const who = facts.onBehalfOf ?? facts.requestedBy;
+  const body = [
+    firstLine.slice(0, 160),
+    `${who ? `For ${who}` : "Nobody behind it"}${facts.taintSources.length > 0 ? " · untrusted content reached the run" : ""} · ${durationWords(facts.expiresAt.getTime() - now.getTime())} left`,
+  ].filter(Boolean);
+  return {
+    title: `${prefix}: @${facts.agentHandle} · ${facts.preview.title}`.slice(0, 120),
+    body: body.join("\n"),
+    url: `/w/${facts.workspaceSlug}/approvals?approval=${facts.id}`,
+    approvalId: facts.id,
+    workspace: facts.workspaceSlug,
+    actions: true,
+    tag: `approval-${facts.id}`,
+  };
+}
+
+/** Posts a request to the person's direct messages with the workspace's Slack app, and says where it was posted. */
+async function postToSlack(
+  db: Db,
+  slack: SlackChannel,
+  input: { workspaceId: string; userId: string; step: NotificationStep; facts: RequestFacts; settings: Parameters<typeof escalateAfterMinutes>[0]; now: Date; baseUrl: string },
+): Promise<{ channel: string; ts: string }> {
+  const app = await slackApp(db, input.workspaceId, slack.encryptionKey);
+  if (!app) throw new NotReachable("This workspace has no Slack app connected (with its signing secret) under Settings → Connections.");
+  const [link] = await db
+    .select({ slackUserId: slackLinks.slackUserId })
+    .from(slackLinks)
+    .where(and(eq(slackLinks.workspaceId, input.workspaceId), eq(slackLinks.userId, input.userId), isNotNull(slackLinks.verifiedAt)));
+  if (!link) throw new NotReachable("Your Slack account is not linked yet: link it in Settings → Notifications.");
+  const message = requestMessage({ facts: input.facts, step: input.step, now: input.now, baseUrl: input.baseUrl, escalateAfterMinutes: escalateAfterMinutes(input.settings) });
+  const posted = await slackCall<{ channel: string; ts: string }>("chat.postMessage", app.token, { channel: link.slackUserId, ...message, unfurl_links: false }, slack.fetchAllow);
+  return { channel: posted.channel, ts: posted.ts };
+}
+
+/**
+ * Updates every Slack message about a request that no longer waits, wherever it was posted, to say who decided and
+ * when (or that it expired, was withdrawn, or its run ended): after a decision in Slack, in the app, or anywhere else.
+ * `approvalIds` narrows it to some requests (right after a decision); without it, every message still open is looked at.
+ */
+export async function closeSlackMessages(db: Db, channels: NotificationChannels, baseUrl: string, now = new Date(), approvalIds?: string[]): Promise<number> {
+  if (!channels.slack) return 0;
+  const open = await db
+    .select({ id: notifications.id, approvalId: notifications.approvalId, workspaceId: notifications.workspaceId, step: notifications.step, externalRef: notifications.externalRef })
+    .from(notifications)
+    .innerJoin(approvals, eq(approvals.id, notifications.approvalId))
+    .innerJoin(agentRuns, eq(agentRuns.id, approvals.runId))
+    .where(
+      and(
+        eq(notifications.channel, "slack"),
+        eq(notifications.status, "sent"),
+        isNotNull(notifications.externalRef),
+        isNull(notifications.closedAt),
+        approvalIds ? inArray(notifications.approvalId, approvalIds) : undefined,
+        or(ne(approvals.status, "pending"), ne(agentRuns.state, "suspended"), lte(approvals.expiresAt, now)),
+      ),
+    )
+    .limit(200);
+  if (open.length === 0) return 0;
+  const facts = await requestFacts(db, [...new Set(open.map((o) => o.approvalId))]);
+  const apps = new Map<string, Awaited<ReturnType<typeof slackApp>>>();
+  let closed = 0;
+  for (const row of open) {
+    const request = facts.get(row.approvalId)!;
+    if (!apps.has(row.workspaceId)) apps.set(row.workspaceId, await slackApp(db, row.workspaceId, channels.slack.encryptionKey));
+    const app = apps.get(row.workspaceId);
+    try {
+      if (app) {
+        const message = requestMessage({ facts: request.facts, step: row.step, now, baseUrl, escalateAfterMinutes: 0, outcome: request.outcome });
+        await slackCall("chat.update", app.token, { channel: row.externalRef!.channel, ts: row.externalRef!.ts, ...message }, channels.slack.fetchAllow);
+      }
+      await db.update(notifications).set({ closedAt: now }).where(eq(notifications.id, row.id));
+      closed += 1;
+    } catch (error) {
+      // A deleted message cannot be updated: it counts as closed. Anything else is tried again on the next sweep.
+      if (error instanceof SlackFailure && error.message === slackFailureWords("message_not_found", 200)) {
+        await db.update(notifications).set({ closedAt: now }).where(eq(notifications.id, row.id));
+      } else logError("A Slack message could not be updated after its request was decided", error);
+    }
+  }
+  return closed;
 }
 
 /** What a notification says about each request, read once for all of them. */
 async function requestFacts(db: Db, approvalIds: string[]) {
   const requestedBy = sql<string | null>`(select name from ${users} where ${users.id} = ${approvals.requestedByUserId})`;
   const onBehalfOf = sql<string | null>`(select name from ${users} where ${users.id} = ${approvals.onBehalfOfUserId})`;
+  const decidedBy = sql<string | null>`(select name from ${users} where ${users.id} = ${approvals.decidedByUserId})`;
   const rows = await db
     .select({
       id: approvals.id,
+      workspaceId: approvals.workspaceId,
       status: approvals.status,
       runState: agentRuns.state,
+      decidedBy,
+      decidedVia: approvals.decidedVia,
+      decidedAt: approvals.decidedAt,
+      reason: approvals.reason,
       tool: approvals.tool,
       preview: approvals.preview,
       via: approvals.via,
@@ -265,9 +373,21 @@ async function requestFacts(db: Db, approvalIds: string[]) {
   return new Map(
     rows.map((r) => {
       const facts: RequestFacts = { ...r, preview: r.preview as RequestFacts["preview"] };
-      return [r.id, { status: r.status === "pending" && r.runState === "suspended" ? "pending" : r.status, settings: r.settings, facts }] as const;
+      const waiting = r.status === "pending" && r.runState === "suspended";
+      const outcome: RequestOutcome =
+        r.status === "pending"
+          ? waiting
+            ? { status: "expired", at: r.expiresAt }
+            : { status: "stopped" }
+          : { status: r.status as RequestOutcome["status"], by: r.decidedBy, via: r.decidedVia as DecisionChannel | null, at: r.decidedAt ?? r.expiresAt, reason: r.reason };
+      return [r.id, { status: waiting ? "pending" : r.status, settings: r.settings, facts, outcome }] as const;
     }),
   );
+}
+
+/** Signatures older than Slack's five minutes cannot be replayed (the timestamp check refuses them): no need to keep them. */
+async function forgetOldSlackSignatures(db: Db, now: Date) {
+  await db.delete(slackReplays).where(lt(slackReplays.receivedAt, new Date(now.getTime() - 10 * 60_000)));
 }
 
 /** Plans and sends, as one sweep step; a failure is logged and tried again on the next sweep. */
@@ -275,6 +395,8 @@ export async function runNotifications(db: Db, tools: ToolRegistry, channels: No
   try {
     await planNotifications(db, tools, channels, now);
     const report = await deliverDue(db, channels, baseUrl, now);
+    await closeSlackMessages(db, channels, baseUrl, now);
+    await forgetOldSlackSignatures(db, now);
     await deliverBudgetAlerts(db, channels, baseUrl, now);
     return report;
   } catch (error) {

@@ -3,15 +3,16 @@
  * person and workspace; what is not stored takes the defaults: email on when the operator configured an SMTP server,
  * every request the person may decide, no quiet hours, one message per request.
  */
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, isNotNull, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "../db/client";
-import { notificationPrefs, workspaces, type NotificationPrefs } from "../db/schema";
+import { connections, notificationPrefs, workspaces, type NotificationPrefs } from "../db/schema";
 import { AppError } from "../errors";
 import { recordAudit } from "../audit";
 import { isKnownTimeZone } from "../workspaces/time-zone";
 import { escalateAfterMinutes } from "../escalation";
 import type { Mailer } from "../mail/mailer";
+import type { PushSender } from "./push";
 
 const clock = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, "A time such as 22:00");
 
@@ -37,12 +38,32 @@ export interface ChannelsAvailable {
   slack: boolean;
 }
 
-/** The senders the server has: email through the operator's SMTP server. */
-export interface NotificationChannels {
-  email: Mailer | null;
+/** Slack is reached with each workspace's own app; the server brings the key its token is sealed with. */
+export interface SlackChannel {
+  encryptionKey: Buffer;
+  fetchAllow: readonly string[];
 }
 
-export const channelsAvailable = (channels: NotificationChannels): ChannelsAvailable => ({ email: !!channels.email, push: false, slack: false });
+/** The senders the server has: email through the operator's SMTP server, web push with its own keys, Slack. */
+export interface NotificationChannels {
+  email: Mailer | null;
+  push: PushSender | null;
+  slack: SlackChannel | null;
+}
+
+export const channelsAvailable = (channels: NotificationChannels): ChannelsAvailable => ({ email: !!channels.email, push: !!channels.push, slack: !!channels.slack });
+
+/** The channels that can reach people of one workspace: Slack only once the workspace connected its Slack app. */
+export async function channelsAvailableIn(db: Db, channels: NotificationChannels, workspaceId: string): Promise<ChannelsAvailable> {
+  const available = channelsAvailable(channels);
+  if (!available.slack) return available;
+  const [app] = await db
+    .select({ id: connections.id })
+    .from(connections)
+    .where(and(eq(connections.workspaceId, workspaceId), eq(connections.provider, "slack"), isNotNull(connections.signingSecret)))
+    .limit(1);
+  return { ...available, slack: !!app };
+}
 
 /** What a person's stored preferences come to, with the defaults filled in. */
 export function resolvePrefs(stored: NotificationPrefs | undefined, available: ChannelsAvailable): ResolvedPrefs {

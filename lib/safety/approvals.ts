@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, inArray, lt, or, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
-import { decisionChannels } from "../decision-channels";
+import { browserDecisionChannels, type DecisionChannel } from "../decision-channels";
 import { assertCanDecideApproval } from "../access/access";
 import type { Db } from "../db/client";
 import { agentRuns, agents, approvals, rooms, users, workspaces, type Approval, type Role } from "../db/schema";
@@ -24,13 +24,14 @@ export const decisionSchema = z.object({
   decision: z.enum(["approve", "reject"]),
   reason: z.string().trim().max(2000).optional(),
   input: z.record(z.string(), z.unknown()).optional(),
-  /** Where the person decided: the inbox (by default), the chat that asked, or the run's page. Shown with the decision. */
-  via: z.enum(decisionChannels).optional(),
+  /** Where the person decided: the inbox (by default), the chat that asked, the run's page or a notification. Shown with the decision. */
+  via: z.enum(browserDecisionChannels).optional(),
 });
 
 /** A rejection must say why: the agent is told the reason, and an unexplained refusal leaves it guessing. */
 export const REJECT_REASON_REQUIRED = true;
-export type DecisionInput = z.infer<typeof decisionSchema>;
+/** A decision as the decision function takes it: Slack's decisions arrive through Slack, not through the routes. */
+export type DecisionInput = Omit<z.infer<typeof decisionSchema>, "via"> & { via?: DecisionChannel };
 
 export interface Decider {
   userId: string;

@@ -43,7 +43,7 @@ describe("reaching reviewers by email: who is told, when, once, and what the mes
     const [approval] = await t.s.db.select().from(approvals).where(eq(approvals.runId, runId));
     return approval!;
   }
-  const sweep = (t: { s: ReturnType<typeof server> }, at: number) => runNotifications(t.s.db, t.s.runtime.deps.tools, { email: t.s.mailer }, BASE, new Date(at));
+  const sweep = (t: { s: ReturnType<typeof server> }, at: number) => runNotifications(t.s.db, t.s.runtime.deps.tools, t.s.channels, BASE, new Date(at));
 
   it("tells the reviewers at once, the managers after the escalation time, the owners after as long again; reminds at half and nine tenths of the time; each once", async () => {
     const t = await team();
@@ -119,7 +119,7 @@ describe("reaching reviewers by email: who is told, when, once, and what the mes
     const put = (body: object) => putPrefsRoute(jsonRequest("/api/me/notifications", { method: "PUT", cookie, workspace: t.ws.slug, body }));
     const base = { email: true, push: false, slack: false, digestMinutes: null, quietHours: null, timeZone: null, agents: null, categories: null };
     const read = await (await prefsRoute(jsonRequest("/api/me/notifications", { cookie, workspace: t.ws.slug }))).json();
-    expect(read).toEqual({ ...base, available: { email: true, push: false, slack: false }, decides: true });
+    expect(read).toEqual({ ...base, available: { email: true, push: true, slack: false }, decides: true });
 
     for (const bad of [{ ...base, quietHours: { from: "25:00", to: "07:00" } }, { ...base, timeZone: "Mars/Olympus" }, { ...base, digestMinutes: 1 }, { email: true }]) {
       const res = await put(bad);
@@ -157,7 +157,7 @@ describe("reaching reviewers by email: who is told, when, once, and what the mes
     const start = Math.max(c.createdAt.getTime(), d.createdAt.getTime(), e.createdAt.getTime());
     expect(await sweep(t, start + 1000)).toMatchObject({ sent: 0, deferred: 3 });
     expect((await decide(t.max, e.id, "reject")).status).toBe(200);
-    expect(await deliverDue(t.s.db, { email: t.s.mailer }, BASE, new Date(start + 31 * MIN))).toMatchObject({ sent: 2, dropped: 1 });
+    expect(await deliverDue(t.s.db, t.s.channels, BASE, new Date(start + 31 * MIN))).toMatchObject({ sent: 2, dropped: 1 });
     const digest = to(t.rita).at(-1)!;
     expect(digest.subject).toBe(`2 requests wait for you (${t.ws.name})`);
     expect(digest.text).toContain("Channel: #c");
@@ -171,10 +171,10 @@ describe("reaching reviewers by email: who is told, when, once, and what the mes
     const approval = await ask(t, "slack #retry try again");
     const asked = approval.createdAt.getTime();
     smtp.refuse = t.rita.email;
-    await planNotifications(t.s.db, t.s.runtime.deps.tools, { email: t.s.mailer }, new Date(asked + 1000));
+    await planNotifications(t.s.db, t.s.runtime.deps.tools, t.s.channels, new Date(asked + 1000));
     let at = asked + 1000;
     for (let attempt = 1; attempt <= 5; attempt++) {
-      const report = await deliverDue(t.s.db, { email: t.s.mailer }, BASE, new Date(at));
+      const report = await deliverDue(t.s.db, t.s.channels, BASE, new Date(at));
       expect(report).toMatchObject({ sent: 0, ...(attempt < 5 ? { deferred: 1 } : { failed: 1 }) });
       const [row] = await t.s.db.select().from(notifications).where(eq(notifications.approvalId, approval.id));
       expect(row).toMatchObject({ attempts: attempt, error: "The mail server refused the address.", status: attempt < 5 ? "queued" : "failed" });
@@ -186,8 +186,8 @@ describe("reaching reviewers by email: who is told, when, once, and what the mes
     smtp.refuse = null;
 
     // Two senders at once (two instances): the manager's and the owner's messages go once each.
-    await planNotifications(t.s.db, t.s.runtime.deps.tools, { email: t.s.mailer }, new Date(asked + 31 * MIN));
-    const reports = await Promise.all([0, 1].map(() => deliverDue(t.s.db, { email: t.s.mailer }, BASE, new Date(asked + 31 * MIN))));
+    await planNotifications(t.s.db, t.s.runtime.deps.tools, t.s.channels, new Date(asked + 31 * MIN));
+    const reports = await Promise.all([0, 1].map(() => deliverDue(t.s.db, t.s.channels, BASE, new Date(asked + 31 * MIN))));
     expect(reports.reduce((n, r) => n + r.sent, 0)).toBe(2);
     expect(to(t.max)).toHaveLength(1);
     expect(to(t.owner)).toHaveLength(1);
@@ -224,8 +224,8 @@ describe("reaching reviewers by email: who is told, when, once, and what the mes
     const alert = (level: "half" | "warning" | "exceeded", spentCredits: number) => ({ workspaceId: t.ws.id, scope: `agent:${t.herald.id}`, month, level, spentCredits, budgetCredits: 5_000_000 });
     await t.s.db.insert(budgetAlerts).values([alert("half", 2_600_000), alert("warning", 4_100_000)]);
     const before = received.length;
-    expect(await deliverBudgetAlerts(t.s.db, { email: t.s.mailer }, BASE)).toBe(2);
-    expect(await deliverBudgetAlerts(t.s.db, { email: t.s.mailer }, BASE)).toBe(0);
+    expect(await deliverBudgetAlerts(t.s.db, t.s.channels, BASE)).toBe(2);
+    expect(await deliverBudgetAlerts(t.s.db, t.s.channels, BASE)).toBe(0);
     const sent = received.slice(before);
     expect(sent.map((m) => JSON.stringify(m.to)).filter((to) => to.includes(t.max.email) || to.includes(t.owner.email))).toHaveLength(4);
     expect(sent.filter((m) => JSON.stringify(m.to).includes(t.rita.email) || JSON.stringify(m.to).includes(t.mia.email))).toHaveLength(0);

@@ -1,8 +1,7 @@
 import { route } from "@/lib/http/route";
 import { can } from "@/lib/access/capabilities";
 import { notificationPrefsSchema } from "@/lib/notifications/notification-schemas";
-import { channelsAvailable } from "@/lib/notifications/outbox";
-import { notificationPrefsBodySchema, readPrefs, writePrefs } from "@/lib/notifications/prefs";
+import { channelsAvailableIn, notificationPrefsBodySchema, readPrefs, writePrefs } from "@/lib/notifications/prefs";
 
 const readDoc = {
   summary:
@@ -10,7 +9,7 @@ const readDoc = {
 };
 
 export const GET = route({ doc: readDoc, response: notificationPrefsSchema }, async ({ server, db, workspace, user }) => {
-  const available = channelsAvailable({ email: server.mailer });
+  const available = await channelsAvailableIn(db, server.channels, workspace.id);
   return { ...(await readPrefs(db, workspace.id, user.id, available)), available, decides: can(workspace.role, "approvals.decide") };
 });
 
@@ -18,6 +17,6 @@ const writeDoc = { summary: "replaces your notification choices for this workspa
 
 export const PUT = route({ doc: writeDoc, body: notificationPrefsBodySchema, response: notificationPrefsSchema }, async ({ server, db, workspace, user, body }) => {
   await writePrefs(db, workspace.id, user.id, body);
-  const available = channelsAvailable({ email: server.mailer });
+  const available = await channelsAvailableIn(db, server.channels, workspace.id);
   return { ...(await readPrefs(db, workspace.id, user.id, available)), available, decides: can(workspace.role, "approvals.decide") };
 });

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { requireWorkspacePage } from "@/lib/http/page";
 import { can } from "@/lib/access/capabilities";
-import { EscalationForm, NotificationPrefsForm, RecentDeliveries } from "@/components/settings/notification-settings";
+import { EscalationForm, NotificationPrefsForm, PushBrowsers, RecentDeliveries, SlackLinkPanel } from "@/components/settings/notification-settings";
 
 export const metadata: Metadata = { title: "Notifications" };
 
@@ -14,6 +14,12 @@ export default async function NotificationsPage({ params }: { params: Promise<{ 
         <p className="mt-1 text-sm text-slate-600">How you hear about agent actions waiting for a decision in {workspace.name}, without keeping the inbox open.</p>
       </header>
       <NotificationPrefsForm />
+      {can(workspace.role, "approvals.decide") ? (
+        <>
+          <PushBrowsers />
+          <SlackLinkPanel />
+        </>
+      ) : null}
       <EscalationForm canEdit={can(workspace.role, "policy.manage")} />
       {can(workspace.role, "approvals.decide") ? <RecentDeliveries /> : null}
     </div>
