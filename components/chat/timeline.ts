@@ -44,7 +44,14 @@ export interface StepApproval {
   askedInput?: unknown;
 }
 
-export type TimelineItem = { kind: "text"; text: string } | { kind: "step"; step: StepView };
+/** A run that reached its spending cap asks whether it may go on: a request with no tool call behind it. */
+export interface CapRequestView {
+  key: string;
+  title: string;
+  approval: StepApproval;
+}
+
+export type TimelineItem = { kind: "text"; text: string } | { kind: "step"; step: StepView } | { kind: "cap"; request: CapRequestView };
 
 export interface Usage {
   inputTokens: number;
@@ -128,14 +135,26 @@ export function applyRunEvent(timeline: Timeline, event: RunEvent): Timeline {
         decisionReason: null,
         inputEdited: false,
       };
+      if (p.stepId === null) return { ...next, items: [...next.items, { kind: "cap", request: { key: p.approvalId, title: p.preview?.title ?? p.reason, approval } }] };
       return { ...next, items: updateStep(next.items, p.stepId, (step) => ({ ...step, status: "awaiting_approval", approval, preview: step.preview ?? p.preview })) };
     }
     case "run_suspended":
       return { ...next, waitingFor: event.payload.approvalId };
     case "approval_decided": {
       const p = event.payload;
+      const decided = (approval: StepApproval): StepApproval => ({
+        ...approval,
+        status: p.status,
+        decisionReason: p.reason,
+        inputEdited: p.inputEdited,
+        decidedBy: p.byJudge ? "the judge" : (p.decidedByName ?? (p.decidedBy ? "a reviewer" : null)),
+        decidedAt: event.at,
+        via: p.via ?? null,
+      });
       const items = next.items.map((item) =>
-        item.kind === "step" && item.step.approval?.id === p.approvalId
+        item.kind === "cap" && item.request.approval.id === p.approvalId
+          ? { kind: "cap" as const, request: { ...item.request, approval: decided(item.request.approval) } }
+          : item.kind === "step" && item.step.approval?.id === p.approvalId
           ? {
               kind: "step" as const,
               step: {
@@ -143,13 +162,7 @@ export function applyRunEvent(timeline: Timeline, event: RunEvent): Timeline {
                 // What goes out is the reviewer's edited input, not the one the agent asked for.
                 ...(p.input ? { input: p.input, preview: p.preview ?? item.step.preview } : {}),
                 approval: {
-                  ...item.step.approval,
-                  status: p.status,
-                  decisionReason: p.reason,
-                  inputEdited: p.inputEdited,
-                  decidedBy: p.byJudge ? "the judge" : (p.decidedByName ?? (p.decidedBy ? "a reviewer" : null)),
-                  decidedAt: event.at,
-                  via: p.via ?? null,
+                  ...decided(item.step.approval),
                   ...(p.input ? { askedInput: item.step.input } : {}),
                 },
               },

@@ -1,4 +1,5 @@
 import { canReadRun, canReadChat, canSeeSpend, type RunFacts, type Viewer } from "./access";
+import { CAP_TOOL, capAboutOfQuestion, capPreviewWithoutFigures, capRequestInputSchema } from "../billing/cap-words";
 
 /**
  * What is left of a record about a run the viewer may not open: the fact that
@@ -82,7 +83,8 @@ export type ApprovalView<T extends ApprovalLike> = Omit<T, "runId" | "stepId" | 
   canOpenRun: boolean;
 };
 
-export function approvalForViewer<T extends ApprovalLike>(viewer: Viewer, approval: T, run: RunFacts): ApprovalView<T> {
+export function approvalForViewer<T extends ApprovalLike>(viewer: Viewer, original: T, run: RunFacts): ApprovalView<T> {
+  const approval = capFiguresForViewer(viewer, original);
   // The chat that began a chain is its owner's, even when the asking run (an agent's) is open to all.
   const originOpen = !approval.originSessionId || canReadChat(viewer, { userId: approval.onBehalfOfUserId ?? null });
   const origin = originOpen ? {} : { originSessionId: null };
@@ -109,8 +111,23 @@ export function creditsForViewer(viewer: Pick<Viewer, "role">, credits: number):
   return canSeeSpend(viewer) ? credits : null;
 }
 
-/** A run event as this viewer may receive it: a usage event keeps its tokens but loses its credits for members. */
+/**
+ * A run event as this viewer may receive it: a usage event keeps its tokens but loses its credits for members, and a
+ * request to go past a cap its figures.
+ */
 export function runEventForViewer<E extends { type: string; payload: unknown }>(viewer: Pick<Viewer, "role">, event: E): E {
-  if (event.type !== "usage" || canSeeSpend(viewer)) return event;
-  return { ...event, payload: { ...(event.payload as Record<string, unknown>), credits: null } };
+  if (canSeeSpend(viewer)) return event;
+  const payload = event.payload as Record<string, unknown>;
+  if (event.type === "usage") return { ...event, payload: { ...payload, credits: null } };
+  if (event.type === "approval_required" && payload.tool === CAP_TOOL) return { ...event, payload: { ...payload, preview: capPreviewWithoutFigures(capAboutOfQuestion(payload.preview)) } };
+  return event;
+}
+
+/** A request to go past a cap, as someone who may not see spend reads it: what it asks, without the figures. */
+function capFiguresForViewer<T extends ApprovalLike>(viewer: Pick<Viewer, "role">, approval: T): T {
+  const a = approval as T & { tool?: string; input?: unknown; preview?: unknown };
+  if (a.tool !== CAP_TOOL || canSeeSpend(viewer)) return approval;
+  const parsed = capRequestInputSchema.safeParse(a.input);
+  const about = parsed.success ? parsed.data : capAboutOfQuestion(a.preview);
+  return { ...approval, input: { scope: about.scope, subject: about.subject }, preview: capPreviewWithoutFigures(about) };
 }

@@ -30,6 +30,8 @@ export interface BudgetLine {
   budgetCredits: number | null;
   spentCredits: number;
   state: BudgetState;
+  /** The agent's cap per run, in credits (null: none; always null for the workspace). */
+  runCapCredits: number | null;
 }
 
 export interface BudgetOverview {
@@ -54,7 +56,7 @@ export async function getBudgets(db: Db, workspaceId: string, now = new Date()):
   const [[own], agentRows, spend] = await Promise.all([
     db.select().from(workspaceBudgets).where(eq(workspaceBudgets.workspaceId, workspaceId)),
     db
-      .select({ id: agents.id, handle: agents.handle, name: agents.name, budget: agents.monthlyBudgetCredits })
+      .select({ id: agents.id, handle: agents.handle, name: agents.name, budget: agents.monthlyBudgetCredits, runCap: agents.runCapCredits })
       .from(agents)
       .where(eq(agents.workspaceId, workspaceId))
       .orderBy(asc(agents.handle)),
@@ -65,10 +67,10 @@ export async function getBudgets(db: Db, workspaceId: string, now = new Date()):
   const workspaceBudget = own?.monthlyBudgetCredits ?? null;
   return {
     month: { start: month.start.toISOString(), end: month.end.toISOString(), label: month.label },
-    workspace: { scope: "workspace", agentId: null, handle: null, name: null, budgetCredits: workspaceBudget, spentCredits: total, state: budgetState(total, workspaceBudget) },
+    workspace: { scope: "workspace", agentId: null, handle: null, name: null, budgetCredits: workspaceBudget, spentCredits: total, state: budgetState(total, workspaceBudget), runCapCredits: null },
     agents: agentRows.map((a) => {
       const spent = byAgent.get(a.id) ?? 0;
-      return { scope: agentScope(a.id), agentId: a.id, handle: a.handle, name: a.name, budgetCredits: a.budget, spentCredits: spent, state: budgetState(spent, a.budget) };
+      return { scope: agentScope(a.id), agentId: a.id, handle: a.handle, name: a.name, budgetCredits: a.budget, spentCredits: spent, state: budgetState(spent, a.budget), runCapCredits: a.runCap };
     }),
   };
 }
@@ -79,14 +81,24 @@ export const updateBudgetsSchema = z.object({
   /** The workspace's monthly cap in credits; null removes it; absent leaves it. */
   workspace: creditsSchema.nullable().optional(),
   agents: z
-    .array(z.object({ agentId: z.uuid(), monthlyBudgetCredits: creditsSchema.nullable() }))
+    .array(
+      z.object({
+        agentId: z.uuid(),
+        monthlyBudgetCredits: creditsSchema.nullable().optional(),
+        /** What one run may spend before it asks a manager to go on; at least 1 credit (an approval adds as much again). */
+        runCapCredits: creditsSchema.min(1).nullable().optional(),
+      }),
+    )
     .max(500)
     .refine((list) => new Set(list.map((a) => a.agentId)).size === list.length, "Each agent may appear once")
     .optional(),
 });
 export type UpdateBudgetsInput = z.infer<typeof updateBudgetsSchema>;
 
-/** Sets monthly caps; they apply from the next model call. An agent of another workspace is not found. */
+/**
+ * Sets monthly caps and agents' caps per run (absent: left as they are); they apply from the next model call. An
+ * agent of another workspace is not found.
+ */
 export async function updateBudgets(db: Db, workspaceId: string, actorId: string, input: UpdateBudgetsInput): Promise<BudgetOverview> {
   await db.transaction(async (tx) => {
     if (input.workspace !== undefined) {
@@ -98,7 +110,7 @@ export async function updateBudgets(db: Db, workspaceId: string, actorId: string
     for (const a of input.agents ?? []) {
       const [updated] = await tx
         .update(agents)
-        .set({ monthlyBudgetCredits: a.monthlyBudgetCredits, version: sql`${agents.version} + 1` })
+        .set({ monthlyBudgetCredits: a.monthlyBudgetCredits, runCapCredits: a.runCapCredits, version: sql`${agents.version} + 1` })
         .where(and(eq(agents.id, a.agentId), eq(agents.workspaceId, workspaceId)))
         .returning({ id: agents.id });
       if (!updated) throw new AppError("not_found:agent", "There is no such agent in this workspace.");

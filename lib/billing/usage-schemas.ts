@@ -64,6 +64,8 @@ export const budgetLineSchema = z.object({
   budgetCredits: nullableNumber,
   spentCredits: z.number(),
   state: z.enum(["none", "ok", "warning", "exceeded"]),
+  /** An agent's cap per run (one run asks a manager before it spends more); null: none, and always for the workspace. */
+  runCapCredits: nullableNumber,
 });
 
 export const budgetOverviewSchema = z.object({

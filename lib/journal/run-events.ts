@@ -57,7 +57,8 @@ export const runEventSchemas = {
   }),
   approval_required: z.object({
     approvalId: z.string(),
-    stepId: z.string(),
+    /** Null for a request that is no tool call: a run that reached its spending cap asks whether it may go on. */
+    stepId: z.nullable(z.string()),
     callId: z.string(),
     tool: z.string(),
     category: z.string(),

@@ -71,6 +71,8 @@ export const missionSchema = z.object({
   inputTokens: z.number(),
   outputTokens: z.number(),
   credits: z.nullable(z.number()),
+  /** What it may spend before a manager is asked (raised by each approval to go on); null: none, or not for this viewer. */
+  capCredits: z.optional(z.nullable(z.number())),
   lastSeq: z.number(),
   startedAt: nullableDate,
   finishedAt: nullableDate,

@@ -140,6 +140,7 @@ async function views(db: Db, workspaceId: string, rows: MissionRun[], viewer: Vi
       inputTokens: all.reduce((s, r) => s + r.inputTokens, 0),
       outputTokens: all.reduce((s, r) => s + r.outputTokens, 0),
       credits: creditsForViewer(viewer, all.reduce((s, r) => s + r.credits, 0)),
+      capCredits: mr.capCredits === null ? null : creditsForViewer(viewer, mr.capCredits + mr.capRaisedCredits),
       lastSeq: mr.lastSeq,
       startedAt: mr.startedAt?.toISOString() ?? null,
       finishedAt: mr.finishedAt?.toISOString() ?? null,

@@ -29,7 +29,8 @@ export interface MissionScheduler {
    * Starts a mission of the crew. `limit` is told how many runs it may start (`mostRunsOf`) once the crew is read and
    * before anything is written; it throws to refuse (the person's run-start limit).
    */
-  start(input: { workspaceId: string; crewId: string; goal: string; userId: string; limit?: (runs: number) => Promise<void> }): Promise<{ missionId: string }>;
+  /** `capCredits`: what the mission may spend before a manager is asked whether it goes on (null: no cap). */
+  start(input: { workspaceId: string; crewId: string; goal: string; capCredits?: number | null; userId: string; limit?: (runs: number) => Promise<void> }): Promise<{ missionId: string }>;
   advance(missionRunId: string): Promise<void>;
   /** `by.name`: who the mission's end says stopped it. */
   cancel(workspaceId: string, missionRunId: string, by: Viewer & { name?: string }): Promise<void>;
@@ -360,7 +361,7 @@ export function createMissionScheduler(runtime: Runtime): MissionScheduler {
       await write(missionId, async (pass) => {
         const [mr] = await pass.tx
           .insert(missionRuns)
-          .values({ id: missionId, workspaceId: input.workspaceId, missionId: crew.id, goal: input.goal, topology, state: "running", startedByUserId: input.userId, startedAt: new Date() })
+          .values({ id: missionId, workspaceId: input.workspaceId, missionId: crew.id, goal: input.goal, capCredits: input.capCredits ?? null, topology, state: "running", startedByUserId: input.userId, startedAt: new Date() })
           .returning();
         const rows = await pass.tx
           .insert(missionNodes)

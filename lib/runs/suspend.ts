@@ -6,6 +6,7 @@ import { agentRuns, agents, approvals, steps, workspaces, type AgentRun, type Ap
 import { AppError } from "../errors";
 import { cameThroughDoor, fourEyesApplies } from "../safety/approvals";
 import type { ApprovalCategory } from "../safety/policy";
+import type { CAP_CATEGORY } from "../billing/cap-words";
 import { workspacePolicy } from "../safety/policy";
 import { createToolRegistry, type ToolRegistry } from "../tools/registry";
 import type { ToolPreview } from "../tools/types";
@@ -16,11 +17,12 @@ import type { LoopState } from "../runtime/types";
 import { lease } from "./shared";
 
 export interface NewApproval {
-  stepId: string;
+  /** The step of the gated call; null for a request that is no tool call (a run at its cap, `lib/billing/caps.ts`). */
+  stepId: string | null;
   callId: string;
   tool: string;
   input: Record<string, unknown>;
-  category: ApprovalCategory;
+  category: ApprovalCategory | typeof CAP_CATEGORY;
   reason: string;
   preview: ToolPreview;
   fingerprint: string;
@@ -63,11 +65,12 @@ export async function suspendWithCheckpoint(
           preview: pending.preview,
           fingerprint: pending.fingerprint,
           taintSources: state.taint,
-          fourEyes: fourEyesApplies(policy.fourEyesCategories, pending.category, effects) || cameThroughDoor(run.via),
+          // Going past a cap always needs someone other than the person the run acts for.
+          fourEyes: pending.category === "budget" || fourEyesApplies(policy.fourEyesCategories, pending.category, effects) || cameThroughDoor(run.via),
           expiresAt: sql`now() + make_interval(secs => ${ttl})`,
         })
         .returning({ id: approvals.id, expiresAt: approvals.expiresAt });
-      await tx.update(steps).set({ status: "awaiting_approval", fingerprint: pending.fingerprint }).where(eq(steps.id, pending.stepId));
+      if (pending.stepId) await tx.update(steps).set({ status: "awaiting_approval", fingerprint: pending.fingerprint }).where(eq(steps.id, pending.stepId));
       const seq = await insertRunEvents(tx, run.id, input.owner, [
         {
           type: "approval_required",

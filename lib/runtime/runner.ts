@@ -22,6 +22,8 @@ import { cancelReasonOf, finishRun, grantConsumed, recordStepFinish, renewLease,
 import { dispatchCall, finishStep, resumeCall, stepResult, suspendRun } from "./tool-call";
 import type { CallContext, LoopState, RuntimeDeps, StartRuns } from "./types";
 import { logError } from "../log";
+import { capReached, capRequest, capRequestOf } from "../safety/cap-requests";
+import { capStopSentence, isCapRequest } from "../billing/cap-words";
 
 export type { LoopState, RuntimeDeps } from "./types";
 
@@ -125,7 +127,12 @@ export async function driveRun(deps: RuntimeDeps, runId: string, options: DriveO
     }
     const ctx: CallContext = { deps, run, agent, journal, allowed, state, signal: controller.signal, startRuns: options.startRuns };
 
-    if (resume && options.recover) {
+    if (resume && isCapRequest(resume)) {
+      // The run waited at a cap before a model call: no call of the model's is pending. Approved, the cap was raised
+      // and the loop goes on; otherwise the run ends here with what it wrote so far.
+      if (options.recover) await settleAfterCrash(ctx, resume);
+      if (resume.status !== "approved") throw new AppError("unprocessable:budget_exceeded", capStopSentence(capRequestOf(resume), resume.status, resume.reason));
+    } else if (resume && options.recover) {
       await settleAfterCrash(ctx, resume);
     } else if (resume) {
       const head = state.pending[0];
@@ -149,8 +156,18 @@ export async function driveRun(deps: RuntimeDeps, runId: string, options: DriveO
         state.batch = [];
         state.results = [];
       }
-      const turn = await callModel(deps, ctx, model, allowed, budgetChecked);
+      if (state.modelCalls >= deps.maxSteps) {
+        throw new AppError("unprocessable:step_limit", `The run stopped after ${deps.maxSteps} model calls, the limit for one run.`);
+      }
+      // The monthly budget is a hard stop; a cap of the run or its mission asks a manager first, the run waiting.
+      if (!budgetChecked) await deps.checkBudget?.({ workspaceId: run.workspaceId, agentId: run.agentId, runId });
       budgetChecked = false;
+      const cap = await capReached(db, run, agent);
+      if (cap) {
+        await suspendRun(ctx, capRequest(cap, runId, state.modelCalls));
+        return "suspended";
+      }
+      const turn = await callModel(deps, ctx, model, allowed);
       if (turn.calls.length === 0 || turn.stop === "end_turn" || turn.stop === "stop_sequence" || turn.stop === "refusal") break;
       state.conversation.push({
         role: "assistant",
@@ -230,13 +247,12 @@ async function freshState(db: Database, run: AgentRun, agent: Agent, userText: s
   };
 }
 
-/** One model call: streams text into the journal, collects tool calls, and charges the call whatever happens. */
-async function callModel(deps: RuntimeDeps, ctx: CallContext, model: ResolvedModel, allowed: AnyTool[], budgetChecked: boolean) {
+/**
+ * One model call (the step limit and the budgets were checked before it): streams text into the journal, collects
+ * tool calls, and charges the call whatever happens.
+ */
+async function callModel(deps: RuntimeDeps, ctx: CallContext, model: ResolvedModel, allowed: AnyTool[]) {
   const { state, journal } = ctx;
-  if (state.modelCalls >= deps.maxSteps) {
-    throw new AppError("unprocessable:step_limit", `The run stopped after ${deps.maxSteps} model calls, the limit for one run.`);
-  }
-  if (!budgetChecked) await deps.checkBudget?.({ workspaceId: ctx.run.workspaceId, agentId: ctx.run.agentId, runId: ctx.run.id });
   const usage: Usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
   let sawUsage = false;
   let text = "";

@@ -19,6 +19,8 @@ import { chargeComputeTime } from "./run-usage";
 import { issueWords } from "../issue-words";
 import { trackCredentials } from "../secret-redactor";
 import { taintSourcesOf } from "../safety/taint";
+import { capQuestionWithoutFigures, isCapRequest } from "../billing/cap-words";
+import { capRequestOf } from "../safety/cap-requests";
 
 type ToolResult = ToolResultBlock;
 const MAX_RESULT_CHARS = 20_000;
@@ -381,7 +383,8 @@ export async function suspendRun(ctx: CallContext, pending: NewApproval): Promis
         agent: ctx.agent.handle,
         tool: pending.tool,
         category: pending.category,
-        title: pending.preview.title,
+        // The feed is every member's: a request to go past a cap is named there without its figures.
+        title: isCapRequest(pending) ? capQuestionWithoutFigures(capRequestOf(pending)) : pending.preview.title,
         taint: ctx.state.taint.map((t) => t.source),
         sessionId: run.sessionId,
         trigger: run.trigger,

@@ -17,6 +17,8 @@ import { cameThroughDoor } from "./through-door";
 import { baseCategory, classifyCall, defaultFourEyesCategories, workspacePolicy, type WorkspacePolicy } from "./policy";
 import type { ToolEffect, ToolPreview } from "../tools/types";
 import { createToolRegistry, effectsOfCall, toolSpec } from "../tools/registry";
+import { capQuestionWithoutFigures, isCapRequest } from "../billing/cap-words";
+import { assertCanDecideCapRequest, capRequestOf, raiseCap } from "./cap-requests";
 
 export const approvalsTopic = (workspaceId: string) => `approvals:${workspaceId}`;
 
@@ -116,8 +118,11 @@ export async function decideApproval(
       });
     }
     if (approval.expiresAt.getTime() <= Date.now()) throw new AppError("conflict:approval", "This approval has expired.", { details: { status: "expired" } });
+    // A request to go past a cap is no tool call: managers and owners decide it as asked, and approving raises the cap.
+    const cap = isCapRequest(approval);
+    if (cap) assertCanDecideCapRequest(input.decider, { edited: !!input.input });
     const policy = workspacePolicy(row.settings);
-    if (input.decision === "approve") {
+    if (input.decision === "approve" && !cap) {
       // The policy as it is now: a tool or category denied since the request was made is not approved but withdrawn.
       const denied = await withdrawDenied(tx, { workspaceId: input.workspaceId, overrides: policy.overrides, tools, approvalIds: [approval.id] });
       if (denied.length > 0) return { kind: "withdrawn" as const, withdrawn: denied[0]! };
@@ -164,7 +169,8 @@ export async function decideApproval(
       .where(and(eq(approvals.id, approval.id), eq(approvals.status, "pending")))
       .returning();
     if (!decided) throw new AppError("conflict:approval", "This action was already decided.");
-    if (status === "approved") await mintGrant(tx, { workspaceId: input.workspaceId, approvalId: approval.id, fingerprint });
+    if (status === "approved" && cap) await raiseCap(tx, approval, input.decider.userId);
+    else if (status === "approved") await mintGrant(tx, { workspaceId: input.workspaceId, approvalId: approval.id, fingerprint });
     await recordAudit(tx, {
       workspaceId: input.workspaceId,
       actor: { kind: "user", id: input.decider.userId },
@@ -215,7 +221,9 @@ export async function decideApproval(
       payload: {
         status: result.decided.status,
         tool: result.decided.tool,
-        title: (result.decided.preview as { title?: string }).title ?? result.decided.tool,
+        title: isCapRequest(result.decided)
+          ? capQuestionWithoutFigures(capRequestOf(result.decided))
+          : ((result.decided.preview as { title?: string }).title ?? result.decided.tool),
         category: result.decided.category,
         reason: result.decided.reason,
         inputEdited: !!result.decided.editedInput,
@@ -263,6 +271,8 @@ export async function withdrawDenied(
     .for("update", { of: [approvals, agentRuns] });
   const withdrawn: WithdrawnApproval[] = [];
   for (const { approval, runTaint } of rows) {
+    // A request to go past a cap asks for no tool: no policy withdraws it.
+    if (isCapRequest(approval)) continue;
     const tool = input.tools.get(approval.tool);
     if (!tool) continue;
     const verdict = classifyCall({ tool: tool.name, effects: effectsOfCall(tool, (approval.editedInput ?? approval.input) as Record<string, unknown>), taint: runTaint, overrides: input.overrides });

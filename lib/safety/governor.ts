@@ -12,6 +12,7 @@ import type { EventBus } from "../db/bus";
 import { insertRunEvents, notifyRun } from "../journal/run-journal-store";
 import { approvalsTopic } from "./approvals";
 import { mintGrant } from "./grants";
+import { isCapRequest } from "../billing/cap-words";
 import { approvalCategories, categoryLabels, type ApprovalCategory } from "./policy";
 
 /**
@@ -149,6 +150,8 @@ export async function governApproval(deps: GovernorDeps, approvalId: string): Pr
     .innerJoin(workspaces, eq(workspaces.id, approvals.workspaceId))
     .where(eq(approvals.id, approvalId));
   if (!row || row.approval.status !== "pending" || row.approval.judgeVerdict) return "people";
+  // Whether a run may spend past its cap is for managers and owners, never for the judge.
+  if (isCapRequest(row.approval)) return "people";
   const settings = workspaceGovernor(row.settings);
   const mode = settings.modes[row.approval.category as ApprovalCategory] ?? "people";
   if (mode === "people") return "people";
