@@ -9,7 +9,8 @@ import { useApi, useWorkspace } from "../providers";
 import { toast } from "../ui/toaster";
 import type { ApprovalItem } from "@/lib/safety/approval-schemas";
 import { describeTaintSource, taintLabel } from "@/lib/safety/taint";
-import { categoryLabels, judgeLine, originHref, requestLine, timeLeft } from "./approval-text";
+import { categoryLabels, judgeLine, originHref, requestLine, timeLeft, toolLabel } from "./approval-text";
+import { isCapRequest } from "@/lib/billing/cap-words";
 import { absoluteWhen } from "@/lib/client/format-time";
 import { EditInput } from "./edit-input";
 import { CopyDraft } from "./copy-draft";
@@ -96,7 +97,7 @@ function outcomeLine(outcome: Outcome): { text: string; at: string | null } {
   return { text, at: outcome.decidedAt };
 }
 
-export function ApprovalCard({ item, now, viewerId, canDecide, onDecided, selected = false, gone = false, outcome = null, onDismiss, via = "inbox", picked, onPick }: {
+export function ApprovalCard({ item, now, viewerId, canDecide: mayDecideApprovals, onDecided, selected = false, gone = false, outcome = null, onDismiss, via = "inbox", picked, onPick }: {
   item: ApprovalItem;
   /** Where the card is shown: in the chat or on the run's page the links back to them are left out, and the decision says so. */
   via?: DecisionChannel;
@@ -117,6 +118,9 @@ export function ApprovalCard({ item, now, viewerId, canDecide, onDecided, select
   const api = useApi();
   const { slug, timeZone, role } = useWorkspace();
   const [mode, setMode] = useState<"idle" | "reject" | "edit">("idle");
+  // A run at its spending cap asks no tool call: managers and owners decide it, as asked (nothing to edit).
+  const cap = isCapRequest(item);
+  const canDecide = mayDecideApprovals && (!cap || can(role, "billing.manage"));
   const [reason, setReason] = useState("");
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -196,7 +200,7 @@ export function ApprovalCard({ item, now, viewerId, canDecide, onDecided, select
             {categoryLabels[item.baseCategory] ?? item.baseCategory}
           </span>
         ) : null}
-        <span className="rounded bg-slate-100 px-1.5 py-0.5 font-mono text-slate-700">{item.tool}</span>
+        <span className="rounded bg-slate-100 px-1.5 py-0.5 font-mono text-slate-700">{toolLabel(item)}</span>
         <span className="flex items-center gap-1 text-slate-600">
           <span aria-hidden className="inline-block h-2 w-2 rounded-full" style={{ backgroundColor: item.agent.color }} />@{item.agent.handle}
         </span>
@@ -219,13 +223,15 @@ export function ApprovalCard({ item, now, viewerId, canDecide, onDecided, select
       ) : null}
       <HiddenWarning value={item.input} />
       <PreviewCard preview={item.preview} />
-      <details className="text-xs">
-        <summary className="cursor-pointer text-slate-600">Exact input</summary>
-        <pre className="mt-1 overflow-x-auto rounded bg-slate-900 p-2 text-slate-100">{exactJson(item.input)}</pre>
-        <p className="mt-1 text-slate-600">
-          Call <span className="font-mono break-all">{item.callId}</span>
-        </p>
-      </details>
+      {cap ? null : (
+        <details className="text-xs">
+          <summary className="cursor-pointer text-slate-600">Exact input</summary>
+          <pre className="mt-1 overflow-x-auto rounded bg-slate-900 p-2 text-slate-100">{exactJson(item.input)}</pre>
+          <p className="mt-1 text-slate-600">
+            Call <span className="font-mono break-all">{item.callId}</span>
+          </p>
+        </details>
+      )}
       <TaintList item={item} slug={slug} />
       <NotifiedLine notified={item.notified} />
       {item.missionId ? (
@@ -335,9 +341,11 @@ export function ApprovalCard({ item, now, viewerId, canDecide, onDecided, select
               <button className="btn-danger py-2.5 sm:py-1.5" data-action="reject" disabled={busy || gone} onClick={() => setMode("reject")}>
                 Reject…
               </button>
-              <button className="btn-secondary col-span-2 py-2.5 sm:py-1.5" data-action="edit" disabled={busy || ownRequest || gone} onClick={() => setMode("edit")}>
-                Edit, then approve…
-              </button>
+              {cap ? null : (
+                <button className="btn-secondary col-span-2 py-2.5 sm:py-1.5" data-action="edit" disabled={busy || ownRequest || gone} onClick={() => setMode("edit")}>
+                  Edit, then approve…
+                </button>
+              )}
             </div>
           )}
           {error ? (
@@ -348,7 +356,9 @@ export function ApprovalCard({ item, now, viewerId, canDecide, onDecided, select
           ) : null}
         </div>
       ) : (
-        <p className="border-t border-slate-100 pt-3 text-xs text-slate-500">Reviewers, managers and owners decide approvals.</p>
+        <p className="border-t border-slate-100 pt-3 text-xs text-slate-500">
+          {cap ? "Managers and owners decide whether a run or a mission may spend past its cap." : "Reviewers, managers and owners decide approvals."}
+        </p>
       )}
     </article>
   );

@@ -3,7 +3,7 @@
 import type { ApprovalItem } from "@/lib/safety/approval-schemas";
 import { cn } from "../ui/cn";
 import { Revealed } from "../ui/revealed";
-import { categoryLabels, timeLeft } from "./approval-text";
+import { categoryLabels, timeLeft, toolLabel } from "./approval-text";
 import { PickBox } from "./batch-bar";
 
 /**
@@ -54,7 +54,7 @@ export function ApprovalRow({ item, now, selected, gone, onSelect, picked, onPic
           {identical > 1 ? <span className="shrink-0 rounded bg-amber-50 px-1 text-amber-800 ring-1 ring-amber-200">×{identical}</span> : null}
         </span>
         <span className="flex min-w-0 items-center gap-1.5 text-slate-600">
-          <span className="shrink-0 font-mono">{item.tool}</span>
+          <span className="shrink-0 font-mono">{toolLabel(item)}</span>
           <span className="shrink-0">@{item.agent.handle}</span>
           {person ? <span className="truncate">for {person}</span> : null}
         </span>

@@ -1,5 +1,6 @@
 /** How an approval is said on its card and in the inbox. */
 import type { ApprovalItem } from "@/lib/safety/approval-schemas";
+import { isCapRequest } from "@/lib/billing/cap-words";
 
 export const categoryLabels: Record<string, string> = {
   external_send: "Sends outside",
@@ -7,7 +8,13 @@ export const categoryLabels: Record<string, string> = {
   code_exec: "Runs code",
   spend: "Spends money",
   tainted_egress: "Passes on untrusted content",
+  budget: "Spending cap",
 };
+
+/** What a request asks to run: the tool's name, or, for a run at its spending cap, that it asks to go on. */
+export function toolLabel(item: Pick<ApprovalItem, "tool">): string {
+  return isCapRequest(item) ? "going past its cap" : item.tool;
+}
 
 /** "in 23 h 12 min", "in 4 min", "expired". */
 export function timeLeft(expiresAt: string, now: number): string {

@@ -19,7 +19,7 @@ import { useSelectFromAddress } from "../ui/use-address-selection";
 import { Revealed } from "../ui/revealed";
 import { dismiss, emptySteadyList, prune, receive, settle, type Moment } from "./steady-list";
 import { approvalListSchema, approvalOneSchema, type ApprovalItem } from "@/lib/safety/approval-schemas";
-import { categoryLabels, requestLine } from "./approval-text";
+import { categoryLabels, requestLine, toolLabel } from "./approval-text";
 import { InputDiff } from "./edit-input";
 import { BatchBar, idsOf } from "./batch-bar";
 import { decisionChannelWords } from "@/lib/decision-channels";
@@ -364,7 +364,7 @@ function History() {
           <li key={item.id} className="card space-y-2 p-3" aria-label={`${item.status}: ${item.preview.title}`}>
             <div className="flex flex-wrap items-center gap-2 text-xs">
               <span className={`rounded px-2 py-0.5 font-medium capitalize ${statusStyles[item.status] ?? ""}`}>{item.status}</span>
-              <span className="rounded bg-slate-100 px-1.5 py-0.5 font-mono">{item.tool}</span>
+              <span className="rounded bg-slate-100 px-1.5 py-0.5 font-mono">{toolLabel(item)}</span>
               <span className="text-slate-600">{requestLine(item)}</span>
               <span className="text-slate-500">
                 {categoryLabels[item.category] ?? item.category}

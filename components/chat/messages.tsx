@@ -6,7 +6,7 @@ import { formatCredits } from "@/lib/billing/prices";
 import { toast } from "../ui/toaster";
 import { ErrorCode } from "../ui/error-notice";
 import { Markdown } from "../markdown/lazy-markdown";
-import { StepCard, TaintBadge } from "./step-card";
+import { CapRequestCard, StepCard, TaintBadge } from "./step-card";
 import type { Outcome, StepView, Timeline, TimelineItem, Usage } from "./timeline";
 import type { ChatMessage } from "@/lib/chats/chat-schemas";
 
@@ -175,6 +175,8 @@ export function AssistantReply({ agent, view, offline, actions }: {
         {view.items.map((item, index) =>
           item.kind === "step" ? (
             <StepCard key={item.step.key} step={item.step} agentId={agent.id} />
+          ) : item.kind === "cap" ? (
+            <CapRequestCard key={item.request.key} request={item.request} />
           ) : (
             <div key={`text-${index}`} data-testid="reply-text" className="relative">
               <Markdown text={item.text} />
@@ -182,10 +184,14 @@ export function AssistantReply({ agent, view, offline, actions }: {
           ),
         )}
 
-        {view.streaming && (!hasText || view.items[lastIndex]?.kind === "step") ? (
+        {view.streaming && (!hasText || view.items[lastIndex]?.kind !== "text") ? (
           <p role="status" className="flex items-center gap-2 py-1 text-sm text-slate-500">
             {view.waiting ? null : <TypingDots />}
-            {view.waiting ? "Paused until a reviewer decides on the action above." : view.started ? `${agent.name} is working…` : `Waiting for ${agent.name}…`}
+            {view.waiting
+              ? view.items[lastIndex]?.kind === "cap"
+                ? "Paused at its spending cap until a manager decides whether it goes on."
+                : "Paused until a reviewer decides on the action above."
+              : view.started ? `${agent.name} is working…` : `Waiting for ${agent.name}…`}
           </p>
         ) : null}
 

@@ -20,6 +20,8 @@ import { exactJson } from "@/lib/hidden-characters";
 import { DiffBlock } from "../computer/diff-block";
 import { TerminalBlock } from "../computer/terminal-block";
 import { BrowserBlock, browserShotOf, FileChip, fileOf } from "../computer/step-blocks";
+import { CAP_CATEGORY } from "@/lib/billing/cap-words";
+import type { CapRequestView } from "./timeline";
 
 function isInput(value: unknown): value is Record<string, unknown> {
   return !!value && typeof value === "object" && !Array.isArray(value);
@@ -52,12 +54,14 @@ function ApprovalNotice({ approval, input }: { approval: StepApproval; input: un
   const { slug, role } = useWorkspace();
   const viewerId = useViewerId();
   const [deciding, setDeciding] = useState(false);
+  // Whether a run may spend past its cap is for managers and owners; tool calls are for reviewers too.
+  const cap = approval.category === CAP_CATEGORY;
   if (approval.status === "pending") {
-    const mayDecide = can(role, "approvals.decide");
+    const mayDecide = can(role, cap ? "billing.manage" : "approvals.decide");
     return (
       <div className="border-t border-violet-200 bg-violet-50 px-3 py-2 text-xs text-violet-900" role="status" data-testid="approval-pending">
         {/* The reason says what kind of call this is ("This call sends outside the workspace."): not said twice. */}
-        <div className="font-medium">Waiting for a reviewer.</div>
+        <div className="font-medium">{cap ? "Waiting for a manager." : "Waiting for a reviewer."}</div>
         <div className="mt-0.5 text-violet-800">{approval.reason} Nothing happens until someone decides.</div>
         <div className="mt-1 flex flex-wrap items-center gap-x-4 gap-y-1">
           <Link href={`/w/${slug}/approvals?approval=${approval.id}`} className="inline-block font-medium text-violet-700 underline">
@@ -113,6 +117,19 @@ function ApprovalNotice({ approval, input }: { approval: StepApproval; input: un
           </div>
         </details>
       ) : null}
+    </div>
+  );
+}
+
+/** A run that reached its spending cap and asks whether it may go on: the question, then what became of it. */
+export function CapRequestCard({ request }: { request: CapRequestView }) {
+  return (
+    <div className="my-2 overflow-hidden rounded-lg border border-violet-200 bg-surface text-sm" data-testid="cap-request">
+      <div className="px-3 py-2">
+        <div className="text-xs font-medium text-violet-800">Spending cap</div>
+        <p className="mt-0.5 font-medium text-slate-900">{request.title}</p>
+      </div>
+      <ApprovalNotice approval={request.approval} input={undefined} />
     </div>
   );
 }

@@ -1,5 +1,6 @@
 /** A feed item said in words: its headline, quote, tags and tone, and where its run can be read. */
 import { taintLabel } from "@/lib/safety/taint";
+import { CAP_TOOL } from "@/lib/billing/cap-words";
 import type { FeedItem } from "@/lib/feed/feed-schemas";
 import { formatDuration } from "../usage/format";
 
@@ -23,7 +24,11 @@ const approvalCategoryLabels: Record<string, string> = {
   code_exec: "runs code",
   spend: "spends money",
   tainted_egress: "passes on untrusted content",
+  budget: "spending cap",
 };
+
+/** The tool a request names, in the feed's tags: a run at its spending cap names none. */
+const toolTag = (tool: unknown): string | null => (tool === CAP_TOOL ? null : str(tool));
 
 export type Tone = "message" | "room" | "run" | "ok" | "fail" | "approval" | "warn" | "muted";
 
@@ -88,14 +93,15 @@ export function describeFeedItem(item: FeedItem, names: { room?: string; started
     }
     case "approval_requested": {
       const taint = Array.isArray(p.taint) ? p.taint.filter((t): t is string => typeof t === "string").map((t) => `⚠ ${taintLabel(t)}`) : [];
-      const tags = [str(p.tool), approvalCategoryLabels[String(p.category)] ?? str(p.category), ...taint].filter((t): t is string => !!t);
+      const tags = [toolTag(p.tool), approvalCategoryLabels[String(p.category)] ?? str(p.category), ...taint].filter((t): t is string => !!t);
       return { headline: `${handle(p.agent)} · approval requested: ${str(p.title) ?? str(p.tool) ?? "an action"}`, quote: null, tags, tone: "approval" };
     }
     case "approval_decided": {
       const status = String(p.status ?? "decided");
       const tone: Tone = status === "approved" ? "ok" : status === "rejected" ? "fail" : "muted";
-      const tags = [str(p.tool), p.inputEdited === true ? "input edited" : null, p.decidedBy === "judge" ? "by the judge" : null].filter((t): t is string => !!t);
-      return { headline: `approval ${status}${str(p.tool) ? `: ${str(p.tool)}` : ""}`, quote: str(p.reason), tags, tone };
+      const tags = [toolTag(p.tool), p.inputEdited === true ? "input edited" : null, p.decidedBy === "judge" ? "by the judge" : null].filter((t): t is string => !!t);
+      const what = p.tool === CAP_TOOL ? (str(p.title) ?? "going past a spending cap") : str(p.tool);
+      return { headline: `approval ${status}${what ? `: ${what}` : ""}`, quote: str(p.reason), tags, tone };
     }
     case "budget_alert":
       return { headline: `budget alert${str(p.message) ? `: ${str(p.message)}` : ""}`, quote: null, tags: [], tone: "warn" };
@@ -111,7 +117,12 @@ export function describeFeedItem(item: FeedItem, names: { room?: string; started
       return { headline: `${str(from?.role) ?? "a node"} ${handle(from?.agent)} → ${str(to?.role) ?? "a node"} ${handle(to?.agent)}`, quote: str(p.preview), tags: ["mission handoff"], tone: "message" };
     }
     case "mission_node_waiting":
-      return { headline: `mission node ${str(p.role) ?? ""} ${handle(p.agent)} awaits approval`, quote: null, tags: [str(p.tool)].filter((t): t is string => !!t), tone: "approval" };
+      return {
+        headline: `mission node ${str(p.role) ?? ""} ${handle(p.agent)} awaits approval${p.tool === CAP_TOOL ? " to spend past its cap" : ""}`,
+        quote: null,
+        tags: [toolTag(p.tool)].filter((t): t is string => !!t),
+        tone: "approval",
+      };
     case "mission_finished": {
       const state = String(p.state ?? "finished");
       return { headline: `mission ${state} · ${str(p.crew) ?? "a crew"}`, quote: state === "succeeded" ? str(p.result) : str(p.error), tags: [], tone: state === "succeeded" ? "ok" : state === "failed" ? "fail" : "muted" };
