@@ -37,6 +37,7 @@ function BudgetsEditor({ overview, canEdit }: { overview: BudgetOverview; canEdi
   const [draft, setDraft] = useState(() => ({
     workspace: creditsToUsdInput(overview.workspace.budgetCredits),
     agents: Object.fromEntries(overview.agents.map((a) => [a.agentId!, creditsToUsdInput(a.budgetCredits)])),
+    runCaps: Object.fromEntries(overview.agents.map((a) => [a.agentId!, creditsToUsdInput(a.runCapCredits ?? null)])),
   }));
   const [invalid, setInvalid] = useState<string | null>(null);
   /** Budgets set to $0 by this save, waiting for the manager to confirm that they mean to stop those runs. */
@@ -51,12 +52,21 @@ function BudgetsEditor({ overview, canEdit }: { overview: BudgetOverview; canEdi
 
   const submit = () => {
     const workspace = usdInputToCredits(draft.workspace);
-    const agents = overview.agents.map((a) => ({ agentId: a.agentId!, monthlyBudgetCredits: usdInputToCredits(draft.agents[a.agentId!] ?? "") }));
-    if (Number.isNaN(workspace) || agents.some((a) => Number.isNaN(a.monthlyBudgetCredits))) {
-      setInvalid("Budgets are amounts in US dollars (or empty for none).");
+    const agents = overview.agents.map((a) => ({
+      agentId: a.agentId!,
+      monthlyBudgetCredits: usdInputToCredits(draft.agents[a.agentId!] ?? ""),
+      runCapCredits: usdInputToCredits(draft.runCaps[a.agentId!] ?? ""),
+    }));
+    if (Number.isNaN(workspace) || agents.some((a) => Number.isNaN(a.monthlyBudgetCredits) || Number.isNaN(a.runCapCredits))) {
+      setInvalid("Budgets and caps are amounts in US dollars (or empty for none).");
       return;
     }
-    if ([workspace, ...agents.map((a) => a.monthlyBudgetCredits)].some((c) => c !== null && c > MAX_BUDGET_CREDITS)) {
+    // A run at its cap asks to spend as much again: a cap of $0 would ask before every call, and add nothing.
+    if (agents.some((a) => a.runCapCredits === 0)) {
+      setInvalid("A cap per run must be more than $0. To have none, leave the field empty.");
+      return;
+    }
+    if ([workspace, ...agents.flatMap((a) => [a.monthlyBudgetCredits, a.runCapCredits])].some((c) => c !== null && c > MAX_BUDGET_CREDITS)) {
       setInvalid(`A budget can be at most ${formatUsd(MAX_BUDGET_CREDITS)}.`);
       return;
     }
@@ -76,7 +86,14 @@ function BudgetsEditor({ overview, canEdit }: { overview: BudgetOverview; canEdi
   };
 
   const spentLabel = `Spent in ${overview.month.label}`;
-  const row = (line: BudgetLine, label: React.ReactNode, value: string, onChange: (v: string) => void, inputLabel: string) => {
+  const row = (
+    line: BudgetLine,
+    label: React.ReactNode,
+    value: string,
+    onChange: (v: string) => void,
+    inputLabel: string,
+    runCap?: { value: string; onChange: (v: string) => void; label: string },
+  ) => {
     const pct = line.budgetCredits ? Math.min(100, (line.spentCredits * 100) / line.budgetCredits) : 0;
     const style = stateStyles[line.state];
     return (
@@ -106,6 +123,24 @@ function BudgetsEditor({ overview, canEdit }: { overview: BudgetOverview; canEdi
             />
           </div>
         </td>
+        <td data-label="Cap per run" className={stackedCell()}>
+          {runCap ? (
+            <div className="flex items-center gap-1">
+              <span className="text-slate-500">$</span>
+              <input
+                className="input w-24 py-1 text-right tabular-nums disabled:bg-slate-50 disabled:text-slate-600"
+                inputMode="decimal"
+                aria-label={runCap.label}
+                placeholder="none"
+                disabled={!canEdit}
+                value={runCap.value}
+                onChange={(e) => runCap.onChange(e.target.value)}
+              />
+            </div>
+          ) : (
+            <span className="text-xs text-slate-500">Set per agent</span>
+          )}
+        </td>
         <td data-label="Status" className={stackedCell()}>
           <span className={`rounded px-2 py-0.5 text-xs font-medium ${style}`} data-testid="budget-status">
             {budgetStatus(line.spentCredits, line.budgetCredits)}
@@ -130,6 +165,7 @@ function BudgetsEditor({ overview, canEdit }: { overview: BudgetOverview; canEdi
             <th className="px-4 py-2">Scope</th>
             <th className="px-4 py-2">{spentLabel}</th>
             <th className="px-4 py-2">Monthly budget</th>
+            <th className="px-4 py-2">Cap per run</th>
             <th className="px-4 py-2">Status</th>
           </tr>
         </thead>
@@ -144,6 +180,11 @@ function BudgetsEditor({ overview, canEdit }: { overview: BudgetOverview; canEdi
               draft.agents[a.agentId!] ?? "",
               (v) => setDraft((d) => ({ ...d, agents: { ...d.agents, [a.agentId!]: v } })),
               `Monthly budget of @${a.handle} in US dollars`,
+              {
+                value: draft.runCaps[a.agentId!] ?? "",
+                onChange: (v) => setDraft((d) => ({ ...d, runCaps: { ...d.runCaps, [a.agentId!]: v } })),
+                label: `Cap per run of @${a.handle} in US dollars`,
+              },
             ),
           )}
         </tbody>
@@ -152,7 +193,8 @@ function BudgetsEditor({ overview, canEdit }: { overview: BudgetOverview; canEdi
         <p className="min-w-60 flex-1 text-xs text-slate-500">
           Checked before every model call, command and page: at 80 % a warning shows on the overview and the usage page; at 100 % runs
           stop, saying the budget is spent, until it is raised or the month (UTC) ends. The last call before the cap may overshoot it by that
-          call&apos;s cost.
+          call&apos;s cost. A cap per run does not stop a run: when one run of the agent has spent it, the run waits and asks managers
+          and owners in the inbox whether it may spend as much again.
         </p>
         {canEdit ? (
           <button className="btn-primary" disabled={save.isPending}>

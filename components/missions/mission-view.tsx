@@ -156,7 +156,12 @@ export function MissionView({ missionId }: { missionId: string }) {
 
       <dl className="grid grid-cols-2 gap-3 sm:grid-cols-4">
         <Stat label="Tokens" value={formatCount(header ? header.tokens : mission.inputTokens + mission.outputTokens)} />
-        {mission.credits !== null ? <Stat label="Cost" value={formatUsd(header ? header.credits : mission.credits)} /> : null}
+        {mission.credits !== null ? (
+          <Stat
+            label="Cost"
+            value={`${formatUsd(header ? header.credits : mission.credits)}${mission.capCredits ? ` of a ${formatUsd(mission.capCredits)} cap` : ""}`}
+          />
+        ) : null}
         <Stat label="Wall time" value={formatDuration(header ? header.wall : wall)} />
         <Stat label="Nodes done" value={`${header ? header.done : mission.nodes.filter((n) => n.state === "done").length} / ${mission.nodes.length}`} />
       </dl>

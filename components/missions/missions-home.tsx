@@ -5,7 +5,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useId, useState } from "react";
 import { useApi, useWorkspace } from "../providers";
-import { formatDuration, formatUsd } from "../usage/format";
+import { formatDuration, formatUsd, usdInputToCredits } from "../usage/format";
 import { CompareForm } from "./compare-form";
 import { useNow } from "./use-now";
 import { missionKeys } from "@/lib/client/query-keys";
@@ -102,8 +102,11 @@ function CrewCard({ crew, canEdit }: { crew: CrewItem; canEdit: boolean }) {
   const router = useRouter();
   const id = useId();
   const [goal, setGoal] = useState(crew.goal ?? "");
+  const [cap, setCap] = useState("");
+  const capCredits = usdInputToCredits(cap);
+  const capInvalid = capCredits !== null && (Number.isNaN(capCredits) || capCredits < 1);
   const start = useMutation({
-    mutationFn: () => api(`/api/crews/${crew.id}/missions`, { method: "POST", body: { goal }, schema: missionStartedSchema }),
+    mutationFn: () => api(`/api/crews/${crew.id}/missions`, { method: "POST", body: { goal, capCredits }, schema: missionStartedSchema }),
     onSuccess: ({ missionId }) => router.push(`/w/${slug}/missions/${missionId}`),
   });
   return (
@@ -126,8 +129,27 @@ function CrewCard({ crew, canEdit }: { crew: CrewItem; canEdit: boolean }) {
       >
         <label htmlFor={`${id}-goal`} className="label">Goal</label>
         <textarea id={`${id}-goal`} className="input" rows={2} value={goal} onChange={(e) => setGoal(e.target.value)} required maxLength={4000} />
+        <label htmlFor={`${id}-cap`} className="label">Spending cap (optional)</label>
+        <div className="flex items-center gap-1">
+          <span className="text-slate-500">$</span>
+          <input
+            id={`${id}-cap`}
+            className="input w-28 py-1 text-right tabular-nums"
+            inputMode="decimal"
+            placeholder="none"
+            value={cap}
+            aria-describedby={`${id}-cap-help`}
+            aria-invalid={capInvalid || undefined}
+            onChange={(e) => setCap(e.target.value)}
+          />
+        </div>
+        <p id={`${id}-cap-help`} className={`text-xs ${capInvalid ? "text-rose-700" : "text-slate-500"}`}>
+          {capInvalid
+            ? "The cap is an amount in US dollars above $0, or empty for none."
+            : "When the mission has spent this much, it waits and asks a manager whether it may spend as much again."}
+        </p>
         {start.isError ? <ErrorNotice error={start.error} fallback="Could not start the mission." /> : null}
-        <button type="submit" className="btn-primary" disabled={start.isPending || !goal.trim()}>
+        <button type="submit" className="btn-primary" disabled={start.isPending || !goal.trim() || capInvalid}>
           {start.isPending ? "Starting…" : "Start mission"}
         </button>
       </form>
