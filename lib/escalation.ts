@@ -7,3 +7,8 @@ export const DEFAULT_ESCALATE_AFTER_MINUTES = 15;
 export function escalateAfterMinutes(settings: Pick<WorkspaceSettings, "notifications"> | undefined): number {
   return settings?.notifications?.escalateAfterMinutes ?? DEFAULT_ESCALATE_AFTER_MINUTES;
 }
+
+/** The Slack channel every waiting request is also posted to, for all to see (null: none, only direct messages). */
+export function requestsSlackChannel(settings: Pick<WorkspaceSettings, "notifications"> | undefined): string | null {
+  return settings?.notifications?.slackChannel ?? null;
+}

@@ -225,23 +225,33 @@ export function NotificationPrefsForm() {
   );
 }
 
-/** The workspace's escalation time: read by everyone, set by managers and owners. */
+/** How the workspace passes requests on (the escalation time, a Slack channel): read by everyone, set by managers and owners. */
 export function EscalationForm({ canEdit }: { canEdit: boolean }) {
   const api = useApi();
   const { slug } = useWorkspace();
   const queryClient = useQueryClient();
   const query = useQuery({ queryKey: settingsKeys.escalation(slug), queryFn: () => api("/api/workspace/escalation", { schema: escalationSchema }) });
   const [minutes, setMinutes] = useState<string | null>(null);
+  const [channel, setChannel] = useState<string | null>(null);
   const value = minutes ?? String(query.data?.escalateAfterMinutes ?? "");
+  const channelValue = channel ?? query.data?.slackChannel ?? "";
   const save = useMutation({
-    mutationFn: () => api("/api/workspace/escalation", { method: "PUT", body: { escalateAfterMinutes: Number(value) }, schema: escalationSchema }),
+    mutationFn: () =>
+      api("/api/workspace/escalation", {
+        method: "PUT",
+        body: { escalateAfterMinutes: Number(value), slackChannel: channelValue.trim() ? channelValue.trim() : null },
+        schema: escalationSchema,
+      }),
     onSuccess: (saved) => {
       queryClient.setQueryData(settingsKeys.escalation(slug), saved);
       setMinutes(null);
-      toast.success(saved.escalateAfterMinutes === 0 ? "Every request now reaches reviewers, managers and owners at once." : `Requests are now passed on after ${saved.escalateAfterMinutes} minutes.`);
+      setChannel(null);
+      const when = saved.escalateAfterMinutes === 0 ? "Every request now reaches reviewers, managers and owners at once." : `Requests are now passed on after ${saved.escalateAfterMinutes} minutes.`;
+      toast.success(saved.slackChannel ? `${when} Each is also posted to ${saved.slackChannel} on Slack.` : when);
     },
   });
   const n = query.data?.escalateAfterMinutes;
+  const posted = query.data?.slackChannel;
   return (
     <form
       className="card max-w-2xl space-y-3 p-4"
@@ -258,6 +268,7 @@ export function EscalationForm({ canEdit }: { canEdit: boolean }) {
             ? "Every request reaches the reviewers, managers and owners at once."
             : `A request is sent to the reviewers first. If nobody has decided it after ${n} minutes, the managers are told; after as long again, the owners.`}{" "}
         Everyone told is reminded at half and at nine tenths of the time a request has.
+        {posted ? ` Each request is also posted to ${posted} on Slack, with a link to open it; decisions are made in direct messages or here.` : ""}
       </p>
       {canEdit ? (
         <div className="flex flex-wrap items-end gap-2">
@@ -265,7 +276,11 @@ export function EscalationForm({ canEdit }: { canEdit: boolean }) {
             <span className="label">Pass on after (minutes; 0 tells everyone at once)</span>
             <input className="input w-32" type="number" min={0} max={10080} required value={value} onChange={(e) => setMinutes(e.target.value)} />
           </label>
-          <button type="submit" className="btn-secondary" disabled={save.isPending || minutes === null}>
+          <label className="min-w-52 flex-1 space-y-1 text-sm">
+            <span className="label">Also post each request to this Slack channel (optional)</span>
+            <input className="input" value={channelValue} placeholder="#approvals" pattern="#?[A-Za-z0-9_.\-]{1,80}" onChange={(e) => setChannel(e.target.value)} />
+          </label>
+          <button type="submit" className="btn-secondary" disabled={save.isPending || (minutes === null && channel === null)}>
             Save
           </button>
         </div>

@@ -6,6 +6,7 @@
 import type { Mail } from "../mail/mailer";
 import { taintNoun } from "../safety/taint";
 import type { NotificationStep } from "../db/schema";
+import { isCapRequest } from "../billing/cap-words";
 
 export interface RequestFacts {
   id: string;
@@ -40,6 +41,15 @@ function clockAt(at: Date, timeZone: string): string {
   return new Intl.DateTimeFormat("en-GB", { timeZone, hour: "2-digit", minute: "2-digit", hourCycle: "h23", timeZoneName: "short" }).format(at);
 }
 
+/**
+ * What is asked, as a sentence: "@herald asks to post to Slack", or a spending question as it is worded ("@forge's run
+ * has spent … ; continue with another …?").
+ */
+export function askedSentence(facts: Pick<RequestFacts, "agentHandle" | "tool" | "preview">): string {
+  if (isCapRequest(facts)) return facts.preview.title;
+  return `@${facts.agentHandle} asks to ${facts.preview.title.charAt(0).toLowerCase()}${facts.preview.title.slice(1)}`;
+}
+
 export const requestUrl = (baseUrl: string, facts: Pick<RequestFacts, "id" | "workspaceSlug">) =>
   `${baseUrl.replace(/\/$/, "")}/w/${facts.workspaceSlug}/approvals?approval=${facts.id}`;
 
@@ -47,7 +57,7 @@ export const requestUrl = (baseUrl: string, facts: Pick<RequestFacts, "id" | "wo
 export function stepLine(step: NotificationStep, facts: RequestFacts, now: Date, escalateAfterMinutes: number): string {
   switch (step) {
     case "asked":
-      return `@${facts.agentHandle} asks to do this and waits for a decision.`;
+      return isCapRequest(facts) ? `@${facts.agentHandle} waits for a decision.` : `@${facts.agentHandle} asks to do this and waits for a decision.`;
     case "escalated_managers":
     case "escalated_owners":
       return `Nobody has decided this in ${durationWords(now.getTime() - facts.createdAt.getTime())}, so it is passed on to ${step === "escalated_managers" ? "the managers" : "the owners"} (the workspace passes a request on after ${escalateAfterMinutes} minutes).`;
@@ -87,7 +97,7 @@ export function requestMail(input: { to: string; step: NotificationStep; facts: 
   const prefix = step === "asked" ? "Waiting for you" : step.startsWith("escalated") ? "Passed on to you" : "Reminder";
   return {
     to: input.to,
-    subject: `${prefix}: @${facts.agentHandle} asks to ${facts.preview.title.charAt(0).toLowerCase()}${facts.preview.title.slice(1)} (${facts.workspaceName})`,
+    subject: `${prefix}: ${askedSentence(facts)} (${facts.workspaceName})`,
     text: [stepLine(step, facts, input.now, input.escalateAfterMinutes), "", ...requestLines(facts, input.now, input.baseUrl), ...FOOTER].join("\n"),
   };
 }

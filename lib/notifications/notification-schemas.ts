@@ -40,7 +40,7 @@ export const deliveriesSchema = z.object({
 });
 export type Deliveries = z.infer<typeof deliveriesSchema>;
 
-export const escalationSchema = z.object({ escalateAfterMinutes: z.number() });
+export const escalationSchema = z.object({ escalateAfterMinutes: z.number(), slackChannel: z.nullable(z.string()) });
 
 /** How a channel and a step read for a person: "by email", "reminded (half the time gone)". */
 export const channelWords: Record<z.infer<typeof notificationChannelSchema>, string> = { email: "by email", push: "by push notification", slack: "on Slack" };

@@ -21,7 +21,8 @@ import { digestMail, durationWords, requestMail, type RequestFacts } from "./app
 import { PushFailure, type PushPayload } from "./push";
 import { requestMessage, slackApp, slackCall, SlackFailure, slackFailureWords, type RequestOutcome } from "./slack";
 import { deliverBudgetAlerts } from "./budget-mail";
-import { escalateAfterMinutes } from "../escalation";
+import { escalateAfterMinutes, requestsSlackChannel } from "../escalation";
+import { isCapRequest } from "../billing/cap-words";
 import { channelsAvailable, quietUntil, resolvePrefs, type ChannelsAvailable, type NotificationChannels, type ResolvedPrefs, type SlackChannel } from "./prefs";
 
 export { channelsAvailable, type NotificationChannels };
@@ -90,7 +91,7 @@ export async function planNotifications(db: Db, tools: ToolRegistry, channels: N
     .select({ approvalId: notifications.approvalId, userId: notifications.userId, channel: notifications.channel, step: notifications.step })
     .from(notifications)
     .where(inArray(notifications.approvalId, pending.map((p) => p.id)));
-  const done = new Set(existing.map((e) => `${e.approvalId}|${e.userId}|${e.channel}|${e.step}`));
+  const done = new Set(existing.map((e) => `${e.approvalId}|${e.userId ?? ""}|${e.channel}|${e.step}`));
 
   const rows: (typeof notifications.$inferInsert)[] = [];
   for (const request of pending) {
@@ -98,11 +99,19 @@ export async function planNotifications(db: Db, tools: ToolRegistry, channels: N
     const fourEyes = request.fourEyesWhenAsked || cameThroughDoor(request.via) || fourEyesApplies(policy.fourEyesCategories, request.category, tools.get(request.tool)?.effects);
     // The people who may decide it, as the decision judges: under four eyes not the person behind it, and with nobody
     // behind it only managers and owners.
+    const capRequest = isCapRequest(request);
     const deciders = (byWorkspace.get(request.workspaceId) ?? []).filter((c) => {
+      // Whether a run may spend past its cap is for managers and owners alone.
+      if (capRequest && c.role === "reviewer") return false;
       if (!fourEyes) return true;
       if (request.behalf === null) return c.role !== "reviewer";
       return c.userId !== request.behalf;
     });
+    const post = channelPost(request, available, now);
+    if (post && !done.has(`${request.id}||slack|asked`)) {
+      done.add(`${request.id}||slack|asked`);
+      rows.push(post);
+    }
     const reached = deciders.filter((c) => wants(c.prefs, request));
     const tiers = [...new Set(reached.map((c) => tierOf[c.role]!))].sort();
     const after = escalateAfterMinutes(request.settings) * 60_000;
@@ -134,6 +143,13 @@ export async function planNotifications(db: Db, tools: ToolRegistry, channels: N
   if (rows.length === 0) return 0;
   const inserted = await db.insert(notifications).values(rows).onConflictDoNothing().returning({ id: notifications.id });
   return inserted.length;
+}
+
+/** Each waiting request once in the workspace's Slack channel, when it chose one (a spending question is not: it names figures). */
+function channelPost(request: { id: string; workspaceId: string; tool: string; category: string; settings: Parameters<typeof requestsSlackChannel>[0] }, available: ChannelsAvailable, now: Date) {
+  const channel = requestsSlackChannel(request.settings);
+  if (!channel || !available.slack || isCapRequest(request)) return null;
+  return { workspaceId: request.workspaceId, approvalId: request.id, userId: null, channel: "slack" as const, step: "asked" as const, destination: channel, dueAt: now };
 }
 
 const LEASE_MS = 2 * 60_000;
@@ -172,7 +188,7 @@ export async function deliverDue(db: Db, channels: NotificationChannels, baseUrl
     .from(users)
     .innerJoin(memberships, eq(memberships.userId, users.id))
     .leftJoin(notificationPrefs, and(eq(notificationPrefs.workspaceId, memberships.workspaceId), eq(notificationPrefs.userId, users.id)))
-    .where(inArray(users.id, [...new Set(claimed.map((c) => c.userId))]));
+    .where(inArray(users.id, [...new Set(claimed.flatMap((c) => (c.userId ? [c.userId] : [])))]));
   const recipientOf = (workspaceId: string, userId: string) => recipients.find((r) => r.workspaceId === workspaceId && r.userId === userId);
 
   const settle = (ids: string[], set: Partial<typeof notifications.$inferInsert>) =>
@@ -182,6 +198,14 @@ export async function deliverDue(db: Db, channels: NotificationChannels, baseUrl
   const groups = new Map<string, typeof claimed>();
   for (const row of claimed) {
     const request = facts.get(row.approvalId);
+    if (row.userId === null) {
+      // A post to the workspace's Slack channel: nobody's choices or hours apply, only whether it still waits.
+      if (!request || request.status !== "pending") {
+        await settle([row.id], { status: "dropped", error: "Decided (or withdrawn) before it was sent." });
+        report.dropped += 1;
+      } else groups.set(row.id, [row]);
+      continue;
+    }
     const recipient = recipientOf(row.workspaceId, row.userId);
     if (!request || request.status !== "pending" || !recipient) {
       await settle([row.id], { status: "dropped", error: !recipient ? "No longer a member of the workspace." : "Decided (or withdrawn) before it was sent." });
@@ -205,11 +229,14 @@ export async function deliverDue(db: Db, channels: NotificationChannels, baseUrl
 
   for (const rows of groups.values()) {
     const first = rows[0]!;
-    const recipient = recipientOf(first.workspaceId, first.userId)!;
     const request = facts.get(first.approvalId)!;
     try {
       let externalRef: { channel: string; ts: string } | null = null;
-      if (first.channel === "email") {
+      if (first.userId === null) {
+        if (!channels.slack) throw new ChannelUnavailable("slack");
+        externalRef = await postToSlack(db, channels.slack, { workspaceId: first.workspaceId, to: { channel: first.destination ?? "" }, step: first.step, facts: request.facts, settings: request.settings, now, baseUrl });
+      } else if (first.channel === "email") {
+        const recipient = recipientOf(first.workspaceId, first.userId)!;
         if (!channels.email) throw new ChannelUnavailable("email");
         const escalation = escalateAfterMinutes(request.settings);
         const mail =
@@ -222,7 +249,7 @@ export async function deliverDue(db: Db, channels: NotificationChannels, baseUrl
         await channels.push.send(first.userId, pushPayload(first.step, request.facts, now), (request.facts.expiresAt.getTime() - now.getTime()) / 1000);
       } else {
         if (!channels.slack) throw new ChannelUnavailable("slack");
-        externalRef = await postToSlack(db, channels.slack, { workspaceId: first.workspaceId, userId: first.userId, step: first.step, facts: request.facts, settings: request.settings, now, baseUrl });
+        externalRef = await postToSlack(db, channels.slack, { workspaceId: first.workspaceId, to: { userId: first.userId }, step: first.step, facts: request.facts, settings: request.settings, now, baseUrl });
       }
       await settle(rows.map((r) => r.id), { status: "sent", sentAt: now, error: null, externalRef });
       report.sent += rows.length;
@@ -260,7 +287,7 @@ function pushPayload(step: NotificationStep, facts: RequestFacts, now: Date): Pu
     `${who ? `For ${who}` : "Nobody behind it"}${facts.taintSources.length > 0 ? " · untrusted content reached the run" : ""} · ${durationWords(facts.expiresAt.getTime() - now.getTime())} left`,
   ].filter(Boolean);
   return {
-    title: `${prefix}: @${facts.agentHandle} · ${facts.preview.title}`.slice(0, 120),
+    title: (isCapRequest(facts) ? `${prefix}: ${facts.preview.title}` : `${prefix}: @${facts.agentHandle} · ${facts.preview.title}`).slice(0, 120),
     body: body.join("\n"),
     url: `/w/${facts.workspaceSlug}/approvals?approval=${facts.id}`,
     approvalId: facts.id,
@@ -270,21 +297,43 @@ function pushPayload(step: NotificationStep, facts: RequestFacts, now: Date): Pu
   };
 }
 
-/** Posts a request to the person's direct messages with the workspace's Slack app, and says where it was posted. */
+/**
+ * Posts a request with the workspace's Slack app, to a person's direct messages (with the buttons that decide) or to
+ * the workspace's channel (for all to see, with Open only), and says where it was posted.
+ */
 async function postToSlack(
   db: Db,
   slack: SlackChannel,
-  input: { workspaceId: string; userId: string; step: NotificationStep; facts: RequestFacts; settings: Parameters<typeof escalateAfterMinutes>[0]; now: Date; baseUrl: string },
+  input: {
+    workspaceId: string;
+    to: { userId: string } | { channel: string };
+    step: NotificationStep;
+    facts: RequestFacts;
+    settings: Parameters<typeof escalateAfterMinutes>[0];
+    now: Date;
+    baseUrl: string;
+  },
 ): Promise<{ channel: string; ts: string }> {
   const app = await slackApp(db, input.workspaceId, slack.encryptionKey);
   if (!app) throw new NotReachable("This workspace has no Slack app connected (with its signing secret) under Settings → Connections.");
-  const [link] = await db
-    .select({ slackUserId: slackLinks.slackUserId })
-    .from(slackLinks)
-    .where(and(eq(slackLinks.workspaceId, input.workspaceId), eq(slackLinks.userId, input.userId), isNotNull(slackLinks.verifiedAt)));
-  if (!link) throw new NotReachable("Your Slack account is not linked yet: link it in Settings → Notifications.");
-  const message = requestMessage({ facts: input.facts, step: input.step, now: input.now, baseUrl: input.baseUrl, escalateAfterMinutes: escalateAfterMinutes(input.settings) });
-  const posted = await slackCall<{ channel: string; ts: string }>("chat.postMessage", app.token, { channel: link.slackUserId, ...message, unfurl_links: false }, slack.fetchAllow);
+  let channel: string;
+  if ("userId" in input.to) {
+    const [link] = await db
+      .select({ slackUserId: slackLinks.slackUserId })
+      .from(slackLinks)
+      .where(and(eq(slackLinks.workspaceId, input.workspaceId), eq(slackLinks.userId, input.to.userId), isNotNull(slackLinks.verifiedAt)));
+    if (!link) throw new NotReachable("Your Slack account is not linked yet: link it in Settings → Notifications.");
+    channel = link.slackUserId;
+  } else channel = input.to.channel;
+  const message = requestMessage({
+    facts: input.facts,
+    step: input.step,
+    now: input.now,
+    baseUrl: input.baseUrl,
+    escalateAfterMinutes: escalateAfterMinutes(input.settings),
+    shared: !("userId" in input.to),
+  });
+  const posted = await slackCall<{ channel: string; ts: string }>("chat.postMessage", app.token, { channel, ...message, unfurl_links: false }, slack.fetchAllow);
   return { channel: posted.channel, ts: posted.ts };
 }
 
@@ -296,7 +345,14 @@ async function postToSlack(
 export async function closeSlackMessages(db: Db, channels: NotificationChannels, baseUrl: string, now = new Date(), approvalIds?: string[]): Promise<number> {
   if (!channels.slack) return 0;
   const open = await db
-    .select({ id: notifications.id, approvalId: notifications.approvalId, workspaceId: notifications.workspaceId, step: notifications.step, externalRef: notifications.externalRef })
+    .select({
+      id: notifications.id,
+      approvalId: notifications.approvalId,
+      workspaceId: notifications.workspaceId,
+      userId: notifications.userId,
+      step: notifications.step,
+      externalRef: notifications.externalRef,
+    })
     .from(notifications)
     .innerJoin(approvals, eq(approvals.id, notifications.approvalId))
     .innerJoin(agentRuns, eq(agentRuns.id, approvals.runId))
@@ -321,7 +377,7 @@ export async function closeSlackMessages(db: Db, channels: NotificationChannels,
     const app = apps.get(row.workspaceId);
     try {
       if (app) {
-        const message = requestMessage({ facts: request.facts, step: row.step, now, baseUrl, escalateAfterMinutes: 0, outcome: request.outcome });
+        const message = requestMessage({ facts: request.facts, step: row.step, now, baseUrl, escalateAfterMinutes: 0, outcome: request.outcome, shared: row.userId === null });
         await slackCall("chat.update", app.token, { channel: row.externalRef!.channel, ts: row.externalRef!.ts, ...message }, channels.slack.fetchAllow);
       }
       await db.update(notifications).set({ closedAt: now }).where(eq(notifications.id, row.id));

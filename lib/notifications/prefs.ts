@@ -10,7 +10,7 @@ import { connections, notificationPrefs, workspaces, type NotificationPrefs } fr
 import { AppError } from "../errors";
 import { recordAudit } from "../audit";
 import { isKnownTimeZone } from "../workspaces/time-zone";
-import { escalateAfterMinutes } from "../escalation";
+import { escalateAfterMinutes, requestsSlackChannel } from "../escalation";
 import type { Mailer } from "../mail/mailer";
 import type { PushSender } from "./push";
 
@@ -94,21 +94,37 @@ export async function writePrefs(db: Db, workspaceId: string, userId: string, pr
     .onConflictDoUpdate({ target: [notificationPrefs.workspaceId, notificationPrefs.userId], set: { prefs, updatedAt: sql`now()` } });
 }
 
-export const escalationBodySchema = z.object({ escalateAfterMinutes: z.number().int().min(0).max(7 * 24 * 60) });
+export const escalationBodySchema = z.object({
+  escalateAfterMinutes: z.number().int().min(0).max(7 * 24 * 60),
+  /** A channel every waiting request is also posted to (read-only there: decisions are made in direct messages or the app); null for none. */
+  slackChannel: z
+    .string()
+    .trim()
+    .regex(/^#?[a-z0-9_.-]{1,80}$/i, "A channel name such as #approvals")
+    .transform((v) => (v.startsWith("#") ? v.toLowerCase() : `#${v.toLowerCase()}`))
+    .nullable()
+    .optional(),
+});
 
-
-export async function setEscalation(db: Db, workspaceId: string, actorId: string, minutes: number): Promise<{ escalateAfterMinutes: number }> {
+/** How the workspace passes requests on: the escalation time, and the Slack channel they are also posted to. */
+export async function setEscalation(
+  db: Db,
+  workspaceId: string,
+  actorId: string,
+  input: z.infer<typeof escalationBodySchema>,
+): Promise<{ escalateAfterMinutes: number; slackChannel: string | null }> {
   return db.transaction(async (tx) => {
     const [ws] = await tx.select({ settings: workspaces.settings }).from(workspaces).where(eq(workspaces.id, workspaceId)).for("no key update");
     if (!ws) throw new AppError("not_found:workspace");
-    const before = escalateAfterMinutes(ws.settings);
-    if (before === minutes) return { escalateAfterMinutes: minutes };
+    const before = { escalateAfterMinutes: escalateAfterMinutes(ws.settings), slackChannel: requestsSlackChannel(ws.settings) };
+    const after = { escalateAfterMinutes: input.escalateAfterMinutes, slackChannel: input.slackChannel === undefined ? before.slackChannel : input.slackChannel };
+    if (before.escalateAfterMinutes === after.escalateAfterMinutes && before.slackChannel === after.slackChannel) return after;
     await tx
       .update(workspaces)
-      .set({ settings: { ...ws.settings, notifications: { ...ws.settings.notifications, escalateAfterMinutes: minutes } } })
+      .set({ settings: { ...ws.settings, notifications: { ...ws.settings.notifications, ...after } } })
       .where(eq(workspaces.id, workspaceId));
-    await recordAudit(tx, { workspaceId, actor: { kind: "user", id: actorId }, action: "notifications.escalation_set", target: { type: "workspace", id: workspaceId }, detail: { before, after: minutes } });
-    return { escalateAfterMinutes: minutes };
+    await recordAudit(tx, { workspaceId, actor: { kind: "user", id: actorId }, action: "notifications.escalation_set", target: { type: "workspace", id: workspaceId }, detail: { before, after } });
+    return after;
   });
 }
 

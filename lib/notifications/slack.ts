@@ -12,7 +12,7 @@ import { providerBaseUrl } from "../connections/connections";
 import { FetchHeaderError, FetchRefusedError, safeFetch } from "../net/safe-fetch";
 import { decisionChannelWords, type DecisionChannel } from "../decision-channels";
 import { taintNoun } from "../safety/taint";
-import { durationWords, requestUrl, stepLine, type RequestFacts } from "./approval-mail";
+import { askedSentence, durationWords, requestUrl, stepLine, type RequestFacts } from "./approval-mail";
 
 export interface SlackApp {
   connectionId: string;
@@ -155,6 +155,8 @@ export function requestMessage(input: {
   baseUrl: string;
   escalateAfterMinutes: number;
   outcome?: RequestOutcome;
+  /** For the workspace's channel, seen by people who may not decide: no buttons that decide. */
+  shared?: boolean;
 }): { text: string; blocks: Block[] } {
   const { facts, now } = input;
   const url = requestUrl(input.baseUrl, facts);
@@ -179,8 +181,9 @@ export function requestMessage(input: {
   ];
   if (!input.outcome) context.push(`Time left: ${durationWords(facts.expiresAt.getTime() - now.getTime())} (until ${clockAt(facts.expiresAt, facts.timeZone)}).`);
   blocks.push({ type: "context", elements: context.map((text) => ({ type: "mrkdwn", text })) });
-  if (input.outcome) {
-    blocks.push({ type: "section", text: { type: "mrkdwn", text: `*${slackEscape(outcomeWords(input.outcome, facts.timeZone))}*` } });
+  if (input.outcome || input.shared) {
+    if (input.outcome) blocks.push({ type: "section", text: { type: "mrkdwn", text: `*${slackEscape(outcomeWords(input.outcome, facts.timeZone))}*` } });
+    else blocks.push({ type: "context", elements: [{ type: "mrkdwn", text: "The people who may decide it are asked in their direct messages from this app, and in Clawdeck." }] });
     blocks.push({ type: "actions", elements: [{ type: "button", action_id: SLACK_ACTIONS.open, text: { type: "plain_text", text: "Open in Clawdeck" }, url }] });
   } else {
     blocks.push({
@@ -195,7 +198,7 @@ export function requestMessage(input: {
   }
   const text = input.outcome
     ? `${facts.preview.title}: ${outcomeWords(input.outcome, facts.timeZone)}`
-    : `@${facts.agentHandle} asks to ${facts.preview.title.charAt(0).toLowerCase()}${facts.preview.title.slice(1)} (${facts.workspaceName})`;
+    : `${askedSentence(facts)} (${facts.workspaceName})`;
   return { text: clip(text, 300), blocks };
 }
 

@@ -19,7 +19,7 @@ async function read(db: Db, workspaceId: string, approvalIds: string[]) {
     .select({
       approvalId: notifications.approvalId,
       userId: notifications.userId,
-      name: users.name,
+      name: sql<string>`coalesce(${users.name}, ${notifications.destination}, '')`,
       channel: notifications.channel,
       step: notifications.step,
       status: notifications.status,
@@ -27,7 +27,7 @@ async function read(db: Db, workspaceId: string, approvalIds: string[]) {
       error: notifications.error,
     })
     .from(notifications)
-    .innerJoin(users, eq(users.id, notifications.userId))
+    .leftJoin(users, eq(users.id, notifications.userId))
     .where(and(eq(notifications.workspaceId, workspaceId), inArray(notifications.approvalId, approvalIds)))
     .orderBy(asc(notifications.createdAt), asc(users.name));
   // A failed channel says why; one waiting to be tried again says what went wrong last.

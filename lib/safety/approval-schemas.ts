@@ -12,7 +12,8 @@ export const notificationStepSchema = z.enum(["asked", "escalated_managers", "es
 
 /** One notification about a request: to whom, how, why, when, and what went wrong if it did not go. */
 export const notifiedSchema = z.object({
-  userId: id,
+  /** Null for a post to the workspace's Slack channel, whose name is then `name`. */
+  userId: z.nullable(id),
   name: z.string(),
   channel: notificationChannelSchema,
   step: notificationStepSchema,

@@ -8,7 +8,8 @@ import { POST as createCrewRoute } from "../../app/api/crews/route";
 import { POST as startMissionRoute } from "../../app/api/crews/[id]/missions/route";
 import { GET as missionRoute } from "../../app/api/missions/[id]/route";
 import { createChat } from "../../lib/chats/chats";
-import { agentRuns, approvals, auditLog, executionGrants, messages, missionRuns } from "../../lib/db/schema";
+import { agentRuns, approvals, auditLog, executionGrants, messages, missionRuns, notifications } from "../../lib/db/schema";
+import { planNotifications } from "../../lib/notifications/outbox";
 import { readRunEvents } from "../../lib/journal/run-journal-store";
 import { textTurn, toolTurn } from "../../lib/models/scripted";
 import { createRuntime } from "../../lib/runtime/runtime";
@@ -78,6 +79,13 @@ describe("caps that ask before they stop: a run or a mission at its cap waits fo
     expect(approval).toMatchObject({ category: "budget", tool: "budget:continue", stepId: null, fourEyes: true, onBehalfOfUserId: starter.id });
     expect(approval.preview).toMatchObject({ title: `@${agent.handle}'s run has spent $0.0105 of its $0.0100 cap; continue with another $0.0100?` });
     expect(model.requests).toHaveLength(1);
+    // Only those who may decide it are told: managers and owners, not the reviewer, not the manager it acts for.
+    const mailing = { email: { send: async () => undefined }, push: null, slack: null };
+    await planNotifications(s.db, s.runtime.deps.tools, mailing, new Date(approval.createdAt.getTime() + 1000));
+    const told = (await s.db.select({ userId: notifications.userId }).from(notifications).where(eq(notifications.approvalId, approval.id))).map((n) => n.userId);
+    expect(told).toContain(manager.id);
+    expect(told).not.toContain(reviewer.id);
+    expect(told).not.toContain(starter.id);
     const suspendedEvents = await readRunEvents(s.db, runId, 0);
     expect(suspendedEvents.find((e) => e.type === "approval_required")?.payload).toMatchObject({ approvalId: approval.id, stepId: null, category: "budget" });
     expect(suspendedEvents.at(-1)?.type).toBe("run_suspended");

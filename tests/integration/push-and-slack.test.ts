@@ -8,6 +8,7 @@ import { GET as browsersRoute, POST as subscribeRoute } from "../../app/api/me/p
 import { DELETE as unsubscribeRoute } from "../../app/api/me/push-subscriptions/[id]/route";
 import { GET as prefsRoute, PUT as putPrefsRoute } from "../../app/api/me/notifications/route";
 import { GET as linkStateRoute, POST as linkRoute } from "../../app/api/me/slack-link/route";
+import { GET as oneApprovalRoute } from "../../app/api/approvals/[id]/route";
 import { PUT as escalationRoute } from "../../app/api/workspace/escalation/route";
 import { approvals, auditLog, notifications, pushSubscriptions } from "../../lib/db/schema";
 import { runNotifications } from "../../lib/notifications/outbox";
@@ -272,6 +273,42 @@ describe("reaching reviewers by web push and in Slack, under the same rules as t
       await sweep(t);
       for (const message of dmOf(t.ids.rita, second.id)) expect(JSON.stringify(message.blocks)).toContain(`Approved by ${t.owner.name} in the inbox at`);
       expect(dmOf(t.ids.rita, second.id)).toHaveLength(1);
+    });
+
+    it("posts each request once to the workspace's chosen channel, for all to see, with Open but no buttons that decide; the card names the channel, and the post is updated when decided", async () => {
+      const t = await slackTeam();
+      const ownerAs = await t.as(t.owner);
+      const bad = await escalationRoute(jsonRequest("/api/workspace/escalation", { method: "PUT", ...ownerAs, body: { escalateAfterMinutes: 15, slackChannel: "not a channel!" } }));
+      expect(bad.status).toBe(400);
+      const set = await escalationRoute(jsonRequest("/api/workspace/escalation", { method: "PUT", ...ownerAs, body: { escalateAfterMinutes: 15, slackChannel: "Approvals" } }));
+      expect(await set.json()).toEqual({ escalateAfterMinutes: 15, slackChannel: "#approvals" });
+      const notAllowed = await escalationRoute(jsonRequest("/api/workspace/escalation", { method: "PUT", ...(await t.as(t.rita)), body: { escalateAfterMinutes: 15, slackChannel: null } }));
+      expect(notAllowed.status).toBe(403);
+
+      const approval = await ask(t, "slack #launch shared with the channel", t.mia);
+      await sweep(t);
+      await sweep(t);
+      const posts = slack.messages.filter((m) => m.channel === "#approvals" && JSON.stringify(m.versions[0]!.blocks).includes(approval.id));
+      expect(posts).toHaveLength(1);
+      const shown = JSON.stringify(posts[0]!.blocks);
+      expect(shown).toContain("*Post to Slack*");
+      expect(shown).toContain("The people who may decide it are asked in their direct messages from this app, and in Clawdeck.");
+      expect(shown).not.toContain("approval.approve");
+      expect(shown).not.toContain("approval.reject");
+      expect(shown).toContain(`${BASE}/w/${t.ws.slug}/approvals?approval=${approval.id}`);
+      // Rita's direct message still has the buttons.
+      expect(JSON.stringify(dmOf(t.ids.rita, approval.id)[0]!.blocks)).toContain("approval.approve");
+
+      const one = await (await oneApprovalRoute(jsonRequest(`/api/approvals/${approval.id}`, await t.as(t.rita)), params({ id: approval.id }))).json();
+      expect(one.approval.notified.map((n: { name: string; channel: string; userId: string | null }) => [n.name, n.channel, n.userId === null])).toEqual(
+        expect.arrayContaining([
+          ["#approvals", "slack", true],
+          [t.rita.name, "slack", false],
+        ]),
+      );
+
+      expect((await send(interaction(press(t.ids.rita, "approval.approve", approval.id)))).status).toBe(200);
+      expect(JSON.stringify(posts[0]!.blocks)).toContain(`Approved by ${t.rita.name} in Slack at`);
     });
 
     it("refuses requests Slack did not sign: missing, wrong, or more than five minutes old (401), each audited; a person without a link decides nothing", async () => {

@@ -1,4 +1,4 @@
-import { index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { index, integer, jsonb, pgTable, primaryKey, text, unique, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { at, createdAt, id, updatedAt } from "./common";
 import { approvals } from "./approvals";
 import { users, workspaces } from "./workspaces";
@@ -40,7 +40,7 @@ export type NotificationStep = "asked" | "escalated_managers" | "escalated_owner
 export type NotificationStatus = "queued" | "sending" | "sent" | "failed" | "dropped";
 
 /**
- * The outbox of notifications about requests: one row per person, request, channel and step, so each is sent once
+ * The outbox of notifications about requests: one row per person (or the workspace's Slack channel), request, channel and step, so each is sent once
  * across instances and restarts. The sweeper claims due rows (skipping locked ones), sends them, and records the
  * outcome; a failed send is tried again later with a growing wait, then kept as failed with the channel's error.
  */
@@ -54,10 +54,11 @@ export const notifications = pgTable(
     approvalId: uuid()
       .notNull()
       .references(() => approvals.id, { onDelete: "cascade" }),
-    userId: uuid()
-      .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+    /** The person told; null for a post to the workspace's Slack channel (`destination`), which tells nobody in particular. */
+    userId: uuid().references(() => users.id, { onDelete: "cascade" }),
     channel: text().$type<NotificationChannel>().notNull(),
+    /** Where a post without a person goes: the workspace's Slack channel ("#approvals"). */
+    destination: text(),
     step: text().$type<NotificationStep>().notNull(),
     status: text().$type<NotificationStatus>().notNull().default("queued"),
     attempts: integer().notNull().default(0),
@@ -73,7 +74,8 @@ export const notifications = pgTable(
     createdAt: createdAt(),
   },
   (t) => [
-    uniqueIndex("notifications_once_key").on(t.approvalId, t.userId, t.channel, t.step),
+    // Once per person (or once for the workspace's channel: no person), request, channel and step.
+    unique("notifications_once_key").on(t.approvalId, t.userId, t.channel, t.step).nullsNotDistinct(),
     index("notifications_due_idx").on(t.status, t.dueAt),
     index("notifications_user_idx").on(t.workspaceId, t.userId, t.createdAt),
   ],

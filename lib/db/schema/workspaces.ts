@@ -21,7 +21,7 @@ export interface WorkspaceSettings {
   /** While the owner is the only person who may decide: they approve their own requests (see `lib/safety/solo-approval.ts`). */
   soloApproval?: { byUserId: string; at: string };
   /** Reaching reviewers: minutes a request waits before the next tier is told (see `lib/notifications/prefs.ts`). */
-  notifications?: { escalateAfterMinutes?: number };
+  notifications?: { escalateAfterMinutes?: number; slackChannel?: string | null };
 }
 
 export const workspaces = pgTable(
