@@ -261,7 +261,9 @@ export function ApprovalCard({ item, now, viewerId, canDecide: mayDecideApproval
           {ownRequest ? (
             <p className="text-xs text-slate-600" data-testid="four-eyes-note">
               This was asked on your behalf: this workspace needs someone else to approve it. You can still reject it.{" "}
-              {can(role, "members.manage") ? (
+              {cap ? (
+                "Another manager or an owner can let the run spend more."
+              ) : can(role, "members.manage") ? (
                 <>
                   Another reviewer can approve it (
                   <Link className="text-indigo-700 underline" href={`/w/${slug}/settings/members`}>
