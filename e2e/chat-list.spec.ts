@@ -76,7 +76,7 @@ test("waiting for a reviewer is said plainly with Stop waiting; a paused agent s
   const composer = page.getByLabel("Message", { exact: true });
   await composer.fill("slack #general hello team");
   await composer.press("Enter");
-  await expect(page.getByTestId("composer-hint")).toContainText("Waiting for a reviewer to decide");
+  await expect(page.getByTestId("composer-hint")).toContainText("Waiting for someone to decide");
   await expect(page.getByTestId("composer-hint")).not.toContainText("is answering");
   await page.getByRole("button", { name: "Stop waiting" }).click();
   await expect(page.getByTestId("reply-cancelled")).toBeVisible();
@@ -98,7 +98,7 @@ test("a chat waiting for a reviewer is deleted with Stop and delete: the reply s
   const composer = page.getByLabel("Message", { exact: true });
   await composer.fill("slack #general delete me while I wait");
   await composer.press("Enter");
-  await expect(page.getByTestId("composer-hint")).toContainText("Waiting for a reviewer to decide");
+  await expect(page.getByTestId("composer-hint")).toContainText("Waiting for someone to decide");
   const pending = async () =>
     ((await (await page.request.get("/api/approvals?status=all", { headers: DEMO })).json()) as { approvals: { status: string; agent: { handle: string } }[] }).approvals.filter(
       (a) => a.agent.handle === handle,

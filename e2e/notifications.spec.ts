@@ -17,7 +17,7 @@ test("a reviewer is emailed when a request waits; the link opens its card, which
     await expect(form.getByRole("checkbox", { name: /^Email/ })).toBeChecked();
     await expect(form.getByRole("radio", { name: "One email for each request, as it is asked" })).toBeChecked();
     await expect(reviewer.page.getByRole("form", { name: "Passing requests on" })).toContainText(
-      "If nobody has decided it after 15 minutes, the managers are told; after as long again, the owners.",
+      "If nobody has decided it after 15 minutes, the managers are told; if still nobody has after 30 minutes, the owners.",
     );
     await expect(reviewer.page.getByRole("spinbutton")).toHaveCount(0);
 

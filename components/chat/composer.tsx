@@ -75,7 +75,7 @@ export function Composer({ value, onChange, onSend, onStop, agentName, running, 
       </div>
       <p className="mt-1.5 text-[11px] text-slate-500" data-testid="composer-hint">
         {waiting
-          ? `Waiting for a reviewer to decide on ${agentName}'s action; the reply goes on once someone does. Stop waiting cancels it.`
+          ? `Waiting for someone to decide on ${agentName}'s request; the reply goes on once someone does. Stop waiting cancels it.`
           : running
             ? `${agentName} is answering; you can send once the reply is done.`
             : "Enter to send · Shift+Enter for a new line · ↑ brings back your last message"}

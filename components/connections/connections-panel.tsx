@@ -1,7 +1,7 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { useState, useSyncExternalStore } from "react";
 import { settingsKeys } from "@/lib/client/query-keys";
 import { connectionListSchema } from "@/lib/connections/connection-schemas";
 import { useApi, useWorkspace } from "../providers";
@@ -18,7 +18,10 @@ export function ConnectionsPanel() {
   const [signingSecret, setSigningSecret] = useState("");
   const save = useMutation({
     mutationFn: () =>
-      api("/api/connections", { method: "POST", body: { provider: "slack", label: "default", secret, ...(signingSecret.trim() ? { signingSecret: signingSecret.trim() } : {}) } }),
+      api("/api/connections", {
+        method: "POST",
+        body: { provider: "slack", label: "default", ...(secret.trim() ? { secret: secret.trim() } : {}), ...(signingSecret.trim() ? { signingSecret: signingSecret.trim() } : {}) },
+      }),
     onSuccess: () => {
       setSecret("");
       setSigningSecret("");
@@ -30,6 +33,12 @@ export function ConnectionsPanel() {
     onSettled: () => queryClient.invalidateQueries({ queryKey: key }),
   });
   const slack = list.data?.connections.find((c) => c.provider === "slack");
+  const origin = useSyncExternalStore(
+    () => () => undefined,
+    () => window.location.origin,
+    () => "",
+  );
+  const interactionsUrl = `${origin}/api/integrations/slack/interactions`;
 
   return (
     <section className="card space-y-4 p-5" aria-label="Slack connection">
@@ -64,14 +73,14 @@ export function ConnectionsPanel() {
       >
         <div>
           <label className="label" htmlFor="slack-token">
-            {slack ? "Replace the bot token" : "Bot token"}
+            {slack ? "Replace the bot token (optional)" : "Bot token"}
           </label>
           <input
             id="slack-token"
             className="input"
             type="password"
             autoComplete="off"
-            required
+            required={!slack}
             minLength={8}
             pattern="xoxb-[A-Za-z0-9\-]+"
             title="A Slack bot token starts with xoxb- and has only letters, digits and hyphens."
@@ -91,12 +100,13 @@ export function ConnectionsPanel() {
             autoComplete="off"
             pattern="[0-9a-fA-F]{32}"
             title="A Slack signing secret is 32 letters and digits (0–9, a–f), on the app's Basic Information page."
-            placeholder="32 characters, from the app's Basic Information page"
+            placeholder="From Basic Information"
             value={signingSecret}
             onChange={(e) => setSigningSecret(e.target.value)}
           />
-          <p className="mt-1 text-xs text-slate-500 dark:text-slate-400">
-            Point the app&apos;s Interactivity request URL at <code>/api/integrations/slack/interactions</code> on this server. The app needs the chat:write, im:write and users:read.email permissions.
+          <p className="mt-1 text-xs text-slate-600">
+            In the Slack app&apos;s settings, set the Interactivity request URL to <code className="break-all">{interactionsUrl}</code>. The app needs the{" "}
+            <code>chat:write</code>, <code>im:write</code> and <code>users:read.email</code> permissions.
           </p>
         </div>
         {save.isError ? (

@@ -252,6 +252,8 @@ export function EscalationForm({ canEdit }: { canEdit: boolean }) {
   });
   const n = query.data?.escalateAfterMinutes;
   const posted = query.data?.slackChannel;
+  const prefs = useQuery({ queryKey: settingsKeys.notifications(slug), queryFn: () => api("/api/me/notifications", { schema: notificationPrefsSchema }) });
+  const slackConnected = prefs.data?.available.slack ?? false;
   return (
     <form
       className="card max-w-2xl space-y-3 p-4"
@@ -266,9 +268,14 @@ export function EscalationForm({ canEdit }: { canEdit: boolean }) {
           ? "Loading…"
           : n === 0
             ? "Every request reaches the reviewers, managers and owners at once."
-            : `A request is sent to the reviewers first. If nobody has decided it after ${n} minutes, the managers are told; after as long again, the owners.`}{" "}
-        Everyone told is reminded at half and at nine tenths of the time a request has.
-        {posted ? ` Each request is also posted to ${posted} on Slack, with a link to open it; decisions are made in direct messages or here.` : ""}
+            : `A request is sent to the reviewers first. If nobody has decided it after ${n} minutes, the managers are told; if still nobody has after ${2 * n} minutes, the owners.`}{" "}
+        Everyone told is reminded when half of the time before the request expires has passed, and again when nine tenths has. Requests to spend past a cap go to
+        managers and owners only.
+        {posted
+          ? slackConnected
+            ? ` Each request is also posted to ${posted} on Slack, with a link to open it; decisions are made in direct messages or here.`
+            : ` Requests are to be posted to ${posted} on Slack too, but no Slack app is connected with its signing secret yet, so nothing is posted.`
+          : ""}
       </p>
       {canEdit ? (
         <div className="flex flex-wrap items-end gap-2">
@@ -278,7 +285,14 @@ export function EscalationForm({ canEdit }: { canEdit: boolean }) {
           </label>
           <label className="min-w-52 flex-1 space-y-1 text-sm">
             <span className="label">Also post each request to this Slack channel (optional)</span>
-            <input className="input" value={channelValue} placeholder="#approvals" pattern="#?[A-Za-z0-9_.\-]{1,80}" onChange={(e) => setChannel(e.target.value)} />
+            <input
+              className="input"
+              value={channelValue}
+              placeholder="#approvals"
+              pattern="#?[A-Za-z0-9_.\-]{1,80}"
+              title="A channel name: letters, digits, dots, dashes and underscores, such as #approvals"
+              onChange={(e) => setChannel(e.target.value)}
+            />
           </label>
           <button type="submit" className="btn-secondary" disabled={save.isPending || (minutes === null && channel === null)}>
             Save
@@ -425,6 +439,7 @@ export function SlackLinkPanel() {
   const queryClient = useQueryClient();
   const key = settingsKeys.slackLink(slug);
   const query = useQuery({ queryKey: key, queryFn: () => api("/api/me/slack-link", { schema: slackLinkSchema }) });
+  const prefs = useQuery({ queryKey: settingsKeys.notifications(slug), queryFn: () => api("/api/me/notifications", { schema: notificationPrefsSchema }) });
   const [memberId, setMemberId] = useState("");
   const start = useMutation({
     mutationFn: () => api("/api/me/slack-link", { method: "POST", body: memberId.trim() ? { slackUserId: memberId.trim() } : {}, schema: slackLinkSchema }),
@@ -447,10 +462,14 @@ export function SlackLinkPanel() {
         <p className="text-sm text-slate-700" role="status">
           The workspace&apos;s Slack app sent you a direct message. Press <strong>Link my account</strong> in it to finish; until then nothing is sent to Slack.
         </p>
+      ) : link && prefs.data && !prefs.data.available.slack ? (
+        <p className="text-sm text-slate-700">
+          This workspace has no Slack app connected with its signing secret yet, so there is nothing to link to. A manager connects it under Settings → Connections.
+        </p>
       ) : link ? (
         <p className="text-sm text-slate-700">Not linked. The Slack app messages you a button that confirms the account is yours.</p>
       ) : null}
-      {link && link.status !== "linked" ? (
+      {link && link.status !== "linked" && prefs.data?.available.slack ? (
         <form
           className="flex flex-wrap items-end gap-2"
           onSubmit={(e) => {

@@ -65,7 +65,7 @@ export const saveConnectionSchema = z.object({
   provider: z.enum(Object.keys(connectionProviders) as [keyof typeof connectionProviders]),
   label: z.string().trim().min(1).max(60).default("default"),
   // The provider's shape (and so the length) is checked by `checkConnectionSecret`: a 422 that never quotes the value.
-  secret: z.string().trim().max(10_000),
+  secret: z.string().trim().max(10_000).optional(),
   /** Accepted only when it is the operator's address (see `providerBaseUrl`); kept for older clients. */
   baseUrl: z.string().max(2000).optional(),
   /**
@@ -106,13 +106,31 @@ export async function listConnections(db: Db, workspaceId: string): Promise<Conn
 }
 
 export async function saveConnection(db: Db, workspaceId: string, actorId: string, key: Buffer, input: SaveConnectionInput): Promise<ConnectionSummary> {
-  checkConnectionSecret(input.provider, input.secret);
-  checkBaseUrl(input.provider, input.baseUrl);
   if (input.signingSecret !== undefined && !/^[0-9a-f]{32}$/i.test(input.signingSecret)) {
     throw new AppError("unprocessable:connection_signing_secret", "A Slack signing secret is 32 letters and digits (0–9, a–f). Copy it again from the app's Basic Information page.");
   }
-  const config: Record<string, string> = {};
   const signingSecret = input.signingSecret === undefined ? undefined : encryptSecret(input.signingSecret, key);
+  if (!input.secret) {
+    // Only the signing secret, added to a connection that has its token: the token is never asked for again.
+    if (!signingSecret) checkConnectionSecret(input.provider, "");
+    const [row] = await db
+      .update(connections)
+      .set({ signingSecret, updatedAt: new Date() })
+      .where(and(eq(connections.workspaceId, workspaceId), eq(connections.provider, input.provider), eq(connections.label, input.label)))
+      .returning();
+    if (!row) throw new AppError("unprocessable:connection_secret", `${connectionProviders[input.provider].secretHint} Paste the bot token as well: this workspace has none saved yet.`);
+    await recordAudit(db, {
+      workspaceId,
+      actor: { kind: "user", id: actorId },
+      action: "connection.saved",
+      target: { type: "connection", id: row.id },
+      detail: { provider: input.provider, label: input.label, token: "kept", signingSecret: "saved" },
+    });
+    return summaryOf(row);
+  }
+  checkConnectionSecret(input.provider, input.secret);
+  checkBaseUrl(input.provider, input.baseUrl);
+  const config: Record<string, string> = {};
   const [row] = await db
     .insert(connections)
     .values({ workspaceId, provider: input.provider, label: input.label, config, secret: encryptSecret(input.secret, key), signingSecret, createdByUserId: actorId })
@@ -128,16 +146,18 @@ export async function saveConnection(db: Db, workspaceId: string, actorId: strin
     target: { type: "connection", id: row!.id },
     detail: { provider: input.provider, label: input.label, signingSecret: signingSecret ? "saved" : row!.signingSecret ? "kept" : "none" },
   });
-  return {
-    id: row!.id,
-    provider: row!.provider,
-    label: row!.label,
-    baseUrl: providerBaseUrl(input.provider),
-    hasSigningSecret: row!.signingSecret !== null,
-    createdAt: row!.createdAt,
-    updatedAt: row!.updatedAt,
-  };
+  return summaryOf(row!);
 }
+
+const summaryOf = (row: typeof connections.$inferSelect): ConnectionSummary => ({
+  id: row.id,
+  provider: row.provider,
+  label: row.label,
+  baseUrl: providerBaseUrl(row.provider as ConnectionProvider),
+  hasSigningSecret: row.signingSecret !== null,
+  createdAt: row.createdAt,
+  updatedAt: row.updatedAt,
+});
 
 /** Every credential the workspace stores, decrypted: what a tool's errors and output are scrubbed of. */
 export async function listSecretValues(db: Db, workspaceId: string, key: Buffer): Promise<string[]> {

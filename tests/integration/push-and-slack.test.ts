@@ -164,8 +164,15 @@ describe("reaching reviewers by web push and in Slack, under the same rules as t
       const badSecret = await saveConnectionRoute(jsonRequest("/api/connections", { method: "POST", ...ownerAs, body: { provider: "slack", secret: TOKEN, signingSecret: "not-hex" } }));
       expect(badSecret.status).toBe(422);
       expect((await badSecret.json()).code).toBe("unprocessable:connection_signing_secret");
-      const saved = await saveConnectionRoute(jsonRequest("/api/connections", { method: "POST", ...ownerAs, body: { provider: "slack", secret: TOKEN, signingSecret: SIGNING_SECRET } }));
+      // A signing secret alone needs a token already saved; then it is added without asking for the token again.
+      const alone = await saveConnectionRoute(jsonRequest("/api/connections", { method: "POST", ...ownerAs, body: { provider: "slack", signingSecret: SIGNING_SECRET } }));
+      expect(alone.status).toBe(422);
+      expect((await alone.json()).code).toBe("unprocessable:connection_secret");
+      const tokenOnly = await saveConnectionRoute(jsonRequest("/api/connections", { method: "POST", ...ownerAs, body: { provider: "slack", secret: TOKEN } }));
+      expect((await tokenOnly.json()).connection).toMatchObject({ hasSigningSecret: false });
+      const saved = await saveConnectionRoute(jsonRequest("/api/connections", { method: "POST", ...ownerAs, body: { provider: "slack", signingSecret: SIGNING_SECRET } }));
       expect(saved.status).toBe(201);
+      expect((await saved.clone().json()).connection).toMatchObject({ hasSigningSecret: true });
       expect(JSON.stringify(await saved.json())).not.toContain(SIGNING_SECRET);
       const ids = { rita: `U${crypto.randomBytes(4).toString("hex").toUpperCase()}`, max: `U${crypto.randomBytes(4).toString("hex").toUpperCase()}`, owner: `U${crypto.randomBytes(4).toString("hex").toUpperCase()}` };
       slack.members.set(t.rita.email, ids.rita);
@@ -325,7 +332,7 @@ describe("reaching reviewers by web push and in Slack, under the same rules as t
         expect(res.status).toBe(401);
         expect((await res.json()).code).toBe("unauthorized:slack_signature");
       }
-      const audited = await t.s.db.select().from(auditLog).where(and(eq(auditLog.workspaceId, t.ws.id), eq(auditLog.action, "slack.request_refused")));
+      const audited = await t.s.db.select().from(auditLog).where(and(eq(auditLog.workspaceId, t.ws.id), eq(auditLog.action, "slack.request_refused"))).orderBy(auditLog.id);
       expect(audited.map((a) => (a.detail as { why: string }).why).slice(-4)).toEqual([
         "the request has no Slack signature",
         "the signature does not match any connected Slack app",
