@@ -49,6 +49,8 @@ const sentences = {
   "not_found:push_subscription": "That browser is not set up for your notifications (any more).",
   "not_found:crew": "That crew does not exist in this workspace (any more).",
   "not_found:credential": "That credential does not exist (any more).",
+  "not_found:webhook": "That webhook does not exist in this workspace (any more).",
+  "not_found:webhook_delivery": "That delivery does not exist, or is being sent right now.",
   "not_found:file": "That file does not exist in the agent's workspace (any more), or you may not read it.",
   "not_found:door_token": "That door token does not exist (any more).",
   "not_found:invitation": "This invitation does not exist, was revoked, or was already used.",
@@ -99,6 +101,7 @@ const sentences = {
   "unprocessable:time_zone": "That time zone is not known. Pick one from the list, such as Europe/Berlin.",
   "unprocessable:tool_input": "The agent asked for a tool with input the tool does not accept.",
   "unprocessable:tools": "One of the chosen tools does not exist (any more). Pick from the list.",
+  "unprocessable:webhook_url": "Messages cannot be sent to that address. Use an address on the internet (or one the server's operator allowed).",
   "unprocessable:response": "The request could not be carried out as it is.",
 
   "rate_limited:invitations": "Too many invitations in a short time. Wait a few minutes and try again.",

@@ -18,6 +18,7 @@ import { createMissionScheduler, type MissionScheduler } from "./missions/schedu
 import { judgeComparisons } from "./missions/compare";
 import { runNotifications, type NotificationChannels } from "./notifications/outbox";
 import { createPushSender, vapidSubject } from "./notifications/push";
+import { runWebhooks } from "./webhooks/deliveries";
 import { originPolicyFromEnv } from "./http/origin";
 
 /**
@@ -115,6 +116,10 @@ async function startServer(): Promise<Server> {
   // Reviewers are told about waiting requests (and reminded, and the next tier told) on every sweep.
   runtime.onSweep(async () => {
     await runNotifications(handle.db, runtime.deps.tools, channels, publicBaseUrl(env));
+  });
+  // The team's own systems hear about the workspace's events through its webhooks.
+  runtime.onSweep(async () => {
+    await runWebhooks(handle.db, { encryptionKey: secrets.encryptionKey, fetchAllow, baseUrl: publicBaseUrl(env) });
   });
   return { env, db: handle.db, handle, secrets, bus, runtime, missions, models, mailer, channels };
 }

@@ -1,6 +1,7 @@
 // Starts the app for the browser tests on a fresh, empty data folder with a known owner.
 import { spawn } from "node:child_process";
 import fs from "node:fs";
+import http from "node:http";
 import path from "node:path";
 import { simpleParser } from "mailparser";
 import { SMTPServer } from "smtp-server";
@@ -32,6 +33,25 @@ const smtp = new SMTPServer({
 await new Promise((resolve) => smtp.listen(0, "127.0.0.1", resolve));
 const smtpPort = smtp.server.address().port;
 
+// A webhook receiver of its own that answers 204 and keeps each message (its headers and body) as a JSON file; its
+// address is written where the tests read it.
+const hooksDir = `${dataDir}-hooks`;
+fs.rmSync(hooksDir, { recursive: true, force: true });
+fs.mkdirSync(hooksDir, { recursive: true });
+let hooked = 0;
+const hooks = http.createServer((req, res) => {
+  const chunks = [];
+  req.on("data", (c) => chunks.push(c));
+  req.on("end", () => {
+    hooked += 1;
+    fs.writeFileSync(path.join(hooksDir, `${String(hooked).padStart(5, "0")}.json`), JSON.stringify({ path: req.url, headers: req.headers, body: Buffer.concat(chunks).toString("utf8") }));
+    res.writeHead(204).end();
+  });
+});
+await new Promise((resolve) => hooks.listen(0, "127.0.0.1", resolve));
+const hooksPort = hooks.address().port;
+fs.writeFileSync(path.join(hooksDir, "address"), `http://127.0.0.1:${hooksPort}`);
+
 const server = spawn(process.execPath, ["scripts/start.mjs"], {
   stdio: "inherit",
   env: {
@@ -42,7 +62,7 @@ const server = spawn(process.execPath, ["scripts/start.mjs"], {
     CLAWDECK_OWNER_PASSWORD: "owner-e2e-password",
     DATABASE_URL: "",
     // The browser tests fetch the app's own sign-in page as "the web".
-    CLAWDECK_FETCH_ALLOW: `127.0.0.1:${port}`,
+    CLAWDECK_FETCH_ALLOW: `127.0.0.1:${port},127.0.0.1:${hooksPort}`,
     // Slow the offline model's stream so a test can reload the page in the middle of its longest reply (about 5 s)
     // even on a busy machine.
     CLAWDECK_OFFLINE_DELAY_MS: "100",
@@ -53,5 +73,6 @@ const server = spawn(process.execPath, ["scripts/start.mjs"], {
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => server.kill(signal));
 server.on("exit", (code) => {
   smtp.close();
+  hooks.close();
   process.exit(code ?? 0);
 });

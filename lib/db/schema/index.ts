@@ -14,3 +14,4 @@ export * from "./identity";
 export * from "./door";
 export * from "./computers";
 export * from "./notifications";
+export * from "./webhooks";
