@@ -232,7 +232,11 @@ export function ApprovalCard({ item, now, viewerId, canDecide: mayDecideApproval
           </p>
         </details>
       )}
-      <TaintList item={item} slug={slug} />
+      {cap ? (
+        <p className="text-xs text-slate-600">This decides only whether the run may spend more; what it read does not change that.</p>
+      ) : (
+        <TaintList item={item} slug={slug} />
+      )}
       <NotifiedLine notified={item.notified} />
       {item.missionId ? (
         <Link className="inline-block text-sm text-indigo-700 hover:underline" href={`/w/${slug}/missions/${item.missionId}`}>

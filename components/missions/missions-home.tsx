@@ -146,7 +146,7 @@ function CrewCard({ crew, canEdit }: { crew: CrewItem; canEdit: boolean }) {
         <p id={`${id}-cap-help`} className={`text-xs ${capInvalid ? "text-rose-700" : "text-slate-500"}`}>
           {capInvalid
             ? "The cap is an amount in US dollars above $0, or empty for none."
-            : "When the mission has spent this much, it waits and asks a manager whether it may spend as much again."}
+            : "When the mission has spent this much, it waits and asks the managers and owners whether it may spend as much again."}
         </p>
         {start.isError ? <ErrorNotice error={start.error} fallback="Could not start the mission." /> : null}
         <button type="submit" className="btn-primary" disabled={start.isPending || !goal.trim() || capInvalid}>
