@@ -31,6 +31,8 @@ export const capabilities = {
   "members.manage": "manager",
   /** Prices and budgets. */
   "billing.manage": "manager",
+  /** Read and export the audit log. */
+  "audit.read": "manager",
   /** While nobody else may decide gated calls: approve one's own requests, until a second reviewer joins. */
   "approvals.ownWhileAlone": "owner",
   /** Grant, change or remove the owner role. */

@@ -1,0 +1,90 @@
+import crypto from "node:crypto";
+import { eq, sql } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { GET as auditRoute } from "../../app/api/audit/route";
+import { GET as exportRoute } from "../../app/api/audit/export/route";
+import { auditLog } from "../../lib/db/schema";
+import { recordAudit } from "../../lib/audit";
+import { makeUser, makeWorkspace } from "../support/fixtures";
+import { jsonRequest, sessionCookie, useTestServer } from "../support/server";
+
+describe("the audit log: read by managers and owners, filtered, paged, exported, and never changed", () => {
+  const server = useTestServer();
+
+  async function setup() {
+    const s = server();
+    const owner = await makeUser(s.db);
+    const ws = await makeWorkspace(s.db, `Audit ${crypto.randomBytes(3).toString("hex")}`, owner);
+    const [max, mia] = [await makeUser(s.db, ws.id, "manager"), await makeUser(s.db, ws.id, "member")];
+    const hookId = crypto.randomUUID();
+    // Four entries after the workspace's own, oldest first; one with details a spreadsheet must not run.
+    await recordAudit(s.db, { workspaceId: ws.id, actor: { kind: "user", id: owner.id }, action: "policy.updated", detail: { note: '=HYPERLINK("x"), "quoted"\nline' } });
+    await recordAudit(s.db, { workspaceId: ws.id, actor: { kind: "user", id: max.id }, action: "webhook.created", target: { type: "webhook", id: hookId }, detail: { url: "https://h.example" } });
+    await recordAudit(s.db, { workspaceId: ws.id, actor: { kind: "system" }, action: "approval.expired", target: { type: "approval", id: crypto.randomUUID() } });
+    await recordAudit(s.db, { workspaceId: ws.id, actor: { kind: "user", id: max.id }, action: "webhook.deleted", target: { type: "webhook", id: hookId } });
+    const as = async (person: { id: string; email: string; name: string }) => ({ cookie: await sessionCookie(s, person), workspace: ws.slug });
+    return { s, ws, owner, max, mia, hookId, as };
+  }
+  const read = async (as: { cookie: string; workspace: string }, query = "") => auditRoute(jsonRequest(`/api/audit${query}`, as));
+
+  it("lists who did what to which object, newest first, with filters by person, action family, object and time, a page at a time; members may not read it", async () => {
+    const t = await setup();
+    expect((await read(await t.as(t.mia))).status).toBe(403);
+    const maxAs = await t.as(t.max);
+    const all = await (await read(maxAs)).json();
+    expect(all.items.map((i: { action: string }) => i.action)).toEqual(["webhook.deleted", "approval.expired", "webhook.created", "policy.updated", "workspace.created"]);
+    expect(all.items[0]).toMatchObject({ actor: { kind: "user", id: t.max.id, name: t.max.name }, object: { type: "webhook", id: t.hookId } });
+    expect(all.items[1].actor).toEqual({ kind: "system", id: null, name: null });
+
+    const byOwner = await (await read(maxAs, `?actor=${t.owner.id}`)).json();
+    expect(byOwner.items.map((i: { action: string }) => i.action)).toEqual(["policy.updated", "workspace.created"]);
+    const hooks = await (await read(maxAs, "?action=webhook")).json();
+    expect(hooks.items.map((i: { action: string }) => i.action)).toEqual(["webhook.deleted", "webhook.created"]);
+    const exact = await (await read(maxAs, "?action=webhook.created")).json();
+    expect(exact.items).toHaveLength(1);
+    const one = await (await read(maxAs, `?object=webhook:${t.hookId}`)).json();
+    expect(one.items).toHaveLength(2);
+    const future = await (await read(maxAs, `?from=${encodeURIComponent(new Date(Date.now() + 3600_000).toISOString())}`)).json();
+    expect(future.items).toEqual([]);
+
+    const first = await (await read(maxAs, "?limit=3")).json();
+    expect(first.items).toHaveLength(3);
+    const second = await (await read(maxAs, `?limit=3&before=${first.next}`)).json();
+    expect(second).toMatchObject({ items: [{ action: "policy.updated" }, { action: "workspace.created" }], next: null });
+
+    for (const bad of ["?action=DROP%20TABLE", "?object=webhook:%27", "?limit=500", "?from=yesterday"]) {
+      const res = await read(maxAs, bad);
+      expect(res.status).toBe(400);
+    }
+  });
+
+  it("exports a range as CSV (quoted, spreadsheet formulas defused) and JSON Lines; the log refuses every change, even from the database's own user", async () => {
+    const t = await setup();
+    const maxAs = await t.as(t.max);
+    await recordAudit(t.s.db, { workspaceId: t.ws.id, actor: { kind: "system" }, action: "crew.updated", target: { type: "crew", id: "=SUM(A1)" } });
+    const csv = await exportRoute(jsonRequest("/api/audit/export?format=csv", maxAs));
+    expect(csv.status).toBe(200);
+    expect(csv.headers.get("content-type")).toBe("text/csv; charset=utf-8");
+    expect(csv.headers.get("content-disposition")).toMatch(new RegExp(`^attachment; filename="audit-${t.ws.slug}-\\d{4}-\\d{2}-\\d{2}\\.csv"$`));
+    const text = await csv.text();
+    const lines = text.split("\r\n");
+    expect(lines[0]).toBe("id,at,actor_kind,actor_id,actor_name,action,object_type,object_id,details");
+    expect(lines[1]).toContain(`,user,${t.owner.id},${t.owner.name},workspace.created,workspace,${t.ws.id},`);
+    expect(lines[2]).toContain(`,user,${t.owner.id},${t.owner.name},policy.updated,,,`);
+    // The details hold a formula, quotes and a line break: one quoted field that a spreadsheet shows as text.
+    expect(text).toContain('"{""note"":""=HYPERLINK(\\""x\\""), \\""quoted\\""\\nline""}"');
+    expect(lines.filter((l) => l.length > 0)).toHaveLength(7);
+    expect(lines[6]).toContain(",crew.updated,crew,'=SUM(A1),{}");
+
+    const jsonl = await exportRoute(jsonRequest("/api/audit/export?format=jsonl&action=webhook", maxAs));
+    const rows = (await jsonl.text()).trim().split("\n").map((l) => JSON.parse(l));
+    expect(rows.map((r) => r.action)).toEqual(["webhook.created", "webhook.deleted"]);
+    expect(rows[0]).toMatchObject({ actor: { id: t.max.id, name: t.max.name }, object: { type: "webhook", id: t.hookId }, details: { url: "https://h.example" } });
+    expect((await exportRoute(jsonRequest("/api/audit/export?format=jsonl", await t.as(t.mia)))).status).toBe(403);
+
+    await expect(t.s.db.update(auditLog).set({ action: "nothing.happened" }).where(eq(auditLog.workspaceId, t.ws.id))).rejects.toThrow();
+    await expect(t.s.db.delete(auditLog).where(eq(auditLog.workspaceId, t.ws.id))).rejects.toThrow();
+    const [{ n }] = (await t.s.db.select({ n: sql<number>`count(*)::int` }).from(auditLog).where(eq(auditLog.workspaceId, t.ws.id))) as [{ n: number }];
+    expect(n).toBe(6);
+  });
+});
