@@ -3,7 +3,7 @@
 import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import { useMemo, useState } from "react";
 import { auditPageSchema, type AuditItem } from "@/lib/audit-log/audit-schemas";
-import { auditActionSentence, auditActionWords, auditActorKindWords } from "@/lib/audit-log/audit-words";
+import { auditActionWords, auditActorKindWords } from "@/lib/audit-log/audit-words";
 import { settingsKeys } from "@/lib/client/query-keys";
 import { startOfDay } from "@/lib/client/format-time";
 import { memberListSchema } from "@/lib/workspaces/workspace-schemas";
@@ -112,7 +112,7 @@ export function AuditLog() {
           </select>
         </label>
         <label className="space-y-1 text-sm">
-          <span className="label">Object (kind, or kind:id)</span>
+          <span className="label">Object (its kind, or its kind and id)</span>
           <input className="input" value={object} placeholder="approval" onChange={(e) => setObject(e.target.value)} />
         </label>
         <label className="space-y-1 text-sm">
@@ -167,8 +167,13 @@ function AuditRow({ item }: { item: AuditItem }) {
       <span className="w-36 shrink-0 text-xs text-slate-600">
         <Time at={item.at} />
       </span>
-      <span className="min-w-0 flex-1">
-        <span className="font-medium text-slate-900">{who}</span> {auditActionSentence(item.action)}
+      <span className="min-w-0 flex-1 wrap-anywhere">
+        <span className="font-medium text-slate-900">{who}</span>{" "}
+        {auditActionWords[item.action] ?? (
+          <>
+            did <code>{item.action}</code>
+          </>
+        )}
         {item.object ? (
           <span className="text-xs text-slate-600">
             {" "}

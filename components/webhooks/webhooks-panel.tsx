@@ -68,7 +68,7 @@ export function WebhooksPanel() {
           {hooks.map((hook) => (
             <li key={hook.id} className="space-y-2 py-3" data-testid="webhook">
               <div className="flex flex-wrap items-start gap-2">
-                <div className="min-w-0 flex-1">
+                <div className="min-w-0 flex-1 wrap-anywhere">
                   <p className="break-all font-mono text-sm text-slate-900">{hook.url}</p>
                   {hook.description ? <p className="text-sm text-slate-700">{hook.description}</p> : null}
                   <p className="text-xs text-slate-600">
@@ -162,7 +162,7 @@ function DeliveryLog({ webhookId }: { webhookId: string }) {
           <span className={cn("font-medium", d.status === "failed" ? "text-rose-700" : d.status === "delivered" ? "text-emerald-700" : "text-amber-800")}>
             {statusWords[d.status]}
           </span>
-          <span className="min-w-0 flex-1">
+          <span className="min-w-0 flex-1 wrap-anywhere">
             {webhookEventWords[d.eventType]}
             <span className="text-xs text-slate-600">
               {" "}

@@ -10,9 +10,13 @@ export const auditActionWords: Record<string, string> = {
   "approval.expired": "let a request expire",
   "approval.withdrawn": "withdrew a request",
   "approvals.own_ended": "ended approving their own requests",
-  "approvals.own_started": "started approving their own requests while alone",
+  "approvals.own_allowed": "started approving their own requests while alone",
+  "approval.judged": "had the judge pass a request on to people",
   "auth.sign_in_locked": "locked an account after wrong passwords",
   "budget.cap_raised": "raised a spending cap",
+  "budget.half_used": "saw a budget reach half",
+  "budget.warning": "saw a budget reach 80 %",
+  "budget.exceeded": "saw a budget used up",
   "budgets.updated": "changed the budgets",
   "connection.deleted": "removed a connection",
   "connection.saved": "saved a connection",
@@ -47,11 +51,6 @@ export const auditActionWords: Record<string, string> = {
   "workspace.renamed": "renamed the workspace",
   "workspace.time_zone_changed": "changed the workspace's time zone",
 };
-
-/** The action in words; an action without words yet is named as it is stored. */
-export function auditActionSentence(action: string): string {
-  return auditActionWords[action] ?? `did ${action}`;
-}
 
 /** Who did it, when no person is named: the system, an agent, the governor. */
 export const auditActorKindWords: Record<string, string> = { system: "Clawdeck", agent: "An agent", governor: "The governor", user: "Someone no longer here" };
