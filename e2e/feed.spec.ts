@@ -230,7 +230,8 @@ test.describe("world feed", () => {
             const shown = (await feed.unseen().textContent()) ?? "";
             return seq >= pausedSeq + 7 && shown === `${seq - pausedSeq} new`;
           },
-          { timeout: 20_000 },
+          // Seven items come from agents answering a post: on a loaded machine their runs take a while.
+          { timeout: 45_000 },
         )
         .toBe(true);
       expect(await feed.visibleSeqs()).toEqual(pausedAt);

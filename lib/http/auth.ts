@@ -6,6 +6,7 @@ import { getServer } from "../server";
 import { AppError } from "../errors";
 import { createChat, revokeSession, SESSION_MAX_AGE_SECONDS, userOfSession } from "../auth/sessions";
 import { clientAddress, signInThrottle } from "../auth/throttle";
+import { auditSignIn } from "../auth/sign-in-audit";
 import { getUserById, verifyCredentials, type PublicUser } from "../workspaces/users";
 import { logError } from "../log";
 import { errorResponse } from "./errors";
@@ -40,9 +41,11 @@ export async function checkSignIn(email: string, password: string, headers: Head
   const user = await verifyCredentials(server.db, email, password);
   if (!user) {
     const lock = await throttle.recordFailure(keys);
+    await auditSignIn(server.db, { email }, "auth.sign_in_failed", keys.address);
     return lock > 0 ? { retryAfter: lock } : { wrong: true };
   }
   await throttle.recordSuccess(keys);
+  await auditSignIn(server.db, { userId: user.id }, "auth.signed_in", keys.address);
   return { user };
 }
 
@@ -98,7 +101,10 @@ export const { handlers, auth, signIn, signOut } = NextAuth(async () => {
     },
     events: {
       async signOut(message) {
-        if ("token" in message && message.token) await revokeSession(server.db, message.token.sid, "sign_out");
+        if ("token" in message && message.token) {
+          await revokeSession(server.db, message.token.sid, "sign_out");
+          if (typeof message.token.sub === "string") await auditSignIn(server.db, { userId: message.token.sub }, "auth.signed_out", null);
+        }
       },
     },
   };

@@ -1,9 +1,10 @@
 import crypto from "node:crypto";
-import { eq, sql } from "drizzle-orm";
+import { and, eq, like, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { GET as auditRoute } from "../../app/api/audit/route";
 import { GET as exportRoute } from "../../app/api/audit/export/route";
-import { auditLog } from "../../lib/db/schema";
+import { auditLog, memberships } from "../../lib/db/schema";
+import { checkSignIn } from "../../lib/http/auth";
 import { recordAudit } from "../../lib/audit";
 import { makeUser, makeWorkspace } from "../support/fixtures";
 import { jsonRequest, sessionCookie, useTestServer } from "../support/server";
@@ -86,5 +87,26 @@ describe("the audit log: read by managers and owners, filtered, paged, exported,
     await expect(t.s.db.delete(auditLog).where(eq(auditLog.workspaceId, t.ws.id))).rejects.toThrow();
     const [{ n }] = (await t.s.db.select({ n: sql<number>`count(*)::int` }).from(auditLog).where(eq(auditLog.workspaceId, t.ws.id))) as [{ n: number }];
     expect(n).toBe(6);
+  });
+
+  it("records each sign-in, wrong password and sign-out in every workspace of the person, and nothing for an address without an account", async () => {
+    const t = await setup();
+    const other = await makeWorkspace(t.s.db, `Other ${crypto.randomBytes(3).toString("hex")}`, t.owner);
+    await t.s.db.insert(memberships).values({ workspaceId: other.id, userId: t.max.id, role: "reviewer" });
+    expect(await checkSignIn(t.max.email, "not-the-password", new Headers())).toEqual({ wrong: true });
+    expect(await checkSignIn(t.max.email, "password-123", new Headers())).toMatchObject({ user: { id: t.max.id } });
+    const failures = async () => (await t.s.db.select({ id: auditLog.id }).from(auditLog).where(eq(auditLog.action, "auth.sign_in_failed"))).length;
+    const before = await failures();
+    expect(await checkSignIn(`nobody-${crypto.randomBytes(3).toString("hex")}@test.local`, "password-123", new Headers())).toEqual({ wrong: true });
+    expect(await failures()).toBe(before);
+    for (const ws of [t.ws, other]) {
+      const mine = await t.s.db.select().from(auditLog).where(and(eq(auditLog.workspaceId, ws.id), like(auditLog.action, "auth.%"))).orderBy(auditLog.id);
+      expect(mine.map((a) => [a.action, a.actorId])).toEqual([
+        ["auth.sign_in_failed", t.max.id],
+        ["auth.signed_in", t.max.id],
+      ]);
+    }
+    const page = await (await read(await t.as(t.max), `?actor=${t.max.id}&action=auth`)).json();
+    expect(page.items.map((i: { action: string }) => i.action)).toEqual(["auth.signed_in", "auth.sign_in_failed"]);
   });
 });
