@@ -35,6 +35,21 @@ export interface SlackInteractionDeps {
   resumeRun(runId: string): Promise<unknown>;
 }
 
+const AUDIT_EVERY_MS = 60_000;
+const refusals = new Map<string, { since: number; held: number }>();
+
+/** How many refusals of this kind to record now (0: held, to be counted in the next entry). */
+function refusalsToAudit(key: string, now: Date): number {
+  const seen = refusals.get(key);
+  if (seen && now.getTime() - seen.since < AUDIT_EVERY_MS) {
+    seen.held += 1;
+    return 0;
+  }
+  if (refusals.size > 10_000) refusals.clear();
+  refusals.set(key, { since: now.getTime(), held: 0 });
+  return 1 + (seen?.held ?? 0);
+}
+
 /** The signature Slack puts on a request: `v0=` and the hex HMAC-SHA256 of `v0:<timestamp>:<body>`. */
 export function slackSignature(signingSecret: string, timestamp: string, rawBody: string): string {
   return `v0=${crypto.createHmac("sha256", signingSecret).update(`v0:${timestamp}:${rawBody}`).digest("hex")}`;
@@ -61,7 +76,12 @@ export async function verifySlackRequest(
   const apps = await allSlackApps(deps.db, deps.encryptionKey);
   const refuse = async (why: string) => {
     const targets = apps.length > 0 ? [...new Set(apps.map((a) => a.workspaceId))] : [null];
-    for (const workspaceId of targets) await recordAudit(deps.db, { workspaceId, actor: { kind: "system" }, action: "slack.request_refused", detail: { why } });
+    for (const workspaceId of targets) {
+      // Anyone can send these: each kind of refusal is audited at most once a minute per workspace and process, with
+      // how many were refused since, so a flood cannot fill the log.
+      const refused = refusalsToAudit(`${workspaceId}|${why}`, now);
+      if (refused > 0) await recordAudit(deps.db, { workspaceId, actor: { kind: "system" }, action: "slack.request_refused", detail: { why, refused } });
+    }
     return new AppError("unauthorized:slack_signature", `Refused: ${why}.`);
   };
   if (!/^\d{1,12}$/.test(timestamp) || !/^v0=[0-9a-f]{64}$/.test(signature)) throw await refuse("the request has no Slack signature");
