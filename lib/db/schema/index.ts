@@ -15,3 +15,4 @@ export * from "./door";
 export * from "./computers";
 export * from "./notifications";
 export * from "./webhooks";
+export * from "./directory";

@@ -22,6 +22,14 @@ export interface WorkspaceSettings {
   soloApproval?: { byUserId: string; at: string };
   /** Reaching reviewers: minutes a request waits before the next tier is told (see `lib/notifications/prefs.ts`). */
   notifications?: { escalateAfterMinutes?: number; slackChannel?: string | null };
+  /** Days the audit log keeps an entry (default 365); older entries are removed by the sweeper. */
+  auditRetentionDays?: number;
+  /** Single sign-on: whether members must use it, and the email domains whose verified people may join by it. */
+  sso?: { required?: boolean; domains?: { domain: string; role: Role }[] };
+  /** SCIM: the role each identity-provider group (by name, lower case) gives its members. */
+  scim?: { groupRoles?: Record<string, Role> };
+  /** OpenTelemetry: whether spans carry message contents (off unless turned on). */
+  telemetry?: { exportContents?: boolean };
 }
 
 export const workspaces = pgTable(
