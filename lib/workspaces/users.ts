@@ -36,13 +36,29 @@ export async function createUser(db: Db, input: { email: string; name: string; p
   return row!;
 }
 
-// Compared against when the email is unknown, so a miss costs as long as a wrong password.
+/**
+ * The stored "hash" of a person who has no password (made by single sign-on or by the identity provider's SCIM): no
+ * password matches it, so such a person signs in only through their identity provider until one is set for them.
+ */
+export const NO_PASSWORD = "!no-password";
+
+/** Makes a person who signs in through an identity provider only. */
+export async function createUserWithoutPassword(db: Db, input: { email: string; name: string }): Promise<PublicUser> {
+  const [row] = await db
+    .insert(users)
+    .values({ email: input.email.trim().toLowerCase(), name: input.name.trim(), passwordHash: NO_PASSWORD })
+    .returning({ id: users.id, email: users.email, name: users.name });
+  return row!;
+}
+
+// Compared against when the email is unknown or has no password, so a miss costs as long as a wrong password.
 const DUMMY_HASH = "$2b$11$KW4tfemCbddKF0qt33lxuO1aynJkVCU7Jnj0Fp4q5XoJR4c2qcV.y";
 
 export async function verifyCredentials(db: Db, email: string, password: string): Promise<PublicUser | null> {
   const user = await getUserByEmail(db, email);
-  const ok = await verifyPassword(password, user?.passwordHash ?? DUMMY_HASH);
-  return user && ok ? { id: user.id, email: user.email, name: user.name } : null;
+  const hasPassword = user !== undefined && user.passwordHash !== NO_PASSWORD;
+  const ok = await verifyPassword(password, hasPassword ? user.passwordHash : DUMMY_HASH);
+  return user && hasPassword && ok ? { id: user.id, email: user.email, name: user.name } : null;
 }
 
 export async function countUsers(db: Db): Promise<number> {
