@@ -5,7 +5,8 @@ import { roleEnum, users, workspaces } from "./workspaces";
 /**
  * A single-use link that lets one person join a workspace. Only the SHA-256
  * of the token is kept; the token itself is shown once, to the inviter. The
- * email is a label for the inviter: acceptance goes by the token alone.
+ * email is a label for the inviter: acceptance goes by the token alone, or
+ * by the email an identity provider verified at a first single sign-on.
  */
 export const invitations = pgTable(
   "invitations",
@@ -43,6 +44,8 @@ export const authSessions = pgTable(
     expiresAt: at().notNull(),
     revokedAt: at(),
     revokedReason: text(),
+    /** How the person proved who they are: `password`, `sso`, or `break_glass` (an owner's password where the workspace requires SSO). */
+    method: text().notNull().default("password"),
   },
   (t) => [index("auth_sessions_user_idx").on(t.userId)],
 );
