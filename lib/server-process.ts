@@ -1,4 +1,5 @@
 import { startBillingJobs } from "./billing-jobs";
+import { startAuditRetention } from "./audit-log/retention";
 import { getServer, stopServer } from "./server";
 
 /**
@@ -14,6 +15,8 @@ export async function startServerProcess(): Promise<void> {
     server.runtime.startSweeper();
     // Finished runs are reconciled with the usage ledger, and budget alerts raised, every minute.
     startBillingJobs(server.db);
+    // Audit entries older than each workspace's retention (a year by default) are removed every hour.
+    startAuditRetention(server.db);
   } catch (error) {
     console.error(`\n  Clawdeck cannot start: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exit(1);

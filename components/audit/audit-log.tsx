@@ -16,8 +16,10 @@ const families = [...new Set(Object.keys(auditActionWords).map((a) => a.split(".
 const familyWords: Record<string, string> = {
   agent: "Agents",
   agent_file: "Agents' files",
+  api_key: "API keys",
   approval: "Decisions on requests",
   approvals: "Approving one's own requests",
+  audit: "The audit log",
   auth: "Sign-in",
   budget: "Spending caps",
   budgets: "Budgets",
@@ -161,6 +163,7 @@ export function AuditLog() {
 
 function AuditRow({ item }: { item: AuditItem }) {
   const who = item.actor.name ?? auditActorKindWords[item.actor.kind] ?? "Someone";
+  const key = keyOf(item.details);
   const details = Object.keys(item.details).length > 0 ? JSON.stringify(item.details) : null;
   return (
     <li className="flex flex-wrap items-baseline gap-x-3 gap-y-1 px-4 py-2 text-sm" data-testid="audit-entry">
@@ -168,7 +171,8 @@ function AuditRow({ item }: { item: AuditItem }) {
         <Time at={item.at} />
       </span>
       <span className="min-w-0 flex-1 wrap-anywhere">
-        <span className="font-medium text-slate-900">{who}</span>{" "}
+        <span className="font-medium text-slate-900">{who}</span>
+        {key ? <span className="text-slate-700"> (with the API key “{key}”)</span> : null}{" "}
         {auditActionWords[item.action] ?? (
           <>
             did <code>{item.action}</code>
@@ -189,4 +193,10 @@ function AuditRow({ item }: { item: AuditItem }) {
       </span>
     </li>
   );
+}
+
+/** The name of the API key an entry was made with, if it was. */
+function keyOf(details: Record<string, unknown>): string | null {
+  const key = details.apiKey;
+  return key && typeof key === "object" && "name" in key && typeof key.name === "string" ? key.name : null;
 }

@@ -31,12 +31,20 @@ export const capabilities = {
   "members.manage": "manager",
   /** Prices and budgets. */
   "billing.manage": "manager",
+  /** Make, list and revoke API keys for scripts (a key's role is never above its maker's). */
+  "apiKeys.manage": "manager",
   /** Read and export the audit log. */
   "audit.read": "manager",
   /** While nobody else may decide gated calls: approve one's own requests, until a second reviewer joins. */
   "approvals.ownWhileAlone": "owner",
+  /** How long the audit log keeps entries. */
+  "audit.retention": "owner",
+  /** The directory (SCIM): its token and which groups give which roles. */
+  "scim.manage": "owner",
   /** Grant, change or remove the owner role. */
   "owners.manage": "owner",
+  /** Single sign-on: require it, and the email domains whose people join by it. */
+  "sso.manage": "owner",
 } as const satisfies Record<string, Role>;
 
 export type Capability = keyof typeof capabilities;

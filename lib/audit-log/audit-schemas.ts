@@ -14,3 +14,6 @@ export type AuditItem = z.infer<typeof auditItemSchema>;
 
 /** One page, newest first; `next` is the `before` that reads the page after it (null: the end). */
 export const auditPageSchema = z.object({ items: z.array(auditItemSchema), next: z.nullable(z.number()) });
+
+/** How many days the audit log keeps an entry. */
+export const auditRetentionSchema = z.object({ days: z.number() });

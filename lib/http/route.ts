@@ -7,6 +7,7 @@ import { findNul } from "../text";
 import { getServer, type Server } from "../server";
 import { roleLabels } from "../access/role-names";
 import type { PublicUser } from "../workspaces/users";
+import type { Role } from "../db/schema";
 import { markWorkspaceOpened, type WorkspaceMembership } from "../workspaces/workspaces";
 import { getEnv, parseEnv } from "../env";
 import { sessionWithWorkspace, type SessionWithWorkspace } from "../auth/sessions";
@@ -17,6 +18,8 @@ import { readBodyText } from "./body";
 import { jsonResponse } from "./json";
 import { originPolicyFromEnv, refusedOrigin } from "./origin";
 import type { EventStreamReply } from "./sse";
+import { actWithKey, type ActingKey } from "../acting-key";
+import { apiKeyAccess, bearerApiKey } from "../api-keys/key-access";
 
 export const WORKSPACE_HEADER = "x-clawdeck-workspace";
 export const WORKSPACE_COOKIE = "clawdeck-workspace";
@@ -89,6 +92,11 @@ interface RouteOptions<P extends Schema, Q extends Schema, B extends Schema, R e
   can?: Capability;
   /** `false` for routes that act on the user rather than on a workspace. */
   workspace?: boolean;
+  /**
+   * `false` for what only a person signed in may do (making API keys, SCIM tokens, single sign-on settings): a key
+   * that could do it could outlive its own revocation.
+   */
+  apiKeys?: boolean;
   params?: P;
   query?: Q;
   body?: B;
@@ -261,33 +269,85 @@ export function route<P extends Schema = undefined, Q extends Schema = undefined
 ) {
   return described(async (req: Request, nextContext?: NextContext): Promise<Response> => {
     try {
-      // The session and the membership are read together; the refusals keep their order (no session, then the
-      // workspace, then the capability, then bad params, query or body).
-      const named = namedWorkspace(req);
-      let found: SessionWithWorkspace | null = null;
-      const { server, user } = await identify(req, async (db) => {
-        found = await sessionAndWorkspace(db, req, named ? { slug: named } : null);
-        return found?.user ?? null;
-      });
-      if (!user) throw new AppError("unauthorized:session", "Sign in to continue.");
-      const workspace = await workspaceOfSession(server.db, req, found!, named);
+      const bearer = bearerApiKey(req);
+      const { server, user, workspace, stillAllowed, key } = bearer === null ? await sessionAccess(req) : await keyAccess(req, bearer, options);
       if (options.can && !can(workspace.role, options.can)) {
         throw new AppError(`forbidden:role`, `This needs the ${roleLabels[capabilities[options.can]].toLowerCase()} role or higher in ${workspace.name}.`);
       }
-      const stillAllowed = Object.assign(
-        async () => {
-          const again = await sessionAndWorkspace(server.db, req, { id: workspace.id });
-          if (again?.user.id !== user.id || !again.workspace) return false;
-          return !options.can || can(again.workspace.role, options.can);
-        },
-        { everyMs: server.env.CLAWDECK_STREAM_RECHECK_SECONDS * 1000 },
-      );
       const inputs = await readInputs(options, req, nextContext, server);
-      return toResponse(await handler({ req, server, db: server.db, user, ...inputs, workspace, stillAllowed }));
+      const work = () => handler({ req, server, db: server.db, user, ...inputs, workspace, stillAllowed: allowedWhile(server, stillAllowed, options.can) });
+      return toResponse(await (key ? actWithKey(key, work) : work()));
     } catch (error) {
       return errorResponse(error);
     }
   }, "workspace", options);
+}
+
+/** Who a request acts as, in which workspace, and how to ask again whether that still holds. */
+interface Access {
+  server: Server;
+  user: PublicUser;
+  workspace: WorkspaceMembership;
+  /** The person's role in the workspace now, or null when they may no longer act there. */
+  stillAllowed: () => Promise<Role | null>;
+  key?: ActingKey;
+}
+
+/**
+ * A person signed in: the session and the membership read together; the refusals keep their order (no session,
+ * then the workspace, then the capability, then bad params, query or body).
+ */
+async function sessionAccess(req: Request): Promise<Access> {
+  const named = namedWorkspace(req);
+  let found: SessionWithWorkspace | null = null;
+  const { server, user } = await identify(req, async (db) => {
+    found = await sessionAndWorkspace(db, req, named ? { slug: named } : null);
+    return found?.user ?? null;
+  });
+  if (!user) throw new AppError("unauthorized:session", "Sign in to continue.");
+  const workspace = await workspaceOfSession(server.db, req, found!, named);
+  const stillAllowed = async () => {
+    const again = await sessionAndWorkspace(server.db, req, { id: workspace.id });
+    return again?.user.id === user.id && again.workspace ? again.workspace.role : null;
+  };
+  return { server, user, workspace, stillAllowed };
+}
+
+/**
+ * A script with an API key (`Authorization: Bearer ck_…`): its maker, in the key's workspace, with the key's role (no
+ * higher than the maker's now). No cookie is read and no origin rule applies: a browser cannot send this header to
+ * another site without that site's consent. A request that names another workspace is refused.
+ */
+async function keyAccess(req: Request, bearer: string, options: { apiKeys?: boolean }): Promise<Access> {
+  const server = await getServer();
+  const { key, user, workspace } = await apiKeyAccess(server.db, bearer);
+  if (options.apiKeys === false) throw new AppError("forbidden:api_key_scope");
+  const named = req.headers.get(WORKSPACE_HEADER) ?? new URL(req.url).searchParams.get("workspace");
+  if (named && named !== workspace.slug) throw new AppError("forbidden:workspace", "This API key belongs to another workspace.");
+  const stillAllowed = async () => {
+    try {
+      return (await apiKeyAccess(server.db, bearer)).workspace.role;
+    } catch {
+      return null;
+    }
+  };
+  return { server, user, workspace, stillAllowed, key };
+}
+
+/** `stillAllowed` for a handler: the access still holds and still has the route's capability, asked every few seconds by streams. */
+function allowedWhile(server: Server, roleNow: () => Promise<Role | null>, capability: Capability | undefined): AccessCheck {
+  return Object.assign(
+    async () => {
+      const role = await roleNow();
+      return role !== null && (!capability || can(role, capability));
+    },
+    { everyMs: server.env.CLAWDECK_STREAM_RECHECK_SECONDS * 1000 },
+  );
+}
+
+/** Refuses an API key on a route that serves a person rather than a workspace (their account, sign-in). */
+function refuseApiKey(req: Request) {
+  if (bearerApiKey(req) !== null) throw new AppError("forbidden:api_key_scope");
 }
 
 /** Like `route`, for handlers about the signed-in user that need no current workspace. */
@@ -297,6 +357,7 @@ export function userRoute<P extends Schema = undefined, Q extends Schema = undef
 ) {
   return described(async (req: Request, nextContext?: NextContext): Promise<Response> => {
     try {
+      refuseApiKey(req);
       return toResponse(await handler(await prepare(options, req, nextContext)));
     } catch (error) {
       return errorResponse(error);
@@ -315,6 +376,7 @@ export function publicRoute<P extends Schema = undefined, Q extends Schema = und
 ) {
   return described(async (req: Request, nextContext?: NextContext): Promise<Response> => {
     try {
+      refuseApiKey(req);
       return toResponse(await handler(await prepareRequest(options, req, nextContext)));
     } catch (error) {
       return errorResponse(error);

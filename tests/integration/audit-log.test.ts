@@ -3,6 +3,8 @@ import { and, eq, like, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { GET as auditRoute } from "../../app/api/audit/route";
 import { GET as exportRoute } from "../../app/api/audit/export/route";
+import { GET as retentionRoute, PUT as setRetentionRoute } from "../../app/api/audit/retention/route";
+import { pruneAuditLogs } from "../../lib/audit-log/retention";
 import { auditLog, memberships } from "../../lib/db/schema";
 import { checkSignIn } from "../../lib/http/auth";
 import { recordAudit } from "../../lib/audit";
@@ -108,5 +110,44 @@ describe("the audit log: read by managers and owners, filtered, paged, exported,
     }
     const page = await (await read(await t.as(t.max), `?actor=${t.max.id}&action=auth`)).json();
     expect(page.items.map((i: { action: string }) => i.action)).toEqual(["auth.signed_in", "auth.sign_in_failed"]);
+  });
+
+  it("keeps entries for the retention an owner chooses (a year by default, never under 30 days); only the sweep removes older ones, and says so", async () => {
+    const t = await setup();
+    const ownerAs = await t.as(t.owner);
+    expect(await (await retentionRoute(jsonRequest("/api/audit/retention", await t.as(t.max)))).json()).toEqual({ days: 365 });
+    const put = (as: { cookie: string; workspace: string }, days: number) => setRetentionRoute(jsonRequest("/api/audit/retention", { method: "PUT", body: { days }, ...as }));
+    expect((await put(await t.as(t.max), 90)).status).toBe(403);
+    expect((await put(ownerAs, 10)).status).toBe(400);
+    expect(await (await put(ownerAs, 90)).json()).toEqual({ days: 90 });
+
+    const other = await makeWorkspace(t.s.db, `Kept ${crypto.randomBytes(3).toString("hex")}`, t.owner);
+    const daysAgo = (d: number) => new Date(Date.now() - d * 86_400_000);
+    const old = (workspaceId: string, d: number, action: string) => ({ workspaceId, actorKind: "system" as const, action, createdAt: daysAgo(d) });
+    await t.s.db.insert(auditLog).values([old(t.ws.id, 120, "old.one"), old(t.ws.id, 91, "old.two"), old(t.ws.id, 40, "kept.one"), old(other.id, 120, "kept.other")]);
+
+    // Nobody deletes by hand, not even naming a workspace and a cut-off inside 30 days, or for another workspace.
+    await expect(
+      t.s.db.transaction(async (tx) => {
+        await tx.execute(sql`select set_config('clawdeck.audit_prune_workspace', ${t.ws.id}, true), set_config('clawdeck.audit_prune_before', ${new Date().toISOString()}, true)`);
+        await tx.delete(auditLog).where(and(eq(auditLog.workspaceId, t.ws.id), eq(auditLog.action, "policy.updated")));
+      }),
+    ).rejects.toThrow();
+    await expect(
+      t.s.db.transaction(async (tx) => {
+        await tx.execute(sql`select set_config('clawdeck.audit_prune_workspace', ${t.ws.id}, true), set_config('clawdeck.audit_prune_before', ${new Date().toISOString()}, true)`);
+        await tx.delete(auditLog).where(eq(auditLog.workspaceId, other.id));
+      }),
+    ).rejects.toThrow();
+
+    expect(await pruneAuditLogs(t.s.db)).toBeGreaterThanOrEqual(2);
+    const left = async (workspaceId: string) => (await t.s.db.select().from(auditLog).where(eq(auditLog.workspaceId, workspaceId)).orderBy(auditLog.id)).map((e) => e.action);
+    expect(await left(t.ws.id)).toEqual(["workspace.created", "policy.updated", "webhook.created", "approval.expired", "webhook.deleted", "audit.retention_set", "kept.one", "audit.pruned"]);
+    expect(await left(other.id)).toEqual(["workspace.created", "kept.other"]);
+    const [pruned] = await t.s.db.select().from(auditLog).where(and(eq(auditLog.workspaceId, t.ws.id), eq(auditLog.action, "audit.pruned")));
+    expect(pruned!.detail).toMatchObject({ removed: 2, retentionDays: 90 });
+    // A second pass finds nothing more to remove, and records nothing.
+    await pruneAuditLogs(t.s.db);
+    expect((await left(t.ws.id)).filter((a) => a === "audit.pruned")).toHaveLength(1);
   });
 });

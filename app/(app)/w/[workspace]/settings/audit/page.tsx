@@ -3,6 +3,7 @@ import { forbidden } from "next/navigation";
 import { requireWorkspacePage } from "@/lib/http/page";
 import { can } from "@/lib/access/capabilities";
 import { AuditLog } from "@/components/audit/audit-log";
+import { AuditRetention } from "@/components/audit/audit-retention";
 
 export const metadata: Metadata = { title: "Audit log" };
 
@@ -14,10 +15,11 @@ export default async function AuditPage({ params }: { params: Promise<{ workspac
       <header>
         <h1 className="text-2xl font-semibold tracking-tight">Audit log</h1>
         <p className="mt-1 text-sm text-slate-600">
-          Who did what in {workspace.name}, and when (times in {workspace.timeZone}). Entries are only ever added: nobody, not even an owner, can change or
-          remove one.
+          Who did what in {workspace.name}, and when (times in {workspace.timeZone}). Entries are only ever added: nobody, not even an owner, can change one,
+          and they are removed only once they are older than the retention below.
         </p>
       </header>
+      <AuditRetention />
       <AuditLog />
     </div>
   );
