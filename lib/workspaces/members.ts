@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { Db } from "../db/client";
 import { invitations, memberships, users, type Role } from "../db/schema";
 import { AppError } from "../errors";
-import { recordAudit } from "../audit";
+import { recordAudit, type AuditInput } from "../audit";
 import { endSoloApproval, isDecidingRole } from "../safety/solo-approval";
 import { can } from "../access/capabilities";
 import { roleSchema } from "./roles";
@@ -59,7 +59,7 @@ export function canGrant(role: Role | null, granted: Role): boolean {
  * Revokes the pending invitations a person made in the workspace that their role (`role`, null once removed) no
  * longer lets them grant, in the caller's transaction: an invitation is never worth more than its maker's authority.
  */
-async function revokeInvitationsBeyond(tx: Db, workspaceId: string, inviterId: string, role: Role | null, actorId: string): Promise<void> {
+async function revokeInvitationsBeyond(tx: Db, workspaceId: string, inviterId: string, role: Role | null, actor: AuditInput["actor"]): Promise<void> {
   const pending = await tx
     .select({ id: invitations.id, email: invitations.email, role: invitations.role })
     .from(invitations)
@@ -69,7 +69,7 @@ async function revokeInvitationsBeyond(tx: Db, workspaceId: string, inviterId: s
     await tx.update(invitations).set({ revokedAt: new Date() }).where(eq(invitations.id, invitation.id));
     await recordAudit(tx, {
       workspaceId,
-      actor: { kind: "user", id: actorId },
+      actor,
       action: "invitation.revoked",
       target: { type: "invitation", id: invitation.id },
       detail: { email: invitation.email, role: invitation.role, why: role === null ? "Its maker was removed from the workspace." : `Its maker is now a ${role}.` },
@@ -93,40 +93,63 @@ export async function changeMemberRole(db: Db, workspaceId: string, actor: Actor
     assertCanManage(actor, member.role);
     assertCanManage(actor, role);
     if (member.role === role) return member;
-    if (member.role === "owner" && (await countOwners(tx, workspaceId)) <= 1) {
-      throw new AppError("conflict:last_owner", "A workspace needs at least one owner. Make someone else an owner first.");
-    }
-    await tx.update(memberships).set({ role }).where(and(eq(memberships.workspaceId, workspaceId), eq(memberships.userId, userId)));
-    // A second person who may decide: the owner no longer approves their own requests.
-    if (isDecidingRole(role) && !isDecidingRole(member.role)) await endSoloApproval(tx, workspaceId, userId);
-    await revokeInvitationsBeyond(tx, workspaceId, userId, role, actor.userId);
-    await recordAudit(tx, {
-      workspaceId,
-      actor: { kind: "user", id: actor.userId },
-      action: "member.role_changed",
-      target: { type: "user", id: userId },
-      detail: { from: member.role, to: role },
-    });
+    await setMemberRole(tx, workspaceId, { userId, from: member.role, to: role }, { kind: "user", id: actor.userId });
     return { ...member, role };
   });
+}
+
+/**
+ * Moves a member from one role to another in the caller's transaction, whoever asked (a manager, the identity
+ * provider): never the last owner away from owner; what the new role changes follows, and it is audited.
+ */
+export async function setMemberRole(
+  tx: Db,
+  workspaceId: string,
+  change: { userId: string; from: Role; to: Role },
+  by: AuditInput["actor"],
+  detail: Record<string, unknown> = {},
+): Promise<void> {
+  const { userId, from, to } = change;
+  if (from === "owner" && (await countOwners(tx, workspaceId)) <= 1) {
+    throw new AppError("conflict:last_owner", "A workspace needs at least one owner. Make someone else an owner first.");
+  }
+  await tx.update(memberships).set({ role: to }).where(and(eq(memberships.workspaceId, workspaceId), eq(memberships.userId, userId)));
+  // A second person who may decide: the owner no longer approves their own requests.
+  if (isDecidingRole(to) && !isDecidingRole(from)) await endSoloApproval(tx, workspaceId, userId);
+  await revokeInvitationsBeyond(tx, workspaceId, userId, to, by);
+  await recordAudit(tx, { workspaceId, actor: by, action: "member.role_changed", target: { type: "user", id: userId }, detail: { from, to, ...detail } });
 }
 
 export async function removeMember(db: Db, workspaceId: string, actor: Actor, userId: string): Promise<void> {
   await db.transaction(async (tx) => {
     const member = await getMember(tx, workspaceId, userId);
     assertCanManage(actor, member.role);
-    if (member.role === "owner" && (await countOwners(tx, workspaceId)) <= 1) {
-      throw new AppError("conflict:last_owner", "A workspace needs at least one owner. Make someone else an owner first.");
-    }
-    await tx.delete(memberships).where(and(eq(memberships.workspaceId, workspaceId), eq(memberships.userId, userId)));
-    await revokeInvitationsBeyond(tx, workspaceId, userId, null, actor.userId);
-    await recordAudit(tx, {
-      workspaceId,
-      actor: { kind: "user", id: actor.userId },
-      action: "member.removed",
-      target: { type: "user", id: userId },
-      detail: { email: member.email, role: member.role },
-    });
+    await dropMember(tx, workspaceId, member, { kind: "user", id: actor.userId });
+  });
+}
+
+/**
+ * Ends a membership in the caller's transaction, whoever asked: never the last owner's; the invitations the person
+ * made are revoked with it, and it is audited.
+ */
+export async function dropMember(
+  tx: Db,
+  workspaceId: string,
+  member: Pick<Member, "userId" | "email" | "role">,
+  by: AuditInput["actor"],
+  detail: Record<string, unknown> = {},
+): Promise<void> {
+  if (member.role === "owner" && (await countOwners(tx, workspaceId)) <= 1) {
+    throw new AppError("conflict:last_owner", "A workspace needs at least one owner. Make someone else an owner first.");
+  }
+  await tx.delete(memberships).where(and(eq(memberships.workspaceId, workspaceId), eq(memberships.userId, member.userId)));
+  await revokeInvitationsBeyond(tx, workspaceId, member.userId, null, by);
+  await recordAudit(tx, {
+    workspaceId,
+    actor: by,
+    action: "member.removed",
+    target: { type: "user", id: member.userId },
+    detail: { email: member.email, role: member.role, ...detail },
   });
 }
 
