@@ -130,7 +130,10 @@ export async function updateAgent(
         details: { version: current.version },
       });
     }
-    await recordAudit(db, { workspaceId, actor: { kind: "user", id: actorId }, action: "agent.updated", target: { type: "agent", id: row.id }, detail: changes });
+    // Pausing and resuming read as such in the audit log; any other change, with or without them, as an edit.
+    const { status, ...edits } = changes;
+    const action = status !== undefined && Object.keys(edits).length === 0 ? (status === "paused" ? "agent.paused" : "agent.resumed") : "agent.updated";
+    await recordAudit(db, { workspaceId, actor: { kind: "user", id: actorId }, action, target: { type: "agent", id: row.id }, detail: { handle: row.handle, ...changes } });
     return summaryOf(row);
   } catch (error) {
     if (pgErrorCode(error) === PG_UNIQUE_VIOLATION) throw new AppError("conflict:agent", `@${input.handle} already exists in this workspace.`);

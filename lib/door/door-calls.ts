@@ -1,6 +1,7 @@
 import crypto from "node:crypto";
 import { and, asc, eq, inArray, isNull, lt, sql } from "drizzle-orm";
 import { agentRuns, approvals, doorSessions, executionGrants, type Agent, type AgentRun, type Approval, type DoorToken } from "../db/schema";
+import { recordAudit } from "../audit";
 import { AppError } from "../errors";
 import { recordFeed, recordRunFinished } from "../feed/feed";
 import { approvalsTopic } from "../safety/approvals";
@@ -241,6 +242,13 @@ export async function startDoorRun(deps: RuntimeDeps, caller: DoorCaller, tool: 
   if (paused.length > 0 || !runIds[0]) throw new AppError("conflict:agent_paused", `${pausedMessage(agent.handle)} Nothing was run; ask a manager to resume it.`);
   const runId = runIds[0];
   await deps.db.insert(doorSessions).values({ ...(sessionId ? { id: sessionId } : {}), workspaceId: agent.workspaceId, tokenId: token.id, runId, endedAt: sessionId ? null : new Date() });
+  await recordAudit(deps.db, {
+    workspaceId: agent.workspaceId,
+    actor: { kind: "agent", id: agent.id },
+    action: "door_token.used",
+    target: { type: "door_token", id: token.id },
+    detail: { token: token.name, agent: agent.handle, runId, session: sessionId !== null, ...(tool ? { tool } : {}) },
+  });
   const taint = [{ source: doorTaint(token.name), stepId: null }];
   await recordTaint(deps.db, runId, taint);
   const { run } = await getRunWithAgent(deps.db, runId);

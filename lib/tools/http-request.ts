@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { recordAudit } from "../audit";
 import { BROKERED_PROVIDER, hostAllowed } from "../connections/credentials";
 import { FetchFailedError, FetchHeaderError, FetchRefusedError, FetchTimeoutError, safeFetch } from "../net/safe-fetch";
 import { cleanText, truncate } from "../text";
@@ -68,6 +69,14 @@ export const httpRequestTool: ToolDefinition<z.infer<typeof input>, HttpRequestO
     if (!hostAllowed(hosts, url)) {
       throw new ToolError(`The credential ${call.credential} may only be sent to ${hosts.join(", ")}, not to ${url.host}. Nothing was sent.`, { refused: true });
     }
+    // Recorded before the credential leaves the server, so a request that hangs or fails is on the record too.
+    await recordAudit(ctx.db, {
+      workspaceId: ctx.workspaceId,
+      actor: { kind: "agent", id: ctx.agentId },
+      action: "credential.used",
+      target: { type: "credential", id: call.credential },
+      detail: { credential: call.credential, agent: ctx.agentHandle, method: call.method, host: url.host, runId: ctx.runId, stepId: ctx.stepId },
+    });
     const header = credential.config.header || "Authorization";
     const scheme = credential.config.scheme ?? "Bearer";
     let response;

@@ -1,4 +1,6 @@
+import { asc, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { auditLog } from "../../lib/db/schema";
 import { GET as getAgentRoute, PATCH as patchAgentRoute } from "../../app/api/agents/[id]/route";
 import { GET as listAgentsRoute, POST as createAgentRoute } from "../../app/api/agents/route";
 import { checkModelSpec, modelConfigFromEnv } from "../../lib/models/registry";
@@ -84,5 +86,11 @@ describe("editing agents", () => {
     const bad = await patchAgentRoute(jsonRequest(`/api/agents/${id}`, { method: "PATCH", cookie, body: { model: "kimi:kimi-k2" } }), { params: Promise.resolve({ id }) });
     expect(bad.status).toBe(422);
     expect((await bad.json()).code).toBe("unprocessable:model");
+    const resumed = await patchAgentRoute(jsonRequest(`/api/agents/${id}`, { method: "PATCH", cookie, body: { status: "active" } }), { params: Promise.resolve({ id }) });
+    expect(resumed.status).toBe(200);
+    await patchAgentRoute(jsonRequest(`/api/agents/${id}`, { method: "PATCH", cookie, body: { description: "Now kept." } }), { params: Promise.resolve({ id }) });
+    const audited = await server().db.select().from(auditLog).where(eq(auditLog.targetId, id)).orderBy(asc(auditLog.id));
+    expect(audited.map((a) => a.action)).toEqual(["agent.created", "agent.paused", "agent.resumed", "agent.updated"]);
+    expect(audited[3]!.detail).toMatchObject({ description: "Now kept." });
   });
 });

@@ -4,7 +4,7 @@ import { and, asc, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GET as listRoute, POST as createRoute } from "../../app/api/credentials/route";
 import { DELETE as deleteRoute } from "../../app/api/credentials/[id]/route";
-import { approvals, runEvents, steps } from "../../lib/db/schema";
+import { approvals, auditLog, runEvents, steps } from "../../lib/db/schema";
 import { createChat } from "../../lib/chats/chats";
 import { createScriptedModel, textTurn, toolTurn } from "../../lib/models/scripted";
 import { demoOwner, makeUser } from "../support/fixtures";
@@ -73,6 +73,10 @@ describe("the credential broker: agents call APIs with credentials they never se
     expect(JSON.stringify(step)).not.toContain(SECRET);
     expect(JSON.stringify(journal)).not.toContain(SECRET);
     expect(step?.taint).toEqual(["web:127.0.0.1"]);
+    // The audit log says which agent sent which credential where, never the value.
+    const used = await s.db.select().from(auditLog).where(and(eq(auditLog.action, "credential.used"), eq(auditLog.actorId, ctx.agent.id)));
+    expect(used.map((u) => u.detail)).toContainEqual(expect.objectContaining({ credential: ctx.name, host: apiHost, method: "GET", runId, stepId: step!.id }));
+    expect(JSON.stringify(used)).not.toContain(SECRET);
   });
 
   it("refuses another host before any request is made, and an unknown credential by name", async () => {
@@ -88,6 +92,9 @@ describe("the credential broker: agents call APIs with credentials they never se
     const [missing] = await s.db.select().from(steps).where(eq(steps.runId, unknown));
     expect(missing?.error).toMatch(/no credential named nope/);
     expect(seen.length).toBe(before);
+    // Nothing was sent, so nothing is recorded as used.
+    const used = await s.db.select().from(auditLog).where(eq(auditLog.action, "credential.used"));
+    expect(used.filter((u) => (u.detail as { runId?: string }).runId === runId || (u.detail as { runId?: string }).runId === unknown)).toEqual([]);
   });
 
   it("a POST waits for a reviewer, whose card names the credential and the host, never the value", async () => {

@@ -4,7 +4,7 @@ import { DELETE as revokeRoute } from "../../app/api/agents/[id]/door-tokens/[to
 import { GET as listRoute, POST as createRoute } from "../../app/api/agents/[id]/door-tokens/route";
 import { POST as decisionRoute } from "../../app/api/approvals/[id]/decision/route";
 import { POST as mcpPost } from "../../app/api/mcp/route";
-import { agentRuns, agents, approvals, doorTokens, executionGrants, feedItems, memberships, outboxMessages, runEvents, steps } from "../../lib/db/schema";
+import { agentRuns, agents, approvals, auditLog, doorTokens, executionGrants, feedItems, memberships, outboxMessages, runEvents, steps } from "../../lib/db/schema";
 import { LAPSED_GRANT_MESSAGE } from "../../lib/door/door-calls";
 import { getUsageSummary } from "../../lib/billing/summary";
 import { DOOR_STREAMS_PER_TOKEN } from "../../lib/door/mcp";
@@ -89,6 +89,8 @@ describe("the door", () => {
     const [counted] = await s.db.select().from(doorTokens).where(eq(doorTokens.id, tokenId));
     expect(counted!.callCount).toBe(1);
     expect(counted!.lastUsedAt).not.toBeNull();
+    const used = await s.db.select().from(auditLog).where(and(eq(auditLog.action, "door_token.used"), eq(auditLog.targetId, tokenId)));
+    expect(used).toEqual([expect.objectContaining({ actorKind: "agent", actorId: agent.id, detail: expect.objectContaining({ token: "laptop", runId: run!.id, session: true }) })]);
     const summary = await getUsageSummary(s.db, agent.workspaceId, { from: new Date(Date.now() - 3_600_000), to: new Date(Date.now() + 3_600_000), includeSpend: false });
     expect(summary.activity.doorCalls).toBeGreaterThanOrEqual(1);
     expect(summary.activity.toolCalls).toBeGreaterThanOrEqual(summary.activity.doorCalls);
