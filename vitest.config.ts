@@ -36,6 +36,7 @@ const onBothDrivers = [
   "streams",
   "computers",
   "computer-compute",
+  "telemetry",
 ].map((name) => `tests/integration/${name}.test.ts`);
 for (const file of onBothDrivers) if (!fs.existsSync(file)) throw new Error(`${file} is listed to run on both drivers but does not exist`);
 

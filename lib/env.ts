@@ -65,9 +65,46 @@ export const envSchema = z.object({
   CLAWDECK_COMMAND_MAX_SECONDS: z.coerce.number().int().min(1).max(3_600).default(60),
   /** Hosts (and host:port) the fetch tool may reach besides the public internet, comma-separated; see lib/net/safe-fetch.ts. */
   CLAWDECK_FETCH_ALLOW: z.string().default(""),
+  /**
+   * OpenTelemetry's standard variables: the collector runs are exported to as traces (OTLP over HTTP; unset: nothing
+   * is loaded or exported), the headers sent with every export (`key=value,key2=value2`, values URL-encoded), and the
+   * service name the spans carry.
+   */
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalString.pipe(
+    z.url({ protocol: /^https?$/, error: "OTEL_EXPORTER_OTLP_ENDPOINT must be an http(s) URL" }).optional(),
+  ),
+  OTEL_EXPORTER_OTLP_HEADERS: optionalString.pipe(
+    z
+      .string()
+      .refine(isOtlpHeaders, "OTEL_EXPORTER_OTLP_HEADERS must be key=value pairs, comma-separated, values URL-encoded")
+      .transform(parseOtlpHeaders)
+      .optional(),
+  ),
+  OTEL_SERVICE_NAME: optionalString.pipe(z.string().default("clawdeck")),
+  /** How long one export to the collector may take, in milliseconds (retries included), before its spans are dropped. */
+  OTEL_EXPORTER_OTLP_TIMEOUT: z.coerce.number().int().min(1).max(600_000).default(10_000),
 });
 
 export type Env = z.infer<typeof envSchema>;
+
+function isOtlpHeaders(value: string): boolean {
+  try {
+    return value.split(",").every((pair) => pair.trim() === "" || /^\s*[^=\s][^=]*=/.test(pair)) && !!parseOtlpHeaders(value);
+  } catch {
+    return false;
+  }
+}
+
+/** `key=value,key2=value2` with URL-encoded values, as OpenTelemetry's variables write headers. */
+function parseOtlpHeaders(value: string): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const pair of value.split(",")) {
+    const at = pair.indexOf("=");
+    if (at < 0) continue;
+    headers[decodeURIComponent(pair.slice(0, at).trim())] = decodeURIComponent(pair.slice(at + 1).trim());
+  }
+  return headers;
+}
 
 let cached: Env | undefined;
 

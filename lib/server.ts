@@ -20,6 +20,7 @@ import { runNotifications, type NotificationChannels } from "./notifications/out
 import { createPushSender, vapidSubject } from "./notifications/push";
 import { runWebhooks } from "./webhooks/deliveries";
 import { originPolicyFromEnv } from "./http/origin";
+import { startTelemetry, stopTelemetry } from "./telemetry/telemetry";
 
 /**
  * Everything a server process shares: one database handle (PGlite is a
@@ -60,6 +61,7 @@ export async function stopServer(): Promise<void> {
   if (!pending) return;
   const server = await pending;
   await server.runtime.drain();
+  await stopTelemetry(server.db);
   await server.runtime.deps.computers?.browsers.closeAll();
   await server.bus.close();
   await server.handle.close();
@@ -104,6 +106,9 @@ async function startServer(): Promise<Server> {
     checkBudget: (input) => checkBudget(handle.db, input),
   });
   const missions = createMissionScheduler(runtime);
+  // Runs (and missions) are exported as traces only when the operator names a collector.
+  const telemetry = await startTelemetry(handle.db, env);
+  if (telemetry) missions.onFinish(async (missionRunId) => telemetry.missionEnded(missionRunId));
   judgeComparisons(runtime.deps, missions, (work) => runtime.onSweep(work));
   if (runtime.deps.computers) followCommandStops(bus, runtime.deps.computers);
   const mailer = mailerFromEnv(env);

@@ -81,6 +81,7 @@ export const settingsKeys = {
   notifications: (slug: string) => ["notifications", slug] as const,
   deliveries: (slug: string) => ["notifications", slug, "deliveries"] as const,
   escalation: (slug: string) => ["escalation", slug] as const,
+  telemetry: (slug: string) => ["telemetry", slug] as const,
   pushBrowsers: () => ["push-browsers"] as const,
   slackLink: (slug: string) => ["slack-link", slug] as const,
 };

@@ -12,6 +12,7 @@ import { parseRunEvent, type TerminalEventInput } from "../journal/run-events";
 import { insertRunEvents, notifyRun } from "../journal/run-journal-store";
 import { CARRIED_BYTES, journalTopic, journalWriterFor } from "../journal/run-journal-writer";
 import { journalText } from "./run-reads";
+import { telemetryOf } from "../telemetry/telemetry";
 
 /** Ends the run we drive, once, with its terminal event; false when it was no longer ours to end. */
 export async function finishRun(
@@ -81,6 +82,7 @@ export async function finishRun(
   const terminal = parseRunEvent(event.type, seq, at, JSON.parse(JSON.stringify(event.payload)));
   if (terminal) writer.handOver(input.runId, [terminal]);
   input.committed?.();
+  telemetryOf(db)?.runEnded(input.runId);
   if (!bus.channel) await notifyRun(bus, input.runId, seq, terminal ? writer.origin : undefined);
   return true;
 }
@@ -163,6 +165,7 @@ export async function endRunFromOutside(
     }),
   );
   if (!ended) return false;
+  telemetryOf(db)?.runEnded(runId);
   await notifyRun(bus, runId, ended.seq);
   for (const w of ended.withdrawn) await bus.publish(approvalsTopic(ended.run.workspaceId), { approvalId: w.id, status: "withdrawn" });
   if (ended.withdrawn.length > 0) {

@@ -24,6 +24,7 @@ import type { CallContext, LoopState, RuntimeDeps, StartRuns } from "./types";
 import { logError } from "../log";
 import { capReached, capRequest, capRequestOf } from "../safety/cap-requests";
 import { capStopSentence, isCapRequest } from "../billing/cap-words";
+import { telemetryOf } from "../telemetry/telemetry";
 
 export type { LoopState, RuntimeDeps } from "./types";
 
@@ -259,6 +260,11 @@ async function callModel(deps: RuntimeDeps, ctx: CallContext, model: ResolvedMod
   const calls: ProposedCall[] = [];
   let stop: StopReason = "end_turn";
   const callNumber = state.modelCalls;
+  const startedAt = new Date();
+  const telemetry = telemetryOf(deps.db);
+  // What the call was sent, kept before the conversation grows: the exporter reads it after this returns.
+  const sent = telemetry ? state.conversation.slice() : [];
+  let failure: unknown = null;
   try {
     const stream = model.provider.stream({
       model: model.model,
@@ -292,13 +298,36 @@ async function callModel(deps: RuntimeDeps, ctx: CallContext, model: ResolvedMod
         stop = event.reason;
       }
     }
+  } catch (error) {
+    failure = error;
+    throw error;
   } finally {
     // Every model call is charged, also one that failed or was cancelled halfway.
     state.modelCalls = callNumber + 1;
     await chargeModelCall({ db: deps.db, run: ctx.run, journal, callNumber, modelSpec: model.spec, usage, sawUsage, conversation: state.conversation, received: text });
+    telemetry?.modelCallEnded({
+      runId: ctx.run.id,
+      workspaceId: ctx.run.workspaceId,
+      callNumber,
+      provider: model.provider.name,
+      model: model.model,
+      startedAt,
+      endedAt: new Date(),
+      usage,
+      stop: failure ? null : stop,
+      errorCode: failure ? callErrorCode(failure) : null,
+      contents: { system: state.system, messages: sent, text, calls },
+    });
   }
   await journal.flush();
   return { text, calls, stop };
+}
+
+/** Why a model call failed, as a code (never its message, which may quote what was sent). */
+function callErrorCode(error: unknown): string {
+  if (isModelError(error)) return modelErrorCode(error);
+  if (isAppError(error)) return error.code;
+  return isAbort(error) ? "aborted" : "internal:run";
 }
 
 function describeFailure(error: unknown): { code: string; message: string } {

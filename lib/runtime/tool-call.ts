@@ -21,6 +21,7 @@ import { trackCredentials } from "../secret-redactor";
 import { taintSourcesOf } from "../safety/taint";
 import { capQuestionWithoutFigures, isCapRequest } from "../billing/cap-words";
 import { capRequestOf } from "../safety/cap-requests";
+import { telemetryOf } from "../telemetry/telemetry";
 
 type ToolResult = ToolResultBlock;
 const MAX_RESULT_CHARS = 20_000;
@@ -63,6 +64,7 @@ export async function finishStep(ctx: CallContext, step: { id: string; call: Pro
       durationMs: Date.now() - step.started,
     },
   });
+  telemetryOf(ctx.deps.db)?.toolCallEnded(ctx.run.id, step.id);
   return stepResult(step.call.id, end);
 }
 

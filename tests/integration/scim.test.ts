@@ -89,7 +89,7 @@ describe("SCIM: an identity provider provisions people and groups, as in its con
   });
 
   it("creates a person without a password, refuses the same userName in another case with 409, finds them by id and by a filter in any case, pages, and replaces them", async () => {
-    const { s, ws, scim, role, actions } = await directory();
+    const { s, scim, role, actions } = await directory();
     const rita = email("rita");
     const created = await scim.post("/Users", userBody(rita, { externalId: "okta-00u1" }));
     expect(created.status).toBe(201);
@@ -177,7 +177,7 @@ describe("SCIM: an identity provider provisions people and groups, as in its con
   }, 30_000);
 
   it("Entra ID's PATCH with path active and \"False\" deactivates too, and edits attributes by path; the last owner is never removed", async () => {
-    const { s, owner, ws, scim, role } = await directory();
+    const { s, owner, scim, role } = await directory();
     const tao = email("tao");
     const created = await scim.post("/Users", userBody(tao));
     const id = created.body.id as string;
@@ -238,6 +238,8 @@ describe("SCIM: an identity provider provisions people and groups, as in its con
     expect(await role(samId)).toBe("member");
     await scim.patch(`/Groups/${gid}`, [{ op: "add", path: "members", value: [{ value: sam.body.id }] }]);
     expect(await role(samId)).toBe("manager");
+    await groupRolesRoute(jsonRequest("/api/workspace/scim", { method: "PUT", ...ownerAs, body: { groupRoles: { "clawdeck-managers": "reviewer" } } }));
+    expect(await role(samId)).toBe("reviewer");
 
     expect((await scim.delete(`/Groups/${gid}`)).status).toBe(204);
     expect(await role(samId)).toBe("member");

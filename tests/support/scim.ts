@@ -36,7 +36,7 @@ export async function scimCall(token: string | null, method: string, path: strin
   const req = new Request(`https://idp-calls.example.test/scim/v2${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   const res = await handler(req, id ? params({ id: decodeURIComponent(id) }) : undefined);
   const text = await res.text();
-  return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : null) as Record<string, any> };
+  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : null };
 }
 
 /** A SCIM client bound to one token. */
