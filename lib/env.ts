@@ -85,7 +85,63 @@ export const envSchema = z.object({
   OTEL_EXPORTER_OTLP_TIMEOUT: z.coerce.number().int().min(1).max(600_000).default(10_000),
 });
 
-export type Env = z.infer<typeof envSchema>;
+/**
+ * An identity provider the operator configured for single sign-on: `CLAWDECK_OIDC_<NAME>_ISSUER`, `_CLIENT_ID`,
+ * `_CLIENT_SECRET` and an optional `_LABEL`. Its next-auth id is `oidc-<name>`.
+ */
+export interface OidcProviderConfig {
+  /** The NAME in lower case, `_` as `-`: `ACME_SSO` is `acme-sso`. */
+  name: string;
+  id: string;
+  /** What the sign-in button says after "Sign in with". */
+  label: string;
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+}
+
+const OIDC_KEY = /^CLAWDECK_OIDC_([A-Z0-9]+(?:_[A-Z0-9]+)*)_(ISSUER|CLIENT_ID|CLIENT_SECRET|LABEL)$/;
+const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+// The issuer is where discovery, the token request and the keys come from: https, or http on this machine only.
+const issuerSchema = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).refine((v) => {
+  const url = new URL(v);
+  return url.protocol === "https:" || LOOPBACK_HOSTS.has(url.hostname);
+}, "must be https (http only on localhost or 127.0.0.1)");
+
+const oidcProviderSchema = z.object({
+  ISSUER: z.string().trim().pipe(issuerSchema).transform((v) => v.replace(/\/+$/, "")),
+  CLIENT_ID: z.string().trim().min(1, "is required"),
+  CLIENT_SECRET: z.string().trim().min(1, "is required"),
+  LABEL: z.string().trim().max(60, "must be at most 60 characters").optional(),
+});
+
+const titleCase = (name: string) => name.split("_").map((w) => w.charAt(0) + w.slice(1).toLowerCase()).join(" ");
+
+/** Every `CLAWDECK_OIDC_<NAME>_…` group, in name order; a group missing a part is an issue naming the variable. */
+function parseOidcProviders(source: Record<string, string | undefined>): { providers: OidcProviderConfig[]; issues: string[] } {
+  const groups = new Map<string, Record<string, string>>();
+  for (const [key, value] of Object.entries(source)) {
+    const match = OIDC_KEY.exec(key);
+    if (!match || value === undefined || value.trim() === "") continue;
+    groups.set(match[1]!, { ...groups.get(match[1]!), [match[2]!]: value });
+  }
+  const providers: OidcProviderConfig[] = [];
+  const issues: string[] = [];
+  for (const NAME of [...groups.keys()].sort()) {
+    const parsed = oidcProviderSchema.safeParse({ ISSUER: "", CLIENT_ID: "", CLIENT_SECRET: "", ...groups.get(NAME) });
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) issues.push(`  CLAWDECK_OIDC_${NAME}_${issue.path.join(".")}: ${issue.message}`);
+      continue;
+    }
+    const name = NAME.toLowerCase().replaceAll("_", "-");
+    const { ISSUER, CLIENT_ID, CLIENT_SECRET, LABEL } = parsed.data;
+    providers.push({ name, id: `oidc-${name}`, label: LABEL || titleCase(NAME), issuer: ISSUER, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET });
+  }
+  return { providers, issues };
+}
+
+export type Env = z.infer<typeof envSchema> & { oidcProviders: OidcProviderConfig[] };
 
 function isOtlpHeaders(value: string): boolean {
   try {
@@ -117,11 +173,12 @@ export function getEnv(source: Record<string, string | undefined> = process.env)
 
 export function parseEnv(source: Record<string, string | undefined>): Env {
   const result = envSchema.safeParse(source);
-  if (!result.success) {
-    const lines = result.error.issues.map((issue) => `  ${issue.path.join(".")}: ${issue.message}`);
-    throw new Error(`Invalid environment:\n${lines.join("\n")}`);
+  const oidc = parseOidcProviders(source);
+  if (!result.success || oidc.issues.length > 0) {
+    const lines = (result.error?.issues ?? []).map((issue) => `  ${issue.path.join(".")}: ${issue.message}`);
+    throw new Error(`Invalid environment:\n${[...lines, ...oidc.issues].join("\n")}`);
   }
-  return result.data;
+  return { ...result.data, oidcProviders: oidc.providers };
 }
 
 export function dataDir(env: Env = getEnv()): string {

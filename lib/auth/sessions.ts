@@ -9,11 +9,14 @@ export const SESSION_MAX_AGE_SECONDS = 30 * 24 * 60 * 60;
 
 export type RevokeReason = "sign_out" | "password_changed" | "password_reset" | "removed";
 
+/** How a person proved who they are: a password, their identity provider, or an owner's password where SSO is required. */
+export type SignInMethod = "password" | "sso" | "break_glass";
+
 /** Opens a server-side session for a user who just proved who they are; its id goes into the cookie. */
-export async function createChat(db: Db, userId: string, maxAgeSeconds = SESSION_MAX_AGE_SECONDS): Promise<string> {
+export async function createChat(db: Db, userId: string, method: SignInMethod = "password", maxAgeSeconds = SESSION_MAX_AGE_SECONDS): Promise<string> {
   const [row] = await db
     .insert(authSessions)
-    .values({ userId, expiresAt: new Date(Date.now() + maxAgeSeconds * 1000) })
+    .values({ userId, method, expiresAt: new Date(Date.now() + maxAgeSeconds * 1000) })
     .returning({ id: authSessions.id });
   return row!.id;
 }

@@ -4,9 +4,11 @@ import { getToken, type JWT } from "next-auth/jwt";
 import { z } from "zod";
 import { getServer } from "../server";
 import { AppError } from "../errors";
-import { createChat, revokeSession, SESSION_MAX_AGE_SECONDS, userOfSession } from "../auth/sessions";
+import { createChat, revokeSession, SESSION_MAX_AGE_SECONDS, userOfSession, type SignInMethod } from "../auth/sessions";
 import { clientAddress, signInThrottle } from "../auth/throttle";
-import { auditSignIn } from "../auth/sign-in-audit";
+import { auditBreakGlass, auditSignIn } from "../auth/sign-in-audit";
+import { passwordSignInRule } from "../auth/sso-settings";
+import { acceptProviderSignIn, oidcProviders } from "./sso";
 import { getUserById, verifyCredentials, type PublicUser } from "../workspaces/users";
 import { logError } from "../log";
 import { errorResponse } from "./errors";
@@ -23,7 +25,22 @@ export class SignInThrottled extends CredentialsSignin {
   }
 }
 
-export type SignInResult = { user: PublicUser } | { wrong: true } | { retryAfter: number };
+/** A right password of a person whose workspace requires SSO; `provider` is the sign-in button's label to point to. */
+export class SignInNeedsSso extends CredentialsSignin {
+  code = "sso_required";
+  constructor(readonly provider: string | null) {
+    super("This person's workspace requires single sign-on");
+  }
+}
+
+declare module "next-auth" {
+  interface User {
+    /** How this sign-in proved who the person is; the server-side session records it. */
+    signInMethod?: SignInMethod;
+  }
+}
+
+export type SignInResult = { user: PublicUser; method: SignInMethod } | { wrong: true } | { retryAfter: number } | { ssoRequired: string | null };
 
 /**
  * The one sign-in check, behind every door (the sign-in form, the next-auth
@@ -45,8 +62,15 @@ export async function checkSignIn(email: string, password: string, headers: Head
     return lock > 0 ? { retryAfter: lock } : { wrong: true };
   }
   await throttle.recordSuccess(keys);
+  // Asked only once the password is right, so the answer never tells a stranger which addresses use SSO.
+  const rule = await passwordSignInRule(server.db, user.id);
+  if ("refused" in rule) return { ssoRequired: server.env.oidcProviders[0]?.label ?? null };
   await auditSignIn(server.db, { userId: user.id }, "auth.signed_in", keys.address);
-  return { user };
+  if ("breakGlass" in rule) {
+    await auditBreakGlass(server.db, user.id, rule.breakGlass, keys.address);
+    return { user, method: "break_glass" };
+  }
+  return { user, method: "password" };
 }
 
 /** Seconds before this email (from this client) may try to sign in again; 0 when it may now. */
@@ -56,13 +80,15 @@ export async function signInWait(email: string, headers: Headers): Promise<numbe
   return signInThrottle(server.db).retryAfter({ email, address: clientAddress(headers, server.env.CLAWDECK_TRUSTED_PROXIES) });
 }
 
-export const { handlers, auth, signIn, signOut } = NextAuth(async () => {
+export const { handlers, auth, signIn, signOut } = NextAuth(async (request) => {
   const server = await getServer();
+  const address = request ? clientAddress(request.headers, server.env.CLAWDECK_TRUSTED_PROXIES) : null;
   return {
     secret: server.secrets.authSecret,
     trustHost: true,
     session: { strategy: "jwt", maxAge: SESSION_MAX_AGE_SECONDS },
-    pages: { signIn: "/sign-in" },
+    // A failed provider sign-in comes back to the sign-in page, which says what happened in words.
+    pages: { signIn: "/sign-in", error: "/sign-in" },
     logger: {
       // A refused password is an answer, not a server error: keep it out of the error log.
       error(error: Error) {
@@ -78,17 +104,22 @@ export const { handlers, auth, signIn, signOut } = NextAuth(async () => {
           if (!parsed.success) return null;
           const result = await checkSignIn(parsed.data.email, parsed.data.password, request.headers);
           if ("retryAfter" in result) throw new SignInThrottled(result.retryAfter);
+          if ("ssoRequired" in result) throw new SignInNeedsSso(result.ssoRequired);
           if ("wrong" in result) return null;
-          return { id: result.user.id, email: result.user.email, name: result.user.name };
+          return { id: result.user.id, email: result.user.email, name: result.user.name, signInMethod: result.method };
         },
       }),
+      ...oidcProviders(server.env.oidcProviders),
     ],
     callbacks: {
+      // Passwords were checked in `authorize`; a provider's ID token was checked by next-auth, and who it names is decided here.
+      signIn: ({ user, account, profile }) =>
+        account?.type === "oidc" ? acceptProviderSignIn(server.db, server.env.oidcProviders, { user, account, profile }, address) : true,
       async jwt({ token, user }) {
         if (user?.id) {
           // A fresh sign-in: open the server-side session whose id the cookie carries.
           token.sub = user.id;
-          token.sid = await createChat(server.db, user.id);
+          token.sid = await createChat(server.db, user.id, user.signInMethod ?? "password");
           return token;
         }
         // Every later read: a revoked or expired session ends here, and the cookie is cleared.

@@ -291,6 +291,39 @@ function accountExists(): AppError {
   return new AppError("conflict:account", "This email already has an account. Sign in with it, then open this link again to join.");
 }
 
+/**
+ * Single sign-on: a person whose identity provider verified their email accepts every pending invitation to that
+ * address (no token: the provider vouched for the address the invitation was sent to). An invitation whose maker may
+ * no longer grant its role, or to a workspace the person is already in, is left as it is. Runs in the caller's
+ * transaction.
+ */
+export async function acceptInvitationsForVerifiedEmail(tx: Db, user: PublicUser, newAccount: boolean): Promise<AcceptedInvitation[]> {
+  const waiting = await tx
+    .select({ invitation: invitations, workspace: { id: workspaces.id, slug: workspaces.slug, name: workspaces.name }, makerRole: memberships.role })
+    .from(invitations)
+    .innerJoin(workspaces, eq(workspaces.id, invitations.workspaceId))
+    .leftJoin(memberships, and(eq(memberships.workspaceId, invitations.workspaceId), eq(memberships.userId, invitations.invitedBy)))
+    .where(and(eq(invitations.email, user.email.toLowerCase()), pending()))
+    .orderBy(asc(invitations.createdAt));
+  const accepted: AcceptedInvitation[] = [];
+  for (const { invitation, workspace, makerRole } of waiting) {
+    if (!canGrant(makerRole, invitation.role) || accepted.some((a) => a.workspace.id === workspace.id)) continue;
+    const [member] = await tx
+      .select({ role: memberships.role })
+      .from(memberships)
+      .where(and(eq(memberships.workspaceId, workspace.id), eq(memberships.userId, user.id)))
+      .limit(1);
+    if (member) continue;
+    const [claimed] = await tx
+      .update(invitations)
+      .set({ acceptedAt: new Date(), acceptedBy: user.id })
+      .where(and(eq(invitations.id, invitation.id), pending()))
+      .returning();
+    if (claimed) accepted.push(await join(tx, { invitation: claimed, workspace }, user, newAccount));
+  }
+  return accepted;
+}
+
 /** A signed-in person accepts: the invitation joins that account, whatever its email. */
 export async function acceptInvitationAsUser(db: Db, user: PublicUser, token: string): Promise<AcceptedInvitation> {
   return db.transaction(async (tx) => join(tx, await claim(tx, token, user.id), user, false));
