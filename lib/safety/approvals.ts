@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray, lt, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, lt, ne, or, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import { browserDecisionChannels, type DecisionChannel } from "../decision-channels";
 import { assertCanDecideApproval } from "../access/access";
@@ -17,7 +17,8 @@ import { cameThroughDoor } from "./through-door";
 import { baseCategory, classifyCall, defaultFourEyesCategories, workspacePolicy, type WorkspacePolicy } from "./policy";
 import type { ToolEffect, ToolPreview } from "../tools/types";
 import { createToolRegistry, effectsOfCall, toolSpec } from "../tools/registry";
-import { capQuestionWithoutFigures, isCapRequest } from "../billing/cap-words";
+import { CAP_CATEGORY, capQuestionWithoutFigures, isCapRequest } from "../billing/cap-words";
+import { can } from "../access/capabilities";
 import { assertCanDecideCapRequest, capRequestOf, raiseCap } from "./cap-requests";
 
 export const approvalsTopic = (workspaceId: string) => `approvals:${workspaceId}`;
@@ -475,11 +476,21 @@ function inputSchemaOf(tools: ToolRegistry, name: string): Record<string, unknow
   return tool ? toolSpec(tool).inputSchema : null;
 }
 
-export async function countPendingApprovals(db: Db, workspaceId: string): Promise<number> {
+/**
+ * The requests waiting in the workspace, as the inbox's badge counts them for a person of `role`: a request to spend
+ * past a cap counts only for those who may decide it (managers and owners).
+ */
+export async function countPendingApprovals(db: Db, workspaceId: string, role: Role): Promise<number> {
   const [row] = await db
     .select({ n: sql<number>`count(*)::int` })
     .from(approvals)
-    .where(and(eq(approvals.workspaceId, workspaceId), eq(approvals.status, "pending")));
+    .where(
+      and(
+        eq(approvals.workspaceId, workspaceId),
+        eq(approvals.status, "pending"),
+        can(role, "billing.manage") ? undefined : ne(approvals.category, CAP_CATEGORY),
+      ),
+    );
   return Number(row?.n ?? 0);
 }
 

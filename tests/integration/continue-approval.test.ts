@@ -10,6 +10,7 @@ import { GET as missionRoute } from "../../app/api/missions/[id]/route";
 import { createChat } from "../../lib/chats/chats";
 import { agentRuns, approvals, auditLog, executionGrants, messages, missionRuns, notifications } from "../../lib/db/schema";
 import { planNotifications } from "../../lib/notifications/outbox";
+import { countPendingApprovals } from "../../lib/safety/approvals";
 import { readRunEvents } from "../../lib/journal/run-journal-store";
 import { textTurn, toolTurn } from "../../lib/models/scripted";
 import { createRuntime } from "../../lib/runtime/runtime";
@@ -86,6 +87,11 @@ describe("caps that ask before they stop: a run or a mission at its cap waits fo
     expect(told).toContain(manager.id);
     expect(told).not.toContain(reviewer.id);
     expect(told).not.toContain(starter.id);
+    // The inbox's badge counts it for those who may decide it only.
+    const [forManager, forReviewer] = [await countPendingApprovals(s.db, workspaceId, "manager"), await countPendingApprovals(s.db, workspaceId, "reviewer")];
+    const waitingCaps = await s.db.select({ id: approvals.id }).from(approvals).where(and(eq(approvals.workspaceId, workspaceId), eq(approvals.status, "pending"), eq(approvals.category, "budget")));
+    expect(waitingCaps.map((a) => a.id)).toContain(approval.id);
+    expect(forManager - forReviewer).toBe(waitingCaps.length);
     const suspendedEvents = await readRunEvents(s.db, runId, 0);
     expect(suspendedEvents.find((e) => e.type === "approval_required")?.payload).toMatchObject({ approvalId: approval.id, stepId: null, category: "budget" });
     expect(suspendedEvents.at(-1)?.type).toBe("run_suspended");

@@ -11,7 +11,7 @@ export const GET = route({ doc: { summary: "Server-Sent Events: the pending coun
   req.signal.addEventListener("abort", () => abort.abort());
   const counts = followChanges({
     subscribe: (wake) => server.bus.subscribe(approvalsTopic(workspace.id), wake),
-    read: () => countPendingApprovals(server.db, workspace.id),
+    read: () => countPendingApprovals(server.db, workspace.id, workspace.role),
     signal: abort.signal,
   });
   async function* frames(): AsyncGenerator<SseItem> {
