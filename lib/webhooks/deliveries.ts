@@ -12,6 +12,9 @@ import { decryptSecret } from "../crypto";
 import { logError } from "../log";
 import { FetchRefusedError, FetchTimeoutError, safeFetch } from "../net/safe-fetch";
 
+/** The audit entries that say someone joined or left a workspace, however it happened. */
+const MEMBERSHIP_ACTIONS = ["invitation.accepted", "member.joined_by_domain", "scim.user_created", "scim.user_reactivated", "member.removed"];
+
 type Payload = (typeof webhookDeliveries.$inferInsert)["payload"];
 type Planned = typeof webhookDeliveries.$inferInsert;
 
@@ -98,11 +101,15 @@ export async function planWebhookEvents(db: Db, baseUrl: string, now = new Date(
       const changes = await db
         .select()
         .from(auditLog)
-        .where(and(eq(auditLog.workspaceId, hook.workspaceId), inArray(auditLog.action, ["invitation.accepted", "member.removed"]), gt(auditLog.createdAt, since)));
+        .where(and(eq(auditLog.workspaceId, hook.workspaceId), inArray(auditLog.action, MEMBERSHIP_ACTIONS), gt(auditLog.createdAt, since)));
       for (const c of changes) {
-        const d = c.detail as { accountEmail?: string; email?: string; role?: string };
-        if (c.action === "invitation.accepted") event(`audit:${c.id}`, "member.added", c.createdAt, { userId: c.actorId, email: d.accountEmail ?? null, role: d.role ?? null });
-        else event(`audit:${c.id}`, "member.removed", c.createdAt, { userId: c.targetId, email: d.email ?? null, role: d.role ?? null });
+        const d = c.detail as { accountEmail?: string; email?: string; userName?: string; role?: string; joined?: boolean };
+        const role = d.role ?? null;
+        if (c.action === "member.removed") event(`audit:${c.id}`, "member.removed", c.createdAt, { userId: c.targetId, email: d.email ?? null, role, via: c.actorKind === "system" ? "identity_provider" : "people" });
+        else if (c.action === "invitation.accepted") event(`audit:${c.id}`, "member.added", c.createdAt, { userId: c.actorId, email: d.accountEmail ?? null, role, via: "invitation" });
+        else if (c.action === "member.joined_by_domain") event(`audit:${c.id}`, "member.added", c.createdAt, { userId: c.targetId, email: d.email ?? null, role, via: "email_domain" });
+        // The identity provider provisioned or reactivated someone: an addition only when it made them a member.
+        else if (d.joined) event(`audit:${c.id}`, "member.added", c.createdAt, { userId: c.targetId, email: d.email ?? d.userName ?? null, role, via: "identity_provider" });
       }
     }
 

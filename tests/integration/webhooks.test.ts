@@ -10,7 +10,9 @@ import { GET as listRoute, POST as createRoute } from "../../app/api/webhooks/ro
 import { DELETE as deleteRoute } from "../../app/api/webhooks/[id]/route";
 import { GET as deliveriesRoute } from "../../app/api/webhooks/[id]/deliveries/route";
 import { POST as retryRoute } from "../../app/api/webhooks/[id]/deliveries/[deliveryId]/retry/route";
+import { POST as makeScimTokenRoute } from "../../app/api/workspace/scim-token/route";
 import { approvals, auditLog } from "../../lib/db/schema";
+import { scimClient } from "../support/scim";
 import { deliverWebhooks, planWebhookEvents, runWebhooks } from "../../lib/webhooks/deliveries";
 import { makeUser, makeWorkspace } from "../support/fixtures";
 import { getRunRow, makeAgent, settle } from "../support/runtime";
@@ -207,5 +209,30 @@ describe("webhooks: the team's own systems hear about approvals, runs and people
     } finally {
       receiver.answer = () => 204;
     }
+  });
+
+  it("announces people the identity provider adds, reactivates and removes as member.added and member.removed, saying how", async () => {
+    const t = await team();
+    const path = `/people-${crypto.randomBytes(3).toString("hex")}`;
+    const made = await createRoute(jsonRequest("/api/webhooks", { method: "POST", ...(await t.as(t.max)), body: { url: `${receiver.origin}${path}`, events: ["member.added", "member.removed"] } }));
+    expect(made.status).toBe(201);
+    const tokenRes = await makeScimTokenRoute(jsonRequest("/api/workspace/scim-token", { method: "POST", ...(await t.as(t.owner)) }));
+    const scim = scimClient(((await tokenRes.json()) as { token: string }).token);
+    const email = `ivy-${crypto.randomBytes(3).toString("hex")}@corp.example`;
+    const created = await scim.post("/Users", { schemas: ["urn:ietf:params:scim:schemas:core:2.0:User"], userName: email, active: true });
+    expect(created.status).toBe(201);
+    const id = (created.body as { id: string }).id;
+    expect((await scim.patch(`/Users/${id}`, [{ op: "replace", value: { active: false } }])).status).toBe(200);
+    expect((await scim.patch(`/Users/${id}`, [{ op: "replace", value: { active: true } }])).status).toBe(200);
+    await settle(async () => {
+      await sweep(t);
+      return forPath(path).length >= 3;
+    });
+    const sent = forPath(path).map((r) => JSON.parse(r.body) as { type: string; data: { email: string; role: string; via: string } });
+    expect(sent.map((m) => [m.type, m.data.email, m.data.role, m.data.via])).toEqual([
+      ["member.added", email, "member", "identity_provider"],
+      ["member.removed", email, "member", "identity_provider"],
+      ["member.added", email, "member", "identity_provider"],
+    ]);
   });
 });
