@@ -41,8 +41,6 @@ export const capabilities = {
   "audit.retention": "owner",
   /** The directory (SCIM): its token and which groups give which roles. */
   "scim.manage": "owner",
-  /** The directory (SCIM): its token and which groups give which roles. */
-  "scim.manage": "owner",
   /** Grant, change or remove the owner role. */
   "owners.manage": "owner",
   /** Single sign-on: require it, and the email domains whose people join by it. */
