@@ -23,6 +23,8 @@ export interface AnthropicProviderOptions {
   retryBaseDelayMs?: number;
   /** Other keys of this server to scrub from error messages, besides `apiKey`. */
   redact?: readonly string[];
+  /** Marks the tools, the system prompt and the conversation so far as cacheable (on unless `false`). */
+  promptCaching?: boolean;
 }
 
 /**
@@ -42,6 +44,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Mode
     redactor: new Redactor([options.apiKey, ...(options.redact ?? [])]),
     maxRetries,
     retryBaseDelayMs: options.retryBaseDelayMs ?? 1_000,
+    promptCaching: options.promptCaching !== false,
   };
   return {
     name: options.name ?? "anthropic",
@@ -53,6 +56,7 @@ interface CallSettings {
   redactor: Redactor;
   maxRetries: number;
   retryBaseDelayMs: number;
+  promptCaching: boolean;
 }
 
 async function* streamWithRetries(client: Anthropic, request: ModelRequest, settings: CallSettings): AsyncGenerator<ModelEvent> {
@@ -60,7 +64,7 @@ async function* streamWithRetries(client: Anthropic, request: ModelRequest, sett
     ...request.tools.map((tool) => tool.name),
     ...request.messages.flatMap((message) => message.content.flatMap((block) => (block.type === "tool_use" ? [block.name] : []))),
   ]);
-  const params = toMessageParams(request, names);
+  const params = toMessageParams(request, names, settings.promptCaching);
   const { signal } = request;
 
   for (let attempt = 0; ; attempt += 1) {
@@ -225,17 +229,37 @@ function toStopReason(reason: AnthropicStopReason): StopReason {
 
 // ——— Request mapping ———
 
-function toMessageParams(request: ModelRequest, names: ToolNameMap): MessageCreateParamsStreaming {
+const EPHEMERAL = { type: "ephemeral" } as const;
+
+/**
+ * The request as the API takes it. With caching, three cache breakpoints (the API allows four): the last tool (the
+ * tools are the prompt's first part), the system prompt (tools and system together), and the last block of the
+ * conversation. A tool loop sends the same conversation again with the call and its result added, so each call reads
+ * the one before it from the cache and pays full price only for what was added; a chat's next turn does the same.
+ */
+export function toMessageParams(request: ModelRequest, names: ToolNameMap, caching = true): MessageCreateParamsStreaming {
   const tools: Tool[] = request.tools.map((tool) => ({
     name: names.toWire(tool.name),
     description: tool.description,
     input_schema: { ...tool.inputSchema, type: "object" },
   }));
+  const messages = toMessages(request.messages, names);
+  const system = request.system.trim() ? [{ type: "text" as const, text: request.system }] : [];
+  if (caching) {
+    const lastTool = tools.at(-1);
+    if (lastTool) lastTool.cache_control = EPHEMERAL;
+    const systemBlock = system.at(-1);
+    if (systemBlock) Object.assign(systemBlock, { cache_control: EPHEMERAL });
+    const lastBlock = messages.at(-1)?.content.at(-1);
+    if (lastBlock && typeof lastBlock === "object" && lastBlock.type !== "thinking" && lastBlock.type !== "redacted_thinking") {
+      Object.assign(lastBlock, { cache_control: EPHEMERAL });
+    }
+  }
   return {
     model: request.model,
     max_tokens: request.maxTokens,
-    messages: toMessages(request.messages, names),
-    ...(request.system.trim() ? { system: request.system } : {}),
+    messages,
+    ...(system.length > 0 ? { system } : {}),
     ...(tools.length > 0 ? { tools } : {}),
     stream: true,
   };

@@ -27,7 +27,9 @@ export async function chargeModelCall(input: {
 }): Promise<void> {
   const { db, run, usage } = input;
   const estimated = !input.sawUsage || (usage.outputTokens === 0 && input.received.length > 0);
-  if (!input.sawUsage || usage.inputTokens === 0) usage.inputTokens = estimateTokens(JSON.stringify(input.conversation));
+  // A prompt read wholly from the cache has no uncached input tokens: that is a report, not a missing one.
+  const reportedInput = usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens;
+  if (!input.sawUsage || reportedInput === 0) usage.inputTokens = estimateTokens(JSON.stringify(input.conversation));
   if (usage.outputTokens === 0 && input.received.length > 0) usage.outputTokens = estimateTokens(input.received);
   let credits = 0;
   try {

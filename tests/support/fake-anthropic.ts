@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import http, { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { z } from "zod";
+import { countBreakpoints, MAX_CACHE_BREAKPOINTS, PromptCache, promptTokens, type MeasuredUsage } from "./fake-anthropic-cache";
 
 /**
  * A local stand-in for the Anthropic Messages API (streaming only). It refuses
@@ -50,9 +51,22 @@ export interface FakeAnthropic {
   close(): Promise<void>;
 }
 
-export async function startFakeAnthropic(options: { apiKey?: string } = {}): Promise<FakeAnthropic> {
+export interface FakeAnthropicOptions {
+  apiKey?: string;
+  /**
+   * Counts each prompt (one token per four characters of a block) and caches its prefixes as the API does, reporting
+   * input, cache read and cache write tokens from the request; a scripted reply's own `usage.input` is then ignored.
+   */
+  measureUsage?: boolean;
+  /** The model's context window: a longer prompt plus `max_tokens` is refused, as the API does (default 200,000). */
+  contextWindow?: number;
+}
+
+export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Promise<FakeAnthropic> {
   const queue: FakeResponse[] = [];
   const requests: RecordedRequest[] = [];
+  const cache = new PromptCache();
+  const window = options.contextWindow ?? 200_000;
 
   const server = http.createServer((req, res) => {
     void handle(req, res).catch((error: unknown) => {
@@ -86,6 +100,16 @@ export async function startFakeAnthropic(options: { apiKey?: string } = {}): Pro
     if (typeof body === "string") return answer(400, "invalid_request_error", "The request body is not valid JSON.");
     const problem = validateRequest(body);
     if (problem) return answer(400, "invalid_request_error", problem);
+    const json = body as Record<string, unknown>;
+    const breakpoints = countBreakpoints(json);
+    if (breakpoints > MAX_CACHE_BREAKPOINTS) {
+      return answer(400, "invalid_request_error", `A maximum of ${MAX_CACHE_BREAKPOINTS} blocks with cache_control may be provided. Found ${breakpoints}.`);
+    }
+    const prompt = promptTokens(json);
+    if (prompt + Number(json.max_tokens) > window) {
+      return answer(400, "invalid_request_error", `prompt is too long: ${prompt} tokens > ${window - Number(json.max_tokens)} maximum`);
+    }
+    const measured = options.measureUsage ? cache.measure(json) : undefined;
 
     const scripted = queue.shift();
     // Not retryable, so a test that scripted too few responses fails at once instead of after backoff.
@@ -93,7 +117,7 @@ export async function startFakeAnthropic(options: { apiKey?: string } = {}): Pro
     if (scripted.kind === "http_error") return answer(scripted.status, scripted.errorType, scripted.message, scripted.headers);
 
     record.status = 200;
-    await streamResponse(res, scripted, (body as { model: string }).model);
+    await streamResponse(res, scripted, (body as { model: string }).model, measured);
   }
 
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -140,15 +164,15 @@ function sendError(res: ServerResponse, status: number, type: string, message: s
 
 // ——— Streaming ———
 
-async function streamResponse(res: ServerResponse, scripted: Exclude<FakeResponse, { kind: "http_error" }>, model: string): Promise<void> {
+async function streamResponse(res: ServerResponse, scripted: Exclude<FakeResponse, { kind: "http_error" }>, model: string, measured?: MeasuredUsage): Promise<void> {
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", "request-id": `req_${randomUUID().replaceAll("-", "")}` });
   const send = (type: string, data: Record<string, unknown> = {}) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
   const usage = scripted.usage ?? {};
   const chunkCount = scripted.blocks.reduce((sum, block) => sum + (block.type === "tool_use" ? block.inputChunks.length : block.chunks.length), 0);
   const cumulative = {
-    input_tokens: usage.input ?? 10,
-    cache_read_input_tokens: usage.cacheRead ?? 0,
-    cache_creation_input_tokens: usage.cacheWrite ?? 0,
+    input_tokens: measured?.input ?? usage.input ?? 10,
+    cache_read_input_tokens: measured?.cacheRead ?? usage.cacheRead ?? 0,
+    cache_creation_input_tokens: measured?.cacheWrite ?? usage.cacheWrite ?? 0,
   };
 
   send("message_start", {

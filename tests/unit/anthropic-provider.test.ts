@@ -83,9 +83,9 @@ describe("Anthropic provider streaming", () => {
     expect(sent.body).toMatchObject({
       model: "claude-test-1",
       max_tokens: 1024,
-      system: "You are a test agent.",
+      system: [{ type: "text", text: "You are a test agent.", cache_control: { type: "ephemeral" } }],
       stream: true,
-      messages: [{ role: "user", content: [{ type: "text", text: "Hello" }] }],
+      messages: [{ role: "user", content: [{ type: "text", text: "Hello", cache_control: { type: "ephemeral" } }] }],
     });
     expect(sent.body).not.toHaveProperty("tools");
     const auth = sent.headers["x-api-key"] ?? sent.headers.authorization;
@@ -322,10 +322,23 @@ describe("Anthropic provider conversation mapping", () => {
           { type: "tool_result", tool_use_id: "toolu_a", content: "<h1>hello</h1>", is_error: false },
           { type: "tool_result", tool_use_id: "toolu_b", content: "no space left", is_error: true },
           { type: "text", text: "Here you go." },
-          { type: "text", text: "Well?" },
+          { type: "text", text: "Well?", cache_control: { type: "ephemeral" } },
         ],
       },
     ]);
+    // The tools are cached up to the last one, before the system prompt and the conversation.
+    const tools = (fake.requests[0]!.body as { tools: { name: string; cache_control?: unknown }[] }).tools;
+    expect(tools.map((t) => [t.name, t.cache_control ?? null])).toEqual([
+      ["http_fetch", null],
+      ["memory_note", { type: "ephemeral" }],
+    ]);
+  });
+
+  it("marks nothing as cacheable when prompt caching is off", async () => {
+    fake.enqueue({ kind: "reply", blocks: [{ type: "text", chunks: ["Plain."] }] });
+    await collect(provider({ promptCaching: false }).stream(request({ tools: [fetchTool] })));
+    expect(JSON.stringify(fake.requests[0]!.body)).not.toContain("cache_control");
+    expect(fake.requests[0]!.body).toMatchObject({ system: [{ type: "text", text: "You are a test agent." }] });
   });
 
   it("surfaces the fake's 400 for a tool_result without its tool_use as provider_rejected", async () => {
