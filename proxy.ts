@@ -1,5 +1,6 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { commonSecurityHeaders, createNonce, pageContentSecurityPolicy } from "./lib/http/security-headers";
+import { getEnv } from "./lib/env";
 
 /**
  * Puts the security headers on every page. A page's policy carries a nonce
@@ -9,7 +10,10 @@ import { commonSecurityHeaders, createNonce, pageContentSecurityPolicy } from ".
  * headers from `next.config.ts`, without running this.
  */
 export function proxy(request: NextRequest) {
-  const policy = pageContentSecurityPolicy(createNonce(), { development: process.env.NODE_ENV === "development" });
+  const policy = pageContentSecurityPolicy(createNonce(), {
+    development: process.env.NODE_ENV === "development",
+    formActions: getEnv().oidcProviders.map((p) => new URL(p.issuer).origin),
+  });
   const requestHeaders = new Headers(request.headers);
   requestHeaders.set("Content-Security-Policy", policy);
   const response = NextResponse.next({ request: { headers: requestHeaders } });

@@ -5,6 +5,7 @@ import http from "node:http";
 import path from "node:path";
 import { simpleParser } from "mailparser";
 import { SMTPServer } from "smtp-server";
+import { register } from "tsx/esm/api";
 
 const port = process.env.E2E_PORT ?? "3100";
 // One data folder per server: each worker of the browser tests has a server of its own.
@@ -52,7 +53,15 @@ await new Promise((resolve) => hooks.listen(0, "127.0.0.1", resolve));
 const hooksPort = hooks.address().port;
 fs.writeFileSync(path.join(hooksDir, "address"), `http://127.0.0.1:${hooksPort}`);
 
-const server = spawn(process.execPath, ["scripts/start.mjs"], {
+// An identity provider of its own (the tests' real OpenID Connect provider), which signs in the owner at its one button.
+register();
+const { startTestIdp } = await import("../tests/support/oidc-provider.ts");
+const idp = await startTestIdp({ redirectUris: [`http://127.0.0.1:${port}/api/auth/callback/oidc-test`, `http://localhost:${port}/api/auth/callback/oidc-test`] });
+idp.signInAs({ sub: "e2e-owner", email: "owner@e2e.test", email_verified: true, name: "E2E Owner" });
+
+// E2E_NEXT_DEV=1: the development server instead of a production build (one spec at a time, while changing the app).
+const app = process.env.E2E_NEXT_DEV === "1" ? ["node_modules/next/dist/bin/next", "dev", "-p", port] : ["scripts/start.mjs"];
+const server = spawn(process.execPath, app, {
   stdio: "inherit",
   env: {
     ...process.env,
@@ -68,11 +77,16 @@ const server = spawn(process.execPath, ["scripts/start.mjs"], {
     CLAWDECK_OFFLINE_DELAY_MS: "100",
     CLAWDECK_SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
     CLAWDECK_MAIL_FROM: "Clawdeck <deck@e2e.test>",
+    CLAWDECK_OIDC_TEST_ISSUER: idp.issuer,
+    CLAWDECK_OIDC_TEST_CLIENT_ID: idp.clientId,
+    CLAWDECK_OIDC_TEST_CLIENT_SECRET: idp.clientSecret,
+    CLAWDECK_OIDC_TEST_LABEL: "Test SSO",
   },
 });
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => server.kill(signal));
 server.on("exit", (code) => {
   smtp.close();
   hooks.close();
+  void idp.close();
   process.exit(code ?? 0);
 });

@@ -30,6 +30,7 @@ export function navItems(slug: string): NavItem[] {
     { href: `/w/${slug}/settings/webhooks`, label: "Webhooks", can: "connections.manage", section: "settings" },
     { href: `/w/${slug}/settings/api-keys`, label: "API keys", can: "apiKeys.manage", section: "settings" },
     { href: `/w/${slug}/settings/directory`, label: "Directory (SCIM)", can: "scim.manage", section: "settings" },
+    { href: `/w/${slug}/settings/sso`, label: "Single sign-on", can: "sso.manage", section: "settings" },
     { href: `/w/${slug}/settings/audit`, label: "Audit log", can: "audit.read", section: "settings" },
     { href: `/w/${slug}/settings/notifications`, label: "Notifications", section: "settings" },
     { href: `/w/${slug}/settings/account`, label: "Your account", section: "settings" },

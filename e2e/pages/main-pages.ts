@@ -42,6 +42,7 @@ export function mainPages(seeded: Seeded): { name: string; path: string }[] {
     { name: "webhooks", path: "/w/demo/settings/webhooks" },
     { name: "api keys", path: "/w/demo/settings/api-keys" },
     { name: "directory", path: "/w/demo/settings/directory" },
+    { name: "single sign-on", path: "/w/demo/settings/sso" },
     { name: "audit log", path: "/w/demo/settings/audit" },
     { name: "notifications", path: "/w/demo/settings/notifications" },
     { name: "account", path: "/w/demo/settings/account" },

@@ -11,7 +11,7 @@ export class SignInPage {
   async signIn(email: string, password: string) {
     await this.page.getByLabel("Email").fill(email);
     await this.page.getByLabel("Password").fill(password);
-    await this.page.getByRole("button", { name: "Sign in" }).click();
+    await this.page.getByRole("button", { name: "Sign in", exact: true }).click();
   }
 
   /**
@@ -25,7 +25,7 @@ export class SignInPage {
     await this.page.getByLabel("Password").fill(password);
     await Promise.all([
       this.page.waitForResponse((r) => r.request().method() === "POST" && new URL(r.url()).pathname === "/sign-in"),
-      this.page.getByRole("button", { name: "Sign in" }).click(),
+      this.page.getByRole("button", { name: "Sign in", exact: true }).click(),
     ]);
   }
 
@@ -34,6 +34,16 @@ export class SignInPage {
     await this.goto();
     await this.signIn(person.email, person.password);
     await expect(this.page).toHaveURL(/\/w\/[a-z0-9-]+$/);
+  }
+
+  /** A "Sign in with …" button: off to that identity provider. */
+  singleSignOn(label: string) {
+    return this.page.getByRole("button", { name: `Sign in with ${label}` });
+  }
+
+  /** What the page says when a sign-in was refused or came back from the provider with an error. */
+  refusal() {
+    return this.page.getByRole("main").getByRole("alert").first();
   }
 
   error() {

@@ -27,8 +27,9 @@ export function createNonce(): string {
  * attributes (charts, progress bars) cannot carry a nonce, and a nonce in
  * style-src would switch `'unsafe-inline'` off. Development adds
  * `'unsafe-eval'`, which React's dev tooling needs, and nothing else.
+ * `formActions`: the origins of the configured identity providers.
  */
-export function pageContentSecurityPolicy(nonce: string, options: { development?: boolean } = {}): string {
+export function pageContentSecurityPolicy(nonce: string, options: { development?: boolean; formActions?: readonly string[] } = {}): string {
   return [
     "default-src 'self'",
     `script-src 'self' 'nonce-${nonce}' 'strict-dynamic'${options.development ? " 'unsafe-eval'" : ""}`,
@@ -41,7 +42,8 @@ export function pageContentSecurityPolicy(nonce: string, options: { development?
     "worker-src 'self'",
     "object-src 'none'",
     "base-uri 'none'",
-    "form-action 'self'",
+    // A "Sign in with …" form is answered with a redirect to the identity provider, which form-action governs too.
+    ["form-action 'self'", ...(options.formActions ?? [])].join(" "),
     "frame-src 'none'",
     "frame-ancestors 'none'",
   ].join("; ");

@@ -13,6 +13,11 @@ describe("security headers", () => {
     expect(pageContentSecurityPolicy("abc123", { development: true })).toContain("script-src 'self' 'nonce-abc123' 'strict-dynamic' 'unsafe-eval';");
   });
 
+  it("forms post to the app itself, and to the configured identity providers (the sign-in buttons' redirect)", () => {
+    expect(pageContentSecurityPolicy("abc123")).toContain("form-action 'self';");
+    expect(pageContentSecurityPolicy("abc123", { formActions: ["https://login.example.com"] })).toContain("form-action 'self' https://login.example.com;");
+  });
+
   it("nonces are 128 random bits in base64, different every time (100 of them, all distinct)", () => {
     const nonces = Array.from({ length: 100 }, createNonce);
     expect(new Set(nonces).size).toBe(100);

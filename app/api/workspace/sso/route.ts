@@ -1,5 +1,6 @@
 import { route } from "@/lib/http/route";
-import { readSso, setSso, ssoBodySchema, ssoStateSchema } from "@/lib/auth/sso-settings";
+import { readSso, setSso } from "@/lib/auth/sso-settings";
+import { ssoBodySchema, ssoStateSchema } from "@/lib/auth/sso-schemas";
 
 const readDoc = {
   summary:
