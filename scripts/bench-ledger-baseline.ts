@@ -21,11 +21,14 @@ const shift = (d: Date, ms: number) => new Date(d.getTime() + ms);
  * only (never the raw ledger); runs, durations and approvals from their own
  * tables, always within the range (indexed on workspace and time).
  */
+/** The cards as the earlier query made them: before the spend card said what prompt caching saved. */
+export type BaselineSummary = Omit<UsageSummary, "spend"> & { spend: Omit<NonNullable<UsageSummary["spend"]>, "savedByCaching"> | null };
+
 export async function getUsageSummaryHourly(
   db: Db,
   workspaceId: string,
   input: { from: Date; to: Date; includeSpend: boolean; now?: Date },
-): Promise<UsageSummary> {
+): Promise<BaselineSummary> {
   const range = toHourRange(input.from, input.to);
   const now = input.now ?? new Date();
   // Rates are per minute of the range that has happened (a range ending in the future counts up to now).
@@ -94,7 +97,7 @@ export async function getUsageSummaryHourly(
  * Spend of the range, the 7 and the 30 days up to its end, each against the period of the same length before it:
  * one scan of the rollups from the earliest of those periods (60 days for the cards' "today").
  */
-async function spendOf(db: Db, workspaceId: string, range: HourRange): Promise<NonNullable<UsageSummary["spend"]>> {
+async function spendOf(db: Db, workspaceId: string, range: HourRange): Promise<NonNullable<BaselineSummary["spend"]>> {
   const span = range.to.getTime() - range.from.getTime();
   const range0 = { key: "range" as const, from: range.from, to: range.to, before: shift(range.from, -span) };
   const week = { key: "7d" as const, from: shift(range.to, -7 * DAY_MS), to: range.to, before: shift(range.to, -14 * DAY_MS) };

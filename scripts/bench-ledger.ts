@@ -254,7 +254,9 @@ async function measure(db: Database, driver: string, rows: number, seeded: Seede
     const from = new Date(to.getTime() - days * 86_400_000);
     const range = days === 1 ? "1 day" : "30 days";
     const input = { from, to, includeSpend: true, now: to };
-    const [before, after] = await Promise.all([getUsageSummaryHourly(db, seeded.workspaceId, input), getUsageSummary(db, seeded.workspaceId, input)]);
+    const [before, summary] = await Promise.all([getUsageSummaryHourly(db, seeded.workspaceId, input), getUsageSummary(db, seeded.workspaceId, input)]);
+    // The figures both make: the earlier query never said what caching saved.
+    const after = { ...summary, spend: summary.spend && { ...summary.spend, savedByCaching: undefined } };
     if (JSON.stringify(before) !== JSON.stringify(after)) {
       throw new Error(`The cards differ from the baseline over ${range}:\n${JSON.stringify(before)}\n${JSON.stringify(after)}`);
     }

@@ -54,7 +54,7 @@ export function viewFromStored(message: ChatMessage): ReplyView {
     streaming: false,
     started: true,
     outcome,
-    usage: run ? { inputTokens: run.inputTokens, outputTokens: run.outputTokens, credits: run.credits, estimated: false } : null,
+    usage: run ? { inputTokens: run.inputTokens, outputTokens: run.outputTokens, cacheReadTokens: run.cacheReadTokens, credits: run.credits, estimated: false } : null,
     taint: [...new Set(message.steps.flatMap((s) => s.taint))],
     thinking: "",
     waiting: false,
@@ -124,7 +124,8 @@ function UsageLine({ usage, offline, streaming }: { usage: Usage | null; offline
   return (
     <span data-testid="reply-usage">
       {approx}
-      {usage.inputTokens.toLocaleString("en")} in · {usage.outputTokens.toLocaleString("en")} out tokens
+      {usage.inputTokens.toLocaleString("en")} in
+      {usage.cacheReadTokens > 0 ? ` (+ ${usage.cacheReadTokens.toLocaleString("en")} from the cache)` : ""} · {usage.outputTokens.toLocaleString("en")} out tokens
       {usage.credits !== null ? ` · ${formatCredits(usage.credits)}${offline ? " (nominal price)" : ""}` : ""}
       {streaming ? " so far" : ""}
     </span>

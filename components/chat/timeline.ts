@@ -56,6 +56,8 @@ export type TimelineItem = { kind: "text"; text: string } | { kind: "step"; step
 export interface Usage {
   inputTokens: number;
   outputTokens: number;
+  /** Prompt tokens read from the provider's cache (charged at its cache price), besides `inputTokens`. */
+  cacheReadTokens: number;
   /** Null when the viewer may not see spend. */
   credits: number | null;
   estimated: boolean;
@@ -177,12 +179,13 @@ export function applyRunEvent(timeline: Timeline, event: RunEvent): Timeline {
       return next.taint.includes(event.payload.source) ? next : { ...next, taint: [...next.taint, event.payload.source] };
     case "usage": {
       const u = event.payload;
-      const before = next.usage ?? { inputTokens: 0, outputTokens: 0, credits: 0, estimated: false };
+      const before = next.usage ?? { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, credits: 0, estimated: false };
       return {
         ...next,
         usage: {
           inputTokens: before.inputTokens + u.inputTokens,
           outputTokens: before.outputTokens + u.outputTokens,
+          cacheReadTokens: before.cacheReadTokens + (u.cacheReadTokens ?? 0),
           credits: before.credits === null || u.credits === null ? null : before.credits + u.credits,
           estimated: before.estimated || u.estimated,
         },

@@ -107,12 +107,24 @@ function SpendCard({ spend }: { spend: NonNullable<UsageSummary["spend"]> }) {
           </ol>
         )}
       </div>
+      <CachingSaved saved={spend.savedByCaching} />
       {spend.nominalCredits > 0 ? (
         <p className="text-xs text-slate-500">
           {formatUsd(spend.nominalCredits)} of the last 30 days is the offline model at its nominal price: nothing was really spent.
         </p>
       ) : null}
     </Card>
+  );
+}
+
+/** What prompt caching saved today and over 30 days, at the workspace's prices; nothing when no call was cached. */
+function CachingSaved({ saved }: { saved: NonNullable<UsageSummary["spend"]>["savedByCaching"] }) {
+  if (saved.range === 0 && saved["30d"] === 0) return null;
+  const words = (credits: number) => (credits >= 0 ? `saved ${formatUsd(credits)}` : `cost ${formatUsd(-credits)} more`);
+  return (
+    <p className="text-xs text-slate-600" data-testid="spend-cache-saved">
+      Prompt caching {words(saved.range)} today and {words(saved["30d"])} over 30 days, against the same tokens sent uncached at your prices.
+    </p>
   );
 }
 

@@ -2,7 +2,8 @@ import { and, eq, gte, inArray, lt, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import { rowsOf, type Db } from "../db/client";
 import { agentMessages, agentRuns, agents, approvals, workspaces } from "../db/schema";
-import { isNominal } from "./prices";
+import { CREDITS_PER_USD, isNominal, resolvePrice } from "./prices";
+import { loadWorkspacePrices } from "./price-book";
 import { DAY_MS, HOUR_MS, rangeFields, resolveRange, toHourRange, type HourRange } from "./range";
 import { planRollups, rollupRows } from "./rollup-plan";
 import { escalateAfterMinutes } from "../escalation";
@@ -29,6 +30,12 @@ export interface UsageSummary {
     topAgents: { agentId: string | null; handle: string | null; name: string | null; credits: number; calls: number }[];
     /** Credits of the 30-day period spent on the offline model, whose price is nominal. */
     nominalCredits: number;
+    /**
+     * What prompt caching saved, in credits, over the range and the 30 days: the cached tokens at each model's input
+     * price at the workspace's prices now, less what they were charged (reads cost less, writes a little more; negative
+     * when writes outweighed reads).
+     */
+    savedByCaching: { range: number; "30d": number };
   } | null;
   activity: {
     runs: number;
@@ -174,7 +181,15 @@ async function rollupFigures(db: Db, workspaceId: string, range: HourRange, incl
     // Model calls: a compute row counts seconds of an agent's computer, not calls.
     sql`${sumWhen(modelCalls, range.from, range.to)} as calls`,
     ...windows.flatMap((w) => [sql`${sumWhen(sql`r.credits`, w.from, w.to)} as ${as(`${w.key}_now`)}`, sql`${sumWhen(sql`r.credits`, w.before, w.from)} as ${as(`${w.key}_before`)}`]),
-    ...(includeSpend ? [sql`${sumWhen(modelCalls, week.from, week.to)} as week_calls`] : []),
+    ...(includeSpend
+      ? [
+          sql`${sumWhen(modelCalls, week.from, week.to)} as week_calls`,
+          ...[range0, month].flatMap((w) => [
+            sql`${sumWhen(sql`r.cache_read_tokens`, w.from, w.to)} as ${as(`${w.key}_cache_read`)}`,
+            sql`${sumWhen(sql`r.cache_write_tokens`, w.from, w.to)} as ${as(`${w.key}_cache_write`)}`,
+          ]),
+        ]
+      : []),
   ];
   const rows = rowsOf<Record<string, unknown>>(
     await db.execute(sql`
@@ -213,8 +228,26 @@ async function rollupFigures(db: Db, workspaceId: string, range: HourRange, incl
       }),
       topAgents,
       nominalCredits: rows.filter((r) => isNominal(String(r.model))).reduce((t, r) => t + num(r["30d_now"]), 0),
+      savedByCaching: await savedByCaching(db, workspaceId, rows),
     },
   };
+}
+
+/** Credits prompt caching saved per window (see `UsageSummary`), from rows of cached tokens per model. */
+async function savedByCaching(db: Db, workspaceId: string, rows: Record<string, unknown>[]): Promise<{ range: number; "30d": number }> {
+  const cached = rows.filter((r) => Number(r["30d_cache_read"] ?? 0) + Number(r["30d_cache_write"] ?? 0) > 0);
+  if (cached.length === 0) return { range: 0, "30d": 0 };
+  const prices = await loadWorkspacePrices(db, workspaceId);
+  const saved = (key: "range" | "30d") =>
+    Math.round(
+      cached.reduce((total, r) => {
+        const { rates } = resolvePrice(String(r.model), prices);
+        const read = Number(r[`${key}_cache_read`] ?? 0);
+        const write = Number(r[`${key}_cache_write`] ?? 0);
+        return total + (read * (rates.input - rates.cacheRead) - write * (rates.cacheWrite - rates.input)) / CREDITS_PER_USD;
+      }, 0),
+    );
+  return { range: saved("range"), "30d": saved("30d") };
 }
 
 async function runStats(db: Db, workspaceId: string, range: HourRange) {

@@ -23,6 +23,7 @@ export const usageSummarySchema = z.object({
       topAgents: z.array(z.object({ agentId: z.nullable(id), handle: z.nullable(z.string()), name: z.nullable(z.string()), credits: z.number(), calls: z.number() })),
       /** Credits of the 30-day period spent on the offline model, whose price is nominal. */
       nominalCredits: z.number(),
+      savedByCaching: z.object({ range: z.number(), "30d": z.number() }),
     }),
   ),
   activity: z.object({

@@ -25,6 +25,8 @@ export const storedRunSchema = z.object({
   credits: z.nullable(z.number()),
   inputTokens: z.number(),
   outputTokens: z.number(),
+  /** Prompt tokens read from the provider's cache, besides `inputTokens`. */
+  cacheReadTokens: z.number(),
 });
 
 export const storedStepSchema = z.object({

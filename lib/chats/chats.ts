@@ -78,7 +78,17 @@ export interface HistoryMessage {
   role: "user" | "assistant";
   content: string;
   createdAt: Date;
-  run: { id: string; state: string; error: string | null; errorCode: string | null; lastSeq: number; credits: number | null; inputTokens: number; outputTokens: number } | null;
+  run: {
+    id: string;
+    state: string;
+    error: string | null;
+    errorCode: string | null;
+    lastSeq: number;
+    credits: number | null;
+    inputTokens: number;
+    outputTokens: number;
+    cacheReadTokens: number;
+  } | null;
   steps: {
     id: string;
     callId: string;
@@ -127,6 +137,7 @@ export async function getChatHistory(
               credits: creditsForViewer(viewer, run.credits),
               inputTokens: run.inputTokens,
               outputTokens: run.outputTokens,
+              cacheReadTokens: run.cacheReadTokens,
             }
           : null,
         steps: stepRows

@@ -49,6 +49,9 @@ export const runEventSchemas = {
     model: z.string(),
     inputTokens: z.int(),
     outputTokens: z.int(),
+    /** Prompt tokens read from the provider's cache and written to it, besides `inputTokens` (absent before caching). */
+    cacheReadTokens: z.optional(z.int()),
+    cacheWriteTokens: z.optional(z.int()),
     /** Null for viewers who may not see spend (members). */
     credits: z.nullable(z.int()),
     estimated: z.boolean(),

@@ -5,6 +5,7 @@ import { statement } from "../db/statements";
 import { agentRuns, executionGrants, steps, type AgentRun, type TaintSource } from "../db/schema";
 import { withDbRetry } from "../db/retry";
 import { lease } from "./shared";
+import type { Usage } from "../models/types";
 
 /** Renews our lease; tells whether the run was cancelled or taken from us meanwhile. */
 export async function renewLease(db: Db, runId: string, owner: string): Promise<"ok" | "cancel" | "lost"> {
@@ -29,6 +30,8 @@ const addUsage = statement((db) =>
     .set({
       inputTokens: sql`${agentRuns.inputTokens} + ${sql.placeholder("inputTokens")}`,
       outputTokens: sql`${agentRuns.outputTokens} + ${sql.placeholder("outputTokens")}`,
+      cacheReadTokens: sql`${agentRuns.cacheReadTokens} + ${sql.placeholder("cacheReadTokens")}`,
+      cacheWriteTokens: sql`${agentRuns.cacheWriteTokens} + ${sql.placeholder("cacheWriteTokens")}`,
       credits: sql`${agentRuns.credits} + ${sql.placeholder("credits")}`,
       modelCalls: sql`${sql.placeholder("modelCalls")}`,
     })
@@ -39,9 +42,9 @@ const addUsage = statement((db) =>
 );
 
 /** Adds one model call's usage to the run's totals, once per call number. */
-export async function addRunUsage(db: Db, runId: string, usage: { inputTokens: number; outputTokens: number; credits: number; callNumber: number }): Promise<void> {
-  const { inputTokens, outputTokens, credits, callNumber } = usage;
-  await withDbRetry(() => addUsage(db).execute({ runId, inputTokens, outputTokens, credits, modelCalls: callNumber + 1 }));
+export async function addRunUsage(db: Db, runId: string, usage: Usage & { credits: number; callNumber: number }): Promise<void> {
+  const { inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, credits, callNumber } = usage;
+  await withDbRetry(() => addUsage(db).execute({ runId, inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, credits, modelCalls: callNumber + 1 }));
 }
 
 /**

@@ -47,11 +47,14 @@ export async function chargeModelCall(input: {
     // The run's own totals below let reconciliation find and fill the gap.
     logError(`Could not charge model call ${input.callNumber} of run ${run.id}`, error);
   }
-  await addRunUsage(db, run.id, { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, credits, callNumber: input.callNumber }).catch((error: unknown) =>
+  await addRunUsage(db, run.id, { ...usage, credits, callNumber: input.callNumber }).catch((error: unknown) =>
     logError(`Could not update the totals of run ${run.id}`, error),
   );
   await input.journal
-    .emit({ type: "usage", payload: { model: input.modelSpec, inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, credits, estimated } })
+    .emit({
+      type: "usage",
+      payload: { model: input.modelSpec, inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, cacheReadTokens: usage.cacheReadTokens, cacheWriteTokens: usage.cacheWriteTokens, credits, estimated },
+    })
     .catch(() => undefined);
 }
 

@@ -78,6 +78,13 @@ describe("prompt caching: a tool loop reads what the call before it wrote, and t
     expect(second.credits).toBeLessThan(uncached / 3);
     const run = await getRunRow(s.db, runId);
     expect(run.credits).toBe(first.credits + second.credits);
+    // The run's totals and its journal say how much came from the cache: the chat's cost line shows it.
+    expect(run).toMatchObject({ cacheReadTokens: second.cacheReadTokens, cacheWriteTokens: first.cacheWriteTokens + second.cacheWriteTokens });
+    const usageEventsOfRun = events.filter((e) => e.type === "usage").map((e) => e.payload as { cacheReadTokens?: number; cacheWriteTokens?: number });
+    expect(usageEventsOfRun).toEqual([
+      expect.objectContaining({ cacheReadTokens: 0, cacheWriteTokens: first.cacheWriteTokens }),
+      expect.objectContaining({ cacheReadTokens: second.cacheReadTokens, cacheWriteTokens: second.cacheWriteTokens }),
+    ]);
   });
 
   it("a prompt too long for the model's window is refused with the API's own error, and a fifth breakpoint is refused", async () => {

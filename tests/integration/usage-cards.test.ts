@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { chargeUsage, type UsageSource } from "../../lib/billing/ledger";
 import { getUsageSummary } from "../../lib/billing/summary";
+import { priceFor } from "../../lib/billing/prices";
 import { rowsOf } from "../../lib/db/client";
 import { makeUser, makeWorkspace } from "../support/fixtures";
 import { makeAgent } from "../support/runtime";
@@ -53,7 +54,7 @@ describe("overview cards over the daily and hourly rollups", () => {
         agentId: i % 7 === 0 ? null : i % 2 ? first.id : second.id,
         source: sources(i),
         model: models[i % models.length]!,
-        usage: usage(100 + ((i * 37) % 900), 10 + ((i * 11) % 300), i % 4 === 0 ? 50 : 0, 0),
+        usage: usage(100 + ((i * 37) % 900), 10 + ((i * 11) % 300), i % 4 === 0 ? 500 : 0, i % 5 === 0 ? 40 : 0),
         idempotencyKey: `cards-${workspace.id}-${i}`,
         occurredAt: new Date(end - offset),
       });
@@ -93,7 +94,25 @@ describe("overview cards over the daily and hourly rollups", () => {
       ),
       top: top.map((t) => ({ agentId: t.agent_id, credits: Number(t.credits), calls: Number(t.calls) })),
       nominal: await sum("credits", back(30 * DAY), to, "and model = 'offline'"),
+      savedByCaching: { range: await cacheSaving(workspaceId, from, to), "30d": await cacheSaving(workspaceId, back(30 * DAY), to) },
     };
+  }
+
+  /**
+   * What caching saved from the raw ledger: per model, cache reads at the input price less the read price, less cache
+   * writes at the write price less the input price (a dollar per Mtok is a credit per token).
+   */
+  async function cacheSaving(workspaceId: string, from: Date, to: Date) {
+    const rows = rowsOf<{ model: string; read: string; write: string }>(
+      await server().db.execute(sql`select model, sum(cache_read_tokens)::text as read, sum(cache_write_tokens)::text as write from usage_events
+        where workspace_id = ${workspaceId} and created_at >= ${from.toISOString()}::timestamptz and created_at < ${to.toISOString()}::timestamptz group by model`),
+    );
+    return Math.round(
+      rows.reduce((total, r) => {
+        const { price } = priceFor(r.model);
+        return total + Number(r.read) * (price.input - price.cacheRead) - Number(r.write) * (price.cacheWrite - price.input);
+      }, 0),
+    );
   }
 
   async function expectCardsEqualLedger(workspaceId: string, from: Date, to: Date) {
@@ -104,6 +123,8 @@ describe("overview cards over the daily and hourly rollups", () => {
     expect(cards.spend!.periods.map((p) => ({ key: p.key, credits: p.credits, previousCredits: p.previousCredits }))).toEqual(ledger.periods);
     expect(cards.spend!.topAgents.map((t) => ({ agentId: t.agentId, credits: t.credits, calls: t.calls }))).toEqual(ledger.top);
     expect(cards.spend!.nominalCredits).toBe(ledger.nominal);
+    expect(cards.spend!.savedByCaching).toEqual(ledger.savedByCaching);
+    expect(ledger.savedByCaching["30d"]).toBeGreaterThan(0);
     // Members get the same tokens and calls without spend.
     const member = await getUsageSummary(server().db, workspaceId, { from, to, includeSpend: false, now: to });
     expect(member.spend).toBeNull();

@@ -49,11 +49,11 @@ describe("charging runs", () => {
     await waitForRun(s.db, runId);
     const once = await getRunRow(s.db, runId);
     expect(once).toMatchObject({ inputTokens: 1000, outputTokens: 500, modelCalls: 1 });
-    await addRunUsage(s.db, runId, { inputTokens: 1000, outputTokens: 500, credits: once.credits, callNumber: 0 });
+    await addRunUsage(s.db, runId, { inputTokens: 1000, outputTokens: 500, cacheReadTokens: 0, cacheWriteTokens: 0, credits: once.credits, callNumber: 0 });
     expect(await getRunRow(s.db, runId)).toMatchObject({ inputTokens: 1000, outputTokens: 500, credits: once.credits, modelCalls: 1 });
-    // The next call is counted.
-    await addRunUsage(s.db, runId, { inputTokens: 10, outputTokens: 5, credits: 0, callNumber: 1 });
-    expect(await getRunRow(s.db, runId)).toMatchObject({ inputTokens: 1010, outputTokens: 505, modelCalls: 2 });
+    // The next call is counted, its cached tokens too.
+    await addRunUsage(s.db, runId, { inputTokens: 10, outputTokens: 5, cacheReadTokens: 900, cacheWriteTokens: 40, credits: 0, callNumber: 1 });
+    expect(await getRunRow(s.db, runId)).toMatchObject({ inputTokens: 1010, outputTokens: 505, cacheReadTokens: 900, cacheWriteTokens: 40, modelCalls: 2 });
   });
 
   it("a resumed run is not charged twice: 2 calls × (1000 in, 500 out) at $3/$15 per Mtok = 21,000 credits, with two racing resumers", async () => {

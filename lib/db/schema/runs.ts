@@ -66,6 +66,9 @@ export const agentRuns = pgTable(
     leaseExpiresAt: at(),
     inputTokens: bigint({ mode: "number" }).notNull().default(0),
     outputTokens: bigint({ mode: "number" }).notNull().default(0),
+    /** Prompt tokens read from the provider's cache, and written to it (besides `inputTokens`, which are neither). */
+    cacheReadTokens: bigint({ mode: "number" }).notNull().default(0),
+    cacheWriteTokens: bigint({ mode: "number" }).notNull().default(0),
     credits: bigint({ mode: "number" }).notNull().default(0),
     /** Credits a manager let this run spend past its agent's cap per run, summed over the approvals to go on. */
     capRaisedCredits: bigint({ mode: "number" }).notNull().default(0),
