@@ -93,7 +93,7 @@ export function SsoPanel() {
           ))}
         </ul>
         <div className="flex flex-wrap items-end gap-2">
-          <label className="min-w-0 flex-1 space-y-1 text-sm">
+          <label className="min-w-48 flex-1 space-y-1 text-sm">
             <span className="label">Domain</span>
             <input className="input" placeholder="example.com" value={domain} onChange={(e) => setDomain(e.target.value)} />
           </label>
