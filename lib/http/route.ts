@@ -5,7 +5,7 @@ import type { Database } from "../db/client";
 import { AppError } from "../errors";
 import { findNul } from "../text";
 import { getServer, type Server } from "../server";
-import { roleLabels } from "../access/role-names";
+import { hasRole, roleLabels } from "../access/role-names";
 import type { PublicUser } from "../workspaces/users";
 import type { Role } from "../db/schema";
 import { markWorkspaceOpened, type WorkspaceMembership } from "../workspaces/workspaces";
@@ -275,7 +275,7 @@ export function route<P extends Schema = undefined, Q extends Schema = undefined
         throw new AppError(`forbidden:role`, `This needs the ${roleLabels[capabilities[options.can]].toLowerCase()} role or higher in ${workspace.name}.`);
       }
       const inputs = await readInputs(options, req, nextContext, server);
-      const work = () => handler({ req, server, db: server.db, user, ...inputs, workspace, stillAllowed: allowedWhile(server, stillAllowed, options.can) });
+      const work = () => handler({ req, server, db: server.db, user, ...inputs, workspace, stillAllowed: allowedWhile(server, stillAllowed, workspace.role) });
       return toResponse(await (key ? actWithKey(key, work) : work()));
     } catch (error) {
       return errorResponse(error);
@@ -334,12 +334,16 @@ async function keyAccess(req: Request, bearer: string, options: { apiKeys?: bool
   return { server, user, workspace, stillAllowed, key };
 }
 
-/** `stillAllowed` for a handler: the access still holds and still has the route's capability, asked every few seconds by streams. */
-function allowedWhile(server: Server, roleNow: () => Promise<Role | null>, capability: Capability | undefined): AccessCheck {
+/**
+ * `stillAllowed` for a handler, asked every few seconds by streams: the access still holds with at least the role the
+ * request was answered with. What a stream sends was chosen for that role (a reviewer reads other people's chats, a
+ * member only their own), so a demoted viewer's stream ends and the client reconnects under the rules of the new role.
+ */
+function allowedWhile(server: Server, roleNow: () => Promise<Role | null>, openedWith: Role): AccessCheck {
   return Object.assign(
     async () => {
       const role = await roleNow();
-      return role !== null && (!capability || can(role, capability));
+      return role !== null && hasRole(role, openedWith);
     },
     { everyMs: server.env.CLAWDECK_STREAM_RECHECK_SECONDS * 1000 },
   );

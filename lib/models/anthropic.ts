@@ -204,8 +204,9 @@ function parseToolInput(call: OpenToolCall): Record<string, unknown> {
   let value: unknown;
   try {
     value = JSON.parse(call.json);
-  } catch (error) {
-    throw new ModelError(`The model sent invalid JSON input for tool "${call.name}": ${(error as Error).message}`, "bad_tool_input");
+  } catch {
+    // The parser's message quotes the input: what the model wrote stays out of the run's error.
+    throw new ModelError(`The model sent input for tool "${call.name}" that is not valid JSON (${call.json.length} characters).`, "bad_tool_input");
   }
   const parsed = toolInputSchema.safeParse(value);
   if (!parsed.success) throw new ModelError(`The model sent a non-object input for tool "${call.name}".`, "bad_tool_input");

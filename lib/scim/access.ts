@@ -1,6 +1,6 @@
-import { and, eq, gt, isNull, or } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { apiKeys, doorTokens, memberships, users } from "../db/schema";
+import { memberships, users } from "../db/schema";
 import { revokeUserSessions } from "../auth/sessions";
 import { dropMember } from "../workspaces/members";
 import { endSoloApproval, isDecidingRole } from "../safety/solo-approval";
@@ -16,9 +16,10 @@ export interface EndedAccess {
 
 /**
  * What deactivating a provisioned person does, in the caller's transaction: their membership ends (never the last
- * owner's), every session of theirs ends (in every workspace: a session is the person's, not a workspace's), and the
- * API keys and live door tokens they made here are revoked. Open event streams end at their next access check.
- * Their history (chats, runs, decisions, the audit log) stays.
+ * owner's), and with it the API keys and door tokens they made here (see `dropMember`). Their open event streams here
+ * end at the next access check, within `CLAWDECK_STREAM_RECHECK_SECONDS`. When this was their last workspace, every
+ * session of theirs ends too; a person who is still a member elsewhere stays signed in there, since one workspace's
+ * identity provider does not speak for another workspace. Their history (chats, runs, decisions, the audit log) stays.
  */
 export async function endAccess(tx: Db, workspaceId: string, userId: string): Promise<EndedAccess> {
   const [member] = await tx
@@ -26,29 +27,10 @@ export async function endAccess(tx: Db, workspaceId: string, userId: string): Pr
     .from(memberships)
     .innerJoin(users, eq(users.id, memberships.userId))
     .where(and(eq(memberships.workspaceId, workspaceId), eq(memberships.userId, userId)));
-  if (member) await dropMember(tx, workspaceId, member, { kind: "system" }, BY_IDENTITY_PROVIDER);
-  const sessionsEnded = await revokeUserSessions(tx, userId, "removed");
-  const now = new Date();
-  // Written here rather than through the API keys' own module: a key also stops working once its maker is no longer
-  // a member, and this makes that permanent, so a person added again does not get their old keys back.
-  const keys = await tx
-    .update(apiKeys)
-    .set({ revokedAt: now })
-    .where(and(eq(apiKeys.workspaceId, workspaceId), eq(apiKeys.createdBy, userId), isNull(apiKeys.revokedAt)))
-    .returning({ id: apiKeys.id });
-  const tokens = await tx
-    .update(doorTokens)
-    .set({ revokedAt: now })
-    .where(
-      and(
-        eq(doorTokens.workspaceId, workspaceId),
-        eq(doorTokens.createdByUserId, userId),
-        isNull(doorTokens.revokedAt),
-        or(isNull(doorTokens.expiresAt), gt(doorTokens.expiresAt, now)),
-      ),
-    )
-    .returning({ id: doorTokens.id });
-  return { role: member?.role ?? null, sessionsEnded, apiKeysRevoked: keys.length, doorTokensRevoked: tokens.length };
+  const revoked = member ? await dropMember(tx, workspaceId, member, { kind: "system" }, BY_IDENTITY_PROVIDER) : { apiKeysRevoked: 0, doorTokensRevoked: 0 };
+  const [elsewhere] = await tx.select({ workspaceId: memberships.workspaceId }).from(memberships).where(eq(memberships.userId, userId)).limit(1);
+  const sessionsEnded = elsewhere ? 0 : await revokeUserSessions(tx, userId, "removed");
+  return { role: member?.role ?? null, sessionsEnded, ...revoked };
 }
 
 /** What reactivating does: the person is a member again, with the role their groups give (member without one). */

@@ -35,12 +35,18 @@ export function parseFilter<K extends keyof typeof filterable>(kind: K, text: st
 }
 
 /** `startIndex` and `count` of a list (RFC 7644 §3.4.2.4): below 1 counts as 1, a negative count as 0, at most `maxCount`. */
+/** The largest `startIndex` or `count` read (PostgreSQL's integer). */
+const MAX_INDEX = 2_147_483_647;
+
 export function parsePage(params: URLSearchParams, maxCount: number): { startIndex: number; count: number } {
   const number = (name: string, fallback: number) => {
     const raw = params.get(name);
     if (raw === null || raw.trim() === "") return fallback;
     if (!/^-?\d+$/.test(raw.trim())) throw new AppError("bad_request:scim_value", `${name} must be a whole number.`);
-    return Number(raw);
+    const value = Number(raw);
+    // An offset past what the database counts is no page anyone has: refused, never sent to the query.
+    if (value > MAX_INDEX) throw new AppError("bad_request:scim_value", `${name} must be at most ${MAX_INDEX}.`);
+    return value;
   };
   return { startIndex: Math.max(1, number("startIndex", 1)), count: Math.min(maxCount, Math.max(0, number("count", maxCount))) };
 }

@@ -2,9 +2,10 @@ import { and, asc, count, eq, inArray, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import { recordAudit } from "../audit";
 import type { Db } from "../db/client";
-import { scimGroupMembers, scimGroups, scimUsers, type ScimUser } from "../db/schema";
+import { memberships, scimGroupMembers, scimGroups, scimUsers, workspaces, type ScimUser } from "../db/schema";
 import { AppError } from "../errors";
 import { createUserWithoutPassword, emailSchema, getUserByEmail } from "../workspaces/users";
+import { ssoOf } from "../auth/sso-settings";
 import { endAccess, restoreAccess } from "./access";
 import type { ScimFilter } from "./filter";
 import { applyOperation, type PatchOperation } from "./patch";
@@ -113,6 +114,9 @@ export async function listScimUsers(db: Db, scope: ScimScope, filter: ScimFilter
 /**
  * Provisions a person: the account with that email (made, without a password, when there is none) becomes a member
  * with the role of their groups, member until a group says more. A person who already is a member keeps their role.
+ * Only emails of the workspace's own domains (its single sign-on domains) are provisioned, besides its members: one
+ * workspace's identity provider never claims a person of another's, and the answer is the same whether or not an
+ * account with that email exists.
  */
 export async function createScimUser(db: Db, scope: ScimScope, body: unknown): Promise<ScimUserResource> {
   const input = readResource(userSchema, body, CANONICAL);
@@ -121,6 +125,12 @@ export async function createScimUser(db: Db, scope: ScimScope, body: unknown): P
     db.transaction(async (tx) => {
       await assertUserNameFree(tx, scope, input.userName);
       const existing = await getUserByEmail(tx, email);
+      if (!(existing && (await isMember(tx, scope.workspaceId, existing.id))) && !(await domainClaimed(tx, scope.workspaceId, email))) {
+        throw new AppError(
+          "bad_request:scim_value",
+          `Only people whose email is in one of this workspace's own domains can be provisioned (an owner adds ${email.split("@")[1]} under Settings, Single sign-on), or people who are already members.`,
+        );
+      }
       const person = existing ?? (await createUserWithoutPassword(tx, { email, name: nameOf(input, email) }));
       const [made] = await tx
         .insert(scimUsers)
@@ -192,4 +202,16 @@ export async function deleteScimUser(db: Db, scope: ScimScope, id: string): Prom
       detail: { ...BY_IDENTITY_PROVIDER, userName: row.userName, ...ended },
     });
   });
+}
+
+async function isMember(tx: Db, workspaceId: string, userId: string): Promise<boolean> {
+  const [row] = await tx.select({ userId: memberships.userId }).from(memberships).where(and(eq(memberships.workspaceId, workspaceId), eq(memberships.userId, userId)));
+  return row !== undefined;
+}
+
+/** Whether the email's domain is one of the workspace's own (`settings.sso.domains`). */
+async function domainClaimed(tx: Db, workspaceId: string, email: string): Promise<boolean> {
+  const [ws] = await tx.select({ settings: workspaces.settings }).from(workspaces).where(eq(workspaces.id, workspaceId));
+  const domain = email.slice(email.lastIndexOf("@") + 1).toLowerCase();
+  return ssoOf(ws?.settings).domains.some((d) => d.domain.toLowerCase() === domain);
 }

@@ -75,13 +75,13 @@ export function createOtlpTelemetry(db: Db, config: { endpoint: string; headers:
       build(`run ${runId}`, async () => {
         const [context, facts] = await Promise.all([contextOf(runId), runFacts(db, runId)]);
         contexts.delete(runId);
-        return context && facts ? runSpan(facts, context) : null;
+        return context && facts ? runSpan(facts, context, await getExportContents(db, facts.run.workspaceId)) : null;
       });
     },
     missionEnded(missionRunId) {
       build(`mission ${missionRunId}`, async () => {
         const facts = await missionFacts(db, missionRunId);
-        return facts && missionSpan(facts);
+        return facts && missionSpan(facts, await getExportContents(db, facts.mission.workspaceId));
       });
     },
     async flush() {

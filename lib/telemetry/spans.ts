@@ -46,7 +46,11 @@ export const MAX_CONTENT_CHARS = 32_000;
 const content = (value: unknown) => truncate(typeof value === "string" ? value : JSON.stringify(value ?? null), MAX_CONTENT_CHARS, "…");
 
 /** A run: `invoke_agent` from its creation until it ended, with its totals. */
-export function runSpan({ run, handle }: RunFacts, context: TraceContext): SpanRecord {
+/**
+ * A run's span. Its failure sentence can quote what the model or a tool said (a malformed tool input, an upstream
+ * node's error): it goes only when the workspace exports contents; the error's code always does.
+ */
+export function runSpan({ run, handle }: RunFacts, context: TraceContext, contents: boolean): SpanRecord {
   const failed = run.state === "failed";
   return {
     name: `invoke_agent ${handle ?? "agent"}`,
@@ -74,7 +78,7 @@ export function runSpan({ run, handle }: RunFacts, context: TraceContext): SpanR
       ...(context.missionRunId ? { "clawdeck.mission.id": context.missionRunId, "clawdeck.mission.node": run.missionNodeId ?? "" } : {}),
       ...(failed && run.errorCode ? { [ATTR_ERROR_TYPE]: run.errorCode } : {}),
     },
-    status: failed ? { code: "error", message: run.error ?? undefined } : run.state === "succeeded" ? { code: "ok" } : { code: "unset" },
+    status: failed ? { code: "error", message: (contents ? run.error : run.errorCode) ?? undefined } : run.state === "succeeded" ? { code: "ok" } : { code: "unset" },
   };
 }
 
@@ -175,7 +179,8 @@ export function toolCallSpan({ step, approval }: StepFacts, context: TraceContex
 }
 
 /** A mission: `invoke_workflow <crew>`, the root of the trace its runs share. */
-export function missionSpan({ mission, crew }: MissionFacts): SpanRecord {
+/** A mission's span; as a run's, its failure sentence goes only with contents (it may quote a node's error). */
+export function missionSpan({ mission, crew }: MissionFacts, contents: boolean): SpanRecord {
   const failed = mission.state === "failed";
   return {
     name: `invoke_workflow ${crew ?? "mission"}`,
@@ -193,6 +198,6 @@ export function missionSpan({ mission, crew }: MissionFacts): SpanRecord {
       "clawdeck.mission.state": mission.state,
       "clawdeck.mission.credits": mission.credits,
     },
-    status: failed ? { code: "error", message: mission.error ?? undefined } : mission.state === "succeeded" ? { code: "ok" } : { code: "unset" },
+    status: failed ? { code: "error", message: contents ? (mission.error ?? undefined) : undefined } : mission.state === "succeeded" ? { code: "ok" } : { code: "unset" },
   };
 }

@@ -1,7 +1,7 @@
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "../db/client";
-import { invitations, memberships, users, type Role } from "../db/schema";
+import { apiKeys, doorTokens, invitations, memberships, users, type Role } from "../db/schema";
 import { AppError } from "../errors";
 import { recordAudit, type AuditInput } from "../audit";
 import { endSoloApproval, isDecidingRole } from "../safety/solo-approval";
@@ -129,8 +129,9 @@ export async function removeMember(db: Db, workspaceId: string, actor: Actor, us
 }
 
 /**
- * Ends a membership in the caller's transaction, whoever asked: never the last owner's; the invitations the person
- * made are revoked with it, and it is audited.
+ * Ends a membership in the caller's transaction, whoever asked: never the last owner's. What the person made that lets
+ * others in or acts for them goes with it, for good (a person added back does not get it back): their invitations,
+ * their API keys and their live door tokens here. Audited with what was revoked.
  */
 export async function dropMember(
   tx: Db,
@@ -138,19 +139,32 @@ export async function dropMember(
   member: Pick<Member, "userId" | "email" | "role">,
   by: AuditInput["actor"],
   detail: Record<string, unknown> = {},
-): Promise<void> {
+): Promise<{ apiKeysRevoked: number; doorTokensRevoked: number }> {
   if (member.role === "owner" && (await countOwners(tx, workspaceId)) <= 1) {
     throw new AppError("conflict:last_owner", "A workspace needs at least one owner. Make someone else an owner first.");
   }
   await tx.delete(memberships).where(and(eq(memberships.workspaceId, workspaceId), eq(memberships.userId, member.userId)));
   await revokeInvitationsBeyond(tx, workspaceId, member.userId, null, by);
+  const now = new Date();
+  const keys = await tx
+    .update(apiKeys)
+    .set({ revokedAt: now })
+    .where(and(eq(apiKeys.workspaceId, workspaceId), eq(apiKeys.createdBy, member.userId), isNull(apiKeys.revokedAt)))
+    .returning({ id: apiKeys.id });
+  const tokens = await tx
+    .update(doorTokens)
+    .set({ revokedAt: now })
+    .where(and(eq(doorTokens.workspaceId, workspaceId), eq(doorTokens.createdByUserId, member.userId), isNull(doorTokens.revokedAt)))
+    .returning({ id: doorTokens.id });
+  const revoked = { apiKeysRevoked: keys.length, doorTokensRevoked: tokens.length };
   await recordAudit(tx, {
     workspaceId,
     actor: by,
     action: "member.removed",
     target: { type: "user", id: member.userId },
-    detail: { email: member.email, role: member.role, ...detail },
+    detail: { email: member.email, role: member.role, ...revoked, ...detail },
   });
+  return revoked;
 }
 
 export async function countMembers(db: Db, workspaceId: string): Promise<number> {

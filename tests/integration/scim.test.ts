@@ -10,7 +10,7 @@ import { authenticateDoorToken } from "../../lib/door/tokens";
 import { doorTokenFor } from "../support/door";
 import { makeUser, makeWorkspace } from "../support/fixtures";
 import { makeAgent } from "../support/runtime";
-import { scimClient } from "../support/scim";
+import { claimDomain, scimClient } from "../support/scim";
 import { jsonRequest, sessionCookie, useTestServer } from "../support/server";
 
 /** How often this file's event streams recheck their viewer's access (the product's default is 8 s). */
@@ -25,6 +25,7 @@ describe("SCIM: an identity provider provisions people and groups, as in its con
     const owner = await makeUser(s.db);
     const ws = await makeWorkspace(s.db, `Directory ${crypto.randomBytes(3).toString("hex")}`, owner);
     const ownerAs = { cookie: await sessionCookie(s, owner), workspace: ws.slug };
+    await claimDomain(s.db, ws.id);
     const made = await makeTokenRoute(jsonRequest("/api/workspace/scim-token", { method: "POST", ...ownerAs }));
     expect(made.status).toBe(201);
     const { token } = (await made.json()) as { token: string };

@@ -12,7 +12,7 @@ import { GET as deliveriesRoute } from "../../app/api/webhooks/[id]/deliveries/r
 import { POST as retryRoute } from "../../app/api/webhooks/[id]/deliveries/[deliveryId]/retry/route";
 import { POST as makeScimTokenRoute } from "../../app/api/workspace/scim-token/route";
 import { approvals, auditLog } from "../../lib/db/schema";
-import { scimClient } from "../support/scim";
+import { claimDomain, scimClient } from "../support/scim";
 import { deliverWebhooks, planWebhookEvents, runWebhooks } from "../../lib/webhooks/deliveries";
 import { makeUser, makeWorkspace } from "../support/fixtures";
 import { getRunRow, makeAgent, settle } from "../support/runtime";
@@ -216,6 +216,7 @@ describe("webhooks: the team's own systems hear about approvals, runs and people
     const path = `/people-${crypto.randomBytes(3).toString("hex")}`;
     const made = await createRoute(jsonRequest("/api/webhooks", { method: "POST", ...(await t.as(t.max)), body: { url: `${receiver.origin}${path}`, events: ["member.added", "member.removed"] } }));
     expect(made.status).toBe(201);
+    await claimDomain(t.s.db, t.ws.id);
     const tokenRes = await makeScimTokenRoute(jsonRequest("/api/workspace/scim-token", { method: "POST", ...(await t.as(t.owner)) }));
     const scim = scimClient(((await tokenRes.json()) as { token: string }).token);
     const email = `ivy-${crypto.randomBytes(3).toString("hex")}@corp.example`;

@@ -6,6 +6,9 @@ import * as serviceProviderConfig from "../../app/scim/v2/ServiceProviderConfig/
 import * as users from "../../app/scim/v2/Users/route";
 import * as user from "../../app/scim/v2/Users/[id]/route";
 import { params } from "./server";
+import { eq, sql } from "drizzle-orm";
+import type { Db } from "../../lib/db/client";
+import { workspaces } from "../../lib/db/schema";
 
 type Handler = (req: Request, ctx?: { params: Promise<Record<string, string>> }) => Promise<Response>;
 
@@ -47,3 +50,11 @@ export const scimClient = (token: string | null) => ({
   patch: (path: string, operations: unknown[]) => scimCall(token, "PATCH", path, { schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"], Operations: operations }),
   delete: (path: string) => scimCall(token, "DELETE", path),
 });
+
+/** Makes `domain` one of the workspace's own email domains, whose people its identity provider may provision. */
+export async function claimDomain(db: Db, workspaceId: string, domain = "corp.example"): Promise<void> {
+  await db
+    .update(workspaces)
+    .set({ settings: sql`jsonb_set(${workspaces.settings}, '{sso}', ${JSON.stringify({ required: false, domains: [{ domain, role: "member" }] })}::jsonb)` })
+    .where(eq(workspaces.id, workspaceId));
+}

@@ -12,6 +12,6 @@ const saveDoc = {
     "save one (201; the same provider and label again replace its secret); a malformed token gets 422 `unprocessable:connection_secret`, a base address other than the operator's 422 `unprocessable:connection_base_url`",
 };
 
-export const POST = route({ doc: saveDoc, can: "connections.manage", body: saveConnectionSchema }, async ({ server, workspace, user, body }) =>
+export const POST = route({ apiKeys: false, doc: saveDoc, can: "connections.manage", body: saveConnectionSchema }, async ({ server, workspace, user, body }) =>
   created({ connection: await saveConnection(server.db, workspace.id, user.id, server.secrets.encryptionKey, body) }),
 );

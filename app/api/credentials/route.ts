@@ -8,7 +8,7 @@ export const GET = route(
 );
 
 export const POST = route(
-  {
+  { apiKeys: false,
     doc: { summary: "store one (201): the value is write-only and goes only to the named hosts (`*.example.com` for any below); a name already used is 409 `conflict:credential`" },
     can: "connections.manage",
     body: credentialInputSchema,

@@ -36,7 +36,7 @@ const inviteDoc = {
 
 /** The token comes back once, here, for the inviter to pass on; only its hash is kept. */
 export const POST = route(
-  { doc: inviteDoc, can: "members.manage", body: createInvitationSchema, response: invitationCreatedSchema },
+  { apiKeys: false, doc: inviteDoc, can: "members.manage", body: createInvitationSchema, response: invitationCreatedSchema },
   async ({ req, server, db, workspace, user, body }) => {
     await limitInvitations(server.db, user.id, server.env.CLAWDECK_INVITATIONS_PER_HOUR);
     const { invitation, token } = await createInvitation(db, workspace.id, { userId: user.id, role: workspace.role }, body);

@@ -13,7 +13,7 @@ const createDoc = {
     "`{url, events, description?}`: 201 with the endpoint and its signing `secret` (`whsec_…`, shown once); messages are signed with the Standard Webhooks scheme (`webhook-id`, `webhook-timestamp`, `webhook-signature`); an address inside the server's network (unless `CLAWDECK_FETCH_ALLOW` names it) gets 422 `unprocessable:webhook_url`; audited",
 };
 
-export const POST = route({ doc: createDoc, can: "connections.manage", body: webhookBodySchema, response: webhookCreatedSchema }, async ({ server, db, workspace, user, body }) =>
+export const POST = route({ apiKeys: false, doc: createDoc, can: "connections.manage", body: webhookBodySchema, response: webhookCreatedSchema }, async ({ server, db, workspace, user, body }) =>
   created(
     await createWebhook(db, {
       workspaceId: workspace.id,

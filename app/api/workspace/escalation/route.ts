@@ -17,6 +17,6 @@ export const GET = route({ doc: readDoc, response: escalationSchema }, async ({ 
 
 const writeDoc = { summary: "`{escalateAfterMinutes, slackChannel?}`: minutes from 0 to 10080, a channel such as `#approvals` or null (left out: unchanged); managers and owners; audited" };
 
-export const PUT = route({ doc: writeDoc, can: "policy.manage", body: escalationBodySchema, response: escalationSchema }, async ({ db, workspace, user, body }) =>
+export const PUT = route({ apiKeys: false, doc: writeDoc, can: "policy.manage", body: escalationBodySchema, response: escalationSchema }, async ({ db, workspace, user, body }) =>
   setEscalation(db, workspace.id, user.id, body),
 );

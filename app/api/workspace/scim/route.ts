@@ -8,7 +8,7 @@ const readDoc = {
   summary: "the directory (SCIM): the live token's prefix, when it was made and last used (null: none), the group → role mapping, and the base URL to give the identity provider",
 };
 
-export const GET = route({ doc: readDoc, can: "scim.manage", response: scimSettingsSchema }, async ({ db, server, workspace }) => ({
+export const GET = route({ apiKeys: false, doc: readDoc, can: "scim.manage", response: scimSettingsSchema }, async ({ db, server, workspace }) => ({
   token: await getScimTokenSummary(db, workspace.id),
   groupRoles: await readGroupRoles(db, workspace.id),
   baseUrl: `${publicBaseUrl(server.env)}/scim/v2`,
@@ -16,7 +16,7 @@ export const GET = route({ doc: readDoc, can: "scim.manage", response: scimSetti
 
 const writeDoc = { summary: "`{groupRoles}`: group name → manager, reviewer or member; every provisioned person gets the role their groups now give (owners stay owners); audited" };
 
-export const PUT = route({ doc: writeDoc, can: "scim.manage", body: groupRolesBodySchema, response: scimSettingsSchema }, async ({ db, server, workspace, user, body }) => ({
+export const PUT = route({ apiKeys: false, doc: writeDoc, can: "scim.manage", body: groupRolesBodySchema, response: scimSettingsSchema }, async ({ db, server, workspace, user, body }) => ({
   token: await getScimTokenSummary(db, workspace.id),
   groupRoles: await setGroupRoles(db, workspace.id, user.id, body.groupRoles),
   baseUrl: `${publicBaseUrl(server.env)}/scim/v2`,

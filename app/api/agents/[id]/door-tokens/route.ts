@@ -11,7 +11,7 @@ export const GET = route(
 );
 
 export const POST = route(
-  {
+  { apiKeys: false,
     doc: { summary: "make one: 201 `{id, token}`, the `cdk_…` token appears in no other response" },
     can: "agents.manage",
     params,
