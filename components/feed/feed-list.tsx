@@ -148,6 +148,8 @@ export function FeedList({ items: held, status, slug, agents, rooms, sessions, a
         aria-label={empty ? undefined : "World feed"}
         aria-busy={empty ? undefined : status === "loading"}
         tabIndex={empty ? undefined : 0}
+        // The newest item held when the reader paused: what the "new" count counts from.
+        data-paused-after={pausedAfter ?? undefined}
         className="relative min-h-0 flex-1 overflow-y-auto overscroll-contain outline-none"
         onWheel={(e) => {
           if (newestFirst ? e.deltaY > 0 : e.deltaY < 0) pause();

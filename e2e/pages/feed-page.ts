@@ -70,8 +70,11 @@ export class FeedPage {
     });
   }
 
-  async pause() {
+  /** Pauses, and returns the newest item's seq the list held at that moment (what it counts new items from). */
+  async pause(): Promise<number> {
     await this.page.getByRole("button", { name: "❚❚ Pause" }).click();
+    await expect(this.list()).toHaveAttribute("data-paused-after", /^\d+$/);
+    return Number(await this.list().getAttribute("data-paused-after"));
   }
 
   async resume() {
