@@ -8,7 +8,7 @@ import { hasRole, roleLabels, roles } from "@/lib/access/role-names";
 import { useApi, useWorkspace } from "../providers";
 import { Time } from "../ui/time";
 import { ErrorNotice } from "../ui/error-notice";
-import { CopyButton } from "../door/door-setup";
+import { ShownOnce } from "../ui/shown-once";
 
 const listKey = (slug: string) => ["api-keys", slug] as const;
 
@@ -54,19 +54,11 @@ export function ApiKeysPanel() {
   return (
     <div className="space-y-6">
       {shown ? (
-        <section role="status" aria-label="The new API key" className="card min-w-0 space-y-2 border-emerald-300 p-4 text-sm" data-testid="api-key-shown">
-          <h2 className="text-sm font-semibold">Copy the key “{shown.name}” now</h2>
-          <p className="text-slate-700">It is shown only this once. Scripts send it as <code>Authorization: Bearer &lt;key&gt;</code>.</p>
-          <div className="flex min-w-0 items-center gap-2">
-            <code className="block min-w-0 flex-1 break-all rounded bg-slate-100 px-2 py-1 text-slate-900" data-testid="api-key-value">
-              {shown.key}
-            </code>
-            <CopyButton text={shown.key} what="the key" />
-          </div>
-          <button type="button" className="btn-secondary py-1 text-xs" onClick={() => setShown(null)}>
-            I have copied it
-          </button>
-        </section>
+        <ShownOnce label="The new API key" title={`Copy the key “${shown.name}” now`} what="the key" value={shown.key} testId="api-key-value" onDone={() => setShown(null)}>
+          <p className="text-slate-700">
+            It is shown only this once. Scripts send it as <code>Authorization: Bearer &lt;key&gt;</code>.
+          </p>
+        </ShownOnce>
       ) : null}
 
       <section className="card space-y-3 p-4" aria-labelledby="new-api-key-heading">

@@ -4,7 +4,8 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { roleLabels } from "@/lib/access/role-names";
 import { groupRoleValues, scimSettingsSchema, scimTokenCreatedSchema, type GroupRole, type ScimSettings } from "@/lib/scim/scim-schemas";
-import { CopyButton } from "../door/door-setup";
+import { CopyButton } from "../ui/copy-button";
+import { ShownOnce } from "../ui/shown-once";
 import { useApi, useWorkspace } from "../providers";
 import { ConfirmDialog } from "../ui/alert-dialog";
 import { ErrorNotice } from "../ui/error-notice";
@@ -54,19 +55,9 @@ export function ScimPanel() {
       </section>
 
       {token ? (
-        <section className="card space-y-2 border-amber-300 p-4" aria-label="The new SCIM token" role="status">
-          <h2 className="text-sm font-semibold">Copy the token now</h2>
-          <p className="text-sm text-slate-700">It is shown only this once. Give it to the identity provider as its bearer token (API token, secret token).</p>
-          <div className="flex flex-wrap items-center gap-2">
-            <code className="min-w-0 flex-1 break-all rounded bg-slate-100 px-2 py-1 text-sm text-slate-900" data-testid="scim-token">
-              {token}
-            </code>
-            <CopyButton text={token} what="the token" />
-          </div>
-          <button type="button" className="btn-secondary py-1 text-xs" onClick={() => setToken(null)}>
-            I have copied it
-          </button>
-        </section>
+        <ShownOnce label="The new SCIM token" title="Copy the token now" what="the token" value={token} testId="scim-token" onDone={() => setToken(null)}>
+          <p className="text-slate-700">It is shown only this once. Give it to the identity provider as its bearer token (API token, secret token).</p>
+        </ShownOnce>
       ) : null}
 
       <section className="card space-y-3 p-4" aria-label="Token">

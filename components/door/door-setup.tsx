@@ -1,7 +1,7 @@
 "use client";
 
 import { useState, useSyncExternalStore } from "react";
-import { toast } from "../ui/toaster";
+import { CopyButton } from "../ui/copy-button";
 
 /** The door's address as this browser reaches the deck (the server has no say in which name people use for it). */
 export function useDoorEndpoint(): string | null {
@@ -9,24 +9,6 @@ export function useDoorEndpoint(): string | null {
     () => () => undefined,
     () => `${window.location.origin}/api/mcp`,
     () => null,
-  );
-}
-
-/** A button that copies `text` and says so. */
-export function CopyButton({ text, what, className = "" }: { text: string; what: string; className?: string }) {
-  return (
-    <button
-      type="button"
-      className={`btn-secondary px-2 py-0.5 text-xs ${className}`}
-      aria-label={`Copy ${what}`}
-      onClick={() =>
-        void navigator.clipboard.writeText(text).then(
-          () => toast.success(`Copied ${what}`),
-          () => toast.error(`Could not copy ${what}: select it and copy it by hand.`),
-        )
-      }>
-      Copy
-    </button>
   );
 }
 

@@ -7,7 +7,8 @@ import { doorTokenCreatedSchema, doorTokenListSchema, type DoorTokenRow } from "
 import { useApi, useWorkspace } from "../providers";
 import { Time } from "../ui/time";
 import { ErrorNotice } from "../ui/error-notice";
-import { CopyButton, DoorSetup } from "./door-setup";
+import { DoorSetup } from "./door-setup";
+import { ShownOnce } from "../ui/shown-once";
 
 function tokenState(t: DoorTokenRow): string {
   if (t.revokedAt) return "revoked";
@@ -61,18 +62,10 @@ export function DoorTokensPanel({ agentId }: { agentId?: string }) {
         {agentId ? " this agent" : " its agent"}, under the same policy and approvals.
       </p>
       {shown ? (
-        <div role="status" className="min-w-0 space-y-2 rounded-md border border-emerald-200 bg-emerald-50 p-3 text-sm" data-testid="door-token-shown">
-          <p>Copy the token “{shown.name}” now: it is not shown again.</p>
-          <div className="flex min-w-0 items-center gap-2">
-            <code className="block min-w-0 flex-1 break-all rounded bg-surface px-2 py-1" data-testid="door-token-value">
-              {shown.token}
-            </code>
-            <CopyButton text={shown.token} what="the token" />
-          </div>
-          <DoorSetup token={shown.token} />
-          <button className="btn-secondary py-1 text-xs" onClick={() => setShown(null)}>
-            Done
-          </button>
+        <div data-testid="door-token-shown" className="space-y-2">
+          <ShownOnce label="The new door token" title={`Copy the token “${shown.name}” now: it is not shown again.`} what="the token" value={shown.token} testId="door-token-value" onDone={() => setShown(null)} doneText="Done">
+            <DoorSetup token={shown.token} />
+          </ShownOnce>
         </div>
       ) : (
         <details className="text-sm">

@@ -9,6 +9,7 @@ import { ErrorNotice } from "../ui/error-notice";
 import { Time } from "../ui/time";
 import { cn } from "../ui/cn";
 import { toast } from "../ui/toaster";
+import { ShownOnce } from "../ui/shown-once";
 
 const keys = {
   list: (slug: string) => ["webhooks", slug] as const,
@@ -46,18 +47,11 @@ export function WebhooksPanel() {
   return (
     <div className="space-y-6">
       {secret ? (
-        <section className="card space-y-2 border-amber-300 p-4" aria-label="The new webhook's signing secret" role="status">
-          <h2 className="text-sm font-semibold">Copy the signing secret now</h2>
-          <p className="text-sm text-slate-700">
-            Messages to {secret.url} are signed with this secret. It is shown only this once; your receiver needs it to check each message.
+        <ShownOnce label="The new webhook's signing secret" title="Copy the signing secret now" what="the signing secret" value={secret.secret} testId="webhook-secret" onDone={() => setSecret(null)}>
+          <p className="text-slate-700">
+            Messages to <span className="break-all">{secret.url}</span> are signed with this secret. It is shown only this once; your receiver needs it to check each message.
           </p>
-          <code className="block break-all rounded bg-slate-100 px-2 py-1 text-sm text-slate-900" data-testid="webhook-secret">
-            {secret.secret}
-          </code>
-          <button type="button" className="btn-secondary py-1 text-xs" onClick={() => setSecret(null)}>
-            I have copied it
-          </button>
-        </section>
+        </ShownOnce>
       ) : null}
 
       <section className="card space-y-3 p-4" aria-label="Webhooks">
