@@ -55,4 +55,6 @@ test("a manager adds a webhook, copies its secret once, and its delivery log sho
   await delivery.getByRole("button", { name: "Send again" }).click();
   await expect.poll(() => hooked(at).length, { timeout: 40_000, intervals: [1000] }).toBe(2);
   expect(hooked(at)[1]!.headers["webhook-id"]).toBe(message!.headers["webhook-id"]);
+  await expect(delivery).toContainText("2 attempts");
+  await page.screenshot({ path: test.info().outputPath("webhook-deliveries.png"), fullPage: true });
 });

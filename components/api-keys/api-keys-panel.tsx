@@ -96,7 +96,8 @@ export function ApiKeysPanel() {
         </form>
         <p className="text-xs text-slate-600">
           A key acts on your behalf, with the role you choose here (never more than yours). It stops working when it is revoked, when it expires, or when
-          you leave the workspace. It cannot make keys or change sign-in settings.
+          you leave the workspace. It cannot make what would outlive it (keys, invitations, door tokens, webhooks, credentials) or change
+          sign-in settings.
         </p>
         {create.isError ? <ErrorNotice error={create.error} fallback="The key could not be made." /> : null}
       </section>

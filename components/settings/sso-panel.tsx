@@ -74,7 +74,7 @@ export function SsoPanel() {
         <h2 className="text-sm font-semibold">Email domains</h2>
         <p className="text-sm text-slate-600">
           Someone whose identity provider confirms an address at one of these domains joins this workspace the first time they sign in, with the
-          role you choose here. Invitations work as well, with the invitation&apos;s role.
+          role you choose here. Invitations work as well, with the invitation&apos;s role. The identity provider&apos;s SCIM (Settings → Directory) provisions only people of these domains.
         </p>
         {current.domains.length === 0 ? <p className="text-sm text-slate-600">No domains: only invited people join.</p> : null}
         <ul className="space-y-2" aria-label="Domains">

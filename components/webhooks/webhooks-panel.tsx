@@ -21,7 +21,8 @@ export function WebhooksPanel() {
   const api = useApi();
   const { slug } = useWorkspace();
   const queryClient = useQueryClient();
-  const list = useQuery({ queryKey: keys.list(slug), queryFn: () => api("/api/webhooks", { schema: webhookListSchema }) });
+  // Refreshed while open, so the counts follow the delivery log below.
+  const list = useQuery({ queryKey: keys.list(slug), queryFn: () => api("/api/webhooks", { schema: webhookListSchema }), refetchInterval: 10_000 });
   const [url, setUrl] = useState("");
   const [description, setDescription] = useState("");
   const [events, setEvents] = useState<Set<WebhookEventType>>(new Set(["approval.requested", "approval.decided"]));

@@ -15,7 +15,8 @@ export default async function DirectoryPage({ params }: { params: Promise<{ work
         <h1 className="text-2xl font-semibold tracking-tight">Directory (SCIM)</h1>
         <p className="mt-1 text-sm text-slate-600">
           Your identity provider (Okta, Entra ID and others) adds people to {workspace.name}, changes their role through their groups, and deactivates them.
-          Deactivating someone signs them out everywhere at once; what they did here stays.
+          It adds only people whose email is in one of the workspace&apos;s own domains (Settings → Single sign-on), or who are already members.
+          Deactivating someone takes them out of {workspace.name} within seconds, with their API keys and door tokens; what they did here stays.
         </p>
       </header>
       <ScimPanel />
