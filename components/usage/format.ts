@@ -60,3 +60,13 @@ export function budgetStatus(spentCredits: number, budgetCredits: number | null)
   const text = `${pct.toLocaleString("en-US")} % of the monthly budget`;
   return pct >= 100 ? `${text}: runs stop` : text;
 }
+
+/**
+ * The share of prompt tokens read from the provider's cache, of all the prompt tokens sent (uncached, read and
+ * written): "62 %", or "—" when no prompt tokens were sent.
+ */
+export function formatCacheHitRate(t: { inputTokens: number; cacheReadTokens: number; cacheWriteTokens: number }): string {
+  const prompt = t.inputTokens + t.cacheReadTokens + t.cacheWriteTokens;
+  if (prompt === 0) return "—";
+  return `${Math.round((t.cacheReadTokens / prompt) * 100).toLocaleString("en-US")} %`;
+}

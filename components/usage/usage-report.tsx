@@ -15,7 +15,7 @@ import { usageKeys } from "@/lib/client/query-keys";
 import { useApi, useWorkspace } from "../providers";
 import { LazyBox } from "../ui/lazy-box";
 import { seriesColors } from "./colors";
-import { formatCount, formatDuration, formatUsd, formatUsdTick } from "./format";
+import { formatCacheHitRate, formatCount, formatDuration, formatUsd, formatUsdTick } from "./format";
 import { reviewsSchema } from "@/lib/billing/usage-schemas";
 import type { ChartPoint } from "./usage-charts";
 
@@ -214,13 +214,16 @@ function ReportBody({ report }: { report: Report }) {
               <th className="px-4 py-2 text-right">Output tokens</th>
               <th className="px-4 py-2 text-right">Cache read</th>
               <th className="px-4 py-2 text-right">Cache write</th>
+              <th className="px-4 py-2 text-right" title="Prompt tokens read from the cache, of all prompt tokens sent">
+                Cache hits
+              </th>
               {compute ? <th className="px-4 py-2 text-right">Computer time</th> : null}
             </tr>
           </thead>
           <tbody className="divide-y divide-slate-100">
             {report.rows.length === 0 ? (
               <tr>
-                <td colSpan={compute ? 8 : 7} className="px-4 py-6 text-center text-slate-500">
+                <td colSpan={compute ? 9 : 8} className="px-4 py-6 text-center text-slate-500">
                   No model calls in this range.
                 </td>
               </tr>
@@ -246,6 +249,7 @@ function ReportBody({ report }: { report: Report }) {
                   <td className="px-4 py-2 text-right tabular-nums">{formatCount(r.outputTokens)}</td>
                   <td className="px-4 py-2 text-right tabular-nums">{formatCount(r.cacheReadTokens)}</td>
                   <td className="px-4 py-2 text-right tabular-nums">{formatCount(r.cacheWriteTokens)}</td>
+                  <td className="px-4 py-2 text-right tabular-nums">{formatCacheHitRate(r)}</td>
                   {compute ? <td className="px-4 py-2 text-right tabular-nums">{formatSeconds(r.computeMs)}</td> : null}
                 </tr>
               ))
@@ -262,6 +266,7 @@ function ReportBody({ report }: { report: Report }) {
               <td className="px-4 py-2 text-right tabular-nums">{formatCount(report.totals.outputTokens)}</td>
               <td className="px-4 py-2 text-right tabular-nums">{formatCount(report.totals.cacheReadTokens)}</td>
               <td className="px-4 py-2 text-right tabular-nums">{formatCount(report.totals.cacheWriteTokens)}</td>
+              <td className="px-4 py-2 text-right tabular-nums">{formatCacheHitRate(report.totals)}</td>
               {compute ? <td className="px-4 py-2 text-right tabular-nums">{formatSeconds(report.totals.computeMs)}</td> : null}
             </tr>
           </tfoot>

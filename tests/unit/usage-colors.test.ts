@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { chartPalette, OTHER_COLOR, seriesColors } from "../../components/usage/colors";
-import { budgetPercent, budgetStatus, formatUsdTick } from "../../components/usage/format";
+import { budgetPercent, budgetStatus, formatCacheHitRate, formatUsdTick } from "../../components/usage/format";
 
 describe("chart colours", () => {
   it("draws an agent in its own colour, and never two groups in one colour", () => {
@@ -48,5 +48,13 @@ describe("the spend chart's axis", () => {
     expect(formatUsdTick(0.25)).toBe("$0.25");
     expect(formatUsdTick(1.25)).toBe("$1.25");
     expect(formatUsdTick(1234.5)).toBe("$1,234.50");
+  });
+});
+
+describe("the cache-hit rate", () => {
+  it("is the share of prompt tokens read from the cache, of every prompt token sent, and a dash without any", () => {
+    expect(formatCacheHitRate({ inputTokens: 100, cacheReadTokens: 1_621, cacheWriteTokens: 75 })).toBe("90 %");
+    expect(formatCacheHitRate({ inputTokens: 500, cacheReadTokens: 0, cacheWriteTokens: 0 })).toBe("0 %");
+    expect(formatCacheHitRate({ inputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 })).toBe("—");
   });
 });
