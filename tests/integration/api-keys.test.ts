@@ -6,6 +6,7 @@ import { DELETE as revokeKeyRoute } from "../../app/api/api-keys/[id]/route";
 import { GET as agentsRoute, POST as createAgentRoute } from "../../app/api/agents/route";
 import { GET as approvalsStreamRoute } from "../../app/api/approvals/stream/route";
 import { POST as createChatRoute } from "../../app/api/sessions/route";
+import { POST as postMessageRoute } from "../../app/api/sessions/[id]/messages/route";
 import { GET as webhooksRoute } from "../../app/api/webhooks/route";
 import { GET as workspacesRoute } from "../../app/api/workspaces/route";
 import { POST as mcpRoute } from "../../app/api/mcp/route";
@@ -160,4 +161,30 @@ describe("API keys: scripts act on their maker's behalf, with the key's role, un
     expect(read.at(-1)?.event).toBe(STREAM_ERROR_EVENT);
     expect(read.filter((f) => f.event === "approvals")).toHaveLength(1);
   }, 30_000);
+
+  it("counts a key's runs against its maker's limit: the script and the person share one allowance", async () => {
+    const t = await setup();
+    const { key } = await t.makeKey({ name: "busy script", role: "member" });
+    const agent = await createAgentRoute(jsonRequest("/api/agents", { method: "POST", ...t.ritaAs, body: { handle: `limited-${Date.now().toString(36)}`, name: "Limited", model: "offline" } }));
+    const agentId = ((await agent.json()) as { agent: { id: string } }).agent.id;
+    const s = t.s;
+    const before = { limit: s.env.CLAWDECK_RUN_START_LIMIT, window: s.env.CLAWDECK_RUN_START_WINDOW_SECONDS };
+    s.env.CLAWDECK_RUN_START_LIMIT = 2;
+    s.env.CLAWDECK_RUN_START_WINDOW_SECONDS = 600;
+    try {
+      const chatBy = async (req: Request) => ((await (await createChatRoute(req)).json()) as { id: string }).id;
+      const send = (req: (id: string) => Request, id: string) => postMessageRoute(req(id), params({ id }));
+      const viaKey = (id: string) => byKey(key, `/api/sessions/${id}/messages`, { method: "POST", body: { text: "hello" } });
+      const viaCookie = (id: string) => jsonRequest(`/api/sessions/${id}/messages`, { method: "POST", ...t.ritaAs, body: { text: "hello" } });
+      expect((await send(viaKey, await chatBy(byKey(key, "/api/sessions", { method: "POST", body: { agentId } })))).status).toBe(202);
+      expect((await send(viaCookie, await chatBy(jsonRequest("/api/sessions", { method: "POST", ...t.ritaAs, body: { agentId } })))).status).toBe(202);
+      // The allowance is spent, by the script and the person together: the next start is refused either way.
+      const refused = await send(viaKey, await chatBy(byKey(key, "/api/sessions", { method: "POST", body: { agentId } })));
+      expect([refused.status, ((await refused.json()) as { code: string }).code]).toEqual([429, "rate_limited:runs"]);
+      expect((await send(viaCookie, await chatBy(jsonRequest("/api/sessions", { method: "POST", ...t.ritaAs, body: { agentId } })))).status).toBe(429);
+    } finally {
+      s.env.CLAWDECK_RUN_START_LIMIT = before.limit;
+      s.env.CLAWDECK_RUN_START_WINDOW_SECONDS = before.window;
+    }
+  });
 });
