@@ -15,7 +15,7 @@ export interface KeyAccess {
   workspace: WorkspaceMembership;
 }
 
-const refused = () => new AppError("unauthorized:api_key");
+const refused = () => new AppError("unauthorized:api_key", "This API key is not valid: it was revoked, has expired, was typed wrong, or its maker has left the workspace.");
 
 /** The API key of a request's `Authorization: Bearer ck_…` header, or null when the request carries none. */
 export function bearerApiKey(req: Request): string | null {

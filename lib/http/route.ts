@@ -321,7 +321,7 @@ async function sessionAccess(req: Request): Promise<Access> {
 async function keyAccess(req: Request, bearer: string, options: { apiKeys?: boolean }): Promise<Access> {
   const server = await getServer();
   const { key, user, workspace } = await apiKeyAccess(server.db, bearer);
-  if (options.apiKeys === false) throw new AppError("forbidden:api_key_scope");
+  if (options.apiKeys === false) throw new AppError("forbidden:api_key_scope", API_KEY_SCOPE);
   const named = req.headers.get(WORKSPACE_HEADER) ?? new URL(req.url).searchParams.get("workspace");
   if (named && named !== workspace.slug) throw new AppError("forbidden:workspace", "This API key belongs to another workspace.");
   const stillAllowed = async () => {
@@ -349,9 +349,11 @@ function allowedWhile(server: Server, roleNow: () => Promise<Role | null>, opene
   );
 }
 
+const API_KEY_SCOPE = "This cannot be done with an API key: it would outlive the key or act for a person beyond this workspace. Sign in as a person to do it.";
+
 /** Refuses an API key on a route that serves a person rather than a workspace (their account, sign-in). */
 function refuseApiKey(req: Request) {
-  if (bearerApiKey(req) !== null) throw new AppError("forbidden:api_key_scope");
+  if (bearerApiKey(req) !== null) throw new AppError("forbidden:api_key_scope", API_KEY_SCOPE);
 }
 
 /** Like `route`, for handlers about the signed-in user that need no current workspace. */

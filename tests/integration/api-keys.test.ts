@@ -99,7 +99,7 @@ describe("API keys: scripts act on their maker's behalf, with the key's role, un
     const { key } = await t.makeKey({ name: "script", role: "manager" });
     const minted = await createKeyRoute(byKey(key, "/api/api-keys", { method: "POST", body: { name: "child", role: "member" } }));
     expect(minted.status).toBe(403);
-    expect((await minted.json()).code).toBe("forbidden:api_key_scope");
+    expect(await minted.json()).toMatchObject({ code: "forbidden:api_key_scope", message: expect.stringMatching(/^This cannot be done with an API key/) });
     expect((await listKeysRoute(byKey(key, "/api/api-keys"))).status).toBe(403);
     const mine = await workspacesRoute(byKey(key, "/api/workspaces"));
     expect(mine.status).toBe(403);
@@ -116,7 +116,7 @@ describe("API keys: scripts act on their maker's behalf, with the key's role, un
     for (const bad of [stranger, "not-a-key", `${key}x`]) {
       const res = await agentsRoute(byKey(bad, "/api/agents"));
       expect(res.status).toBe(401);
-      expect((await res.json()).code).toBe("unauthorized:api_key");
+      expect(await res.json()).toMatchObject({ code: "unauthorized:api_key", message: expect.stringMatching(/^This API key is not valid/) });
     }
     // A valid session cookie beside a wrong key does not rescue it.
     const both = jsonRequest("/api/agents", { ...t.ritaAs, headers: { authorization: `Bearer ${stranger}` } });
